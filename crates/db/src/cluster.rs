@@ -1,0 +1,708 @@
+//! The embedded default: a private PostgreSQL cluster inside the data folder.
+//!
+//! `plinth serve` with no `DATABASE_URL` runs the machine's own PostgreSQL
+//! binaries (found on `PATH` or under `/usr/lib/postgresql/*/bin`) on
+//! `<data>/postgres`, listening on a unix socket in `<data>/run` and on a free
+//! loopback port. PostgreSQL refuses to run as root; when Plinth runs as root
+//! the cluster runs as the unprivileged system user `postgres` (created when
+//! missing) and its folders belong to that user.
+//!
+//! The server process is a child of Plinth, in a process group of its own (so
+//! a Ctrl-C in the terminal reaches Plinth, which drains its requests first and
+//! then stops the cluster) and with a parent-death signal (so it never outlives
+//! a Plinth that was killed outright).
+
+use std::fs::{self, OpenOptions};
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::{Gid, Pid, Uid, User, chown};
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+
+/// The database every connection of the embedded cluster uses.
+pub const DATABASE: &str = "postgres";
+/// The cluster's superuser.
+pub const SUPERUSER: &str = "postgres";
+/// The unprivileged system user that runs the cluster when Plinth is root.
+pub const SYSTEM_USER: &str = "postgres";
+
+const INSTALL_HINT: &str = "install them with `apt-get install -y postgresql` \
+    (Debian/Ubuntu), or set DATABASE_URL to use a PostgreSQL server you already have";
+
+/// Why the embedded cluster could not be set up, started or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("no PostgreSQL server binaries found (looked for initdb and postgres in {searched}); {INSTALL_HINT}")]
+    NoBinaries { searched: String },
+    #[error(
+        "the data folder {pgdata} holds a PostgreSQL {found} cluster, but this machine has \
+         PostgreSQL {available} binaries; install PostgreSQL {found} (`apt-get install -y \
+         postgresql-{found}`), upgrade the cluster with pg_upgrade, or move the folder away \
+         to start afresh"
+    )]
+    VersionMismatch {
+        pgdata: PathBuf,
+        found: String,
+        available: String,
+    },
+    #[error(
+        "the PostgreSQL cluster runs as the system user `{user}`, which cannot reach {path}; \
+         choose a data folder it can reach with --data-dir (for example under /var/lib), or \
+         let it through with `chmod o+x` on the folders above it"
+    )]
+    Unreachable { user: String, path: PathBuf },
+    #[error("cannot create the system user `{user}` to run PostgreSQL (PostgreSQL refuses to run as root): {reason}")]
+    SystemUser { user: String, reason: String },
+    #[error("{action} failed: {detail}")]
+    Command { action: String, detail: String },
+    #[error("cannot prepare {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("the PostgreSQL server did not become ready within {seconds} s; its log ({log}) ends with:\n{tail}")]
+    NotReady { seconds: u64, log: PathBuf, tail: String },
+    #[error("the PostgreSQL server stopped during start-up; its log ({log}) ends with:\n{tail}")]
+    Exited { log: PathBuf, tail: String },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ClusterError + '_ {
+    move |source| ClusterError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// A folder of PostgreSQL server binaries and the major version they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binaries {
+    pub dir: PathBuf,
+    pub major: String,
+}
+
+impl Binaries {
+    fn tool(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+}
+
+/// The folders searched for binaries: an explicit one alone when given;
+/// otherwise each `PATH` entry, then `<root>/*/bin` for each root (newest
+/// version first).
+pub fn candidate_dirs(explicit: Option<&Path>, path_var: &str, roots: &[&Path]) -> Vec<PathBuf> {
+    if let Some(dir) = explicit {
+        return vec![dir.to_owned()];
+    }
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(path_var).collect();
+    for root in roots {
+        let mut versions: Vec<(u32, PathBuf)> = fs::read_dir(root)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let major = e.file_name().to_str()?.parse::<u32>().ok()?;
+                Some((major, e.path().join("bin")))
+            })
+            .collect();
+        versions.sort_by(|a, b| b.0.cmp(&a.0));
+        dirs.extend(versions.into_iter().map(|(_, dir)| dir));
+    }
+    dirs
+}
+
+/// Finds server binaries among `dirs`: the first folder with both `initdb`
+/// and `postgres`, preferring one of major version `want` (the version an
+/// existing cluster was made with) when there is one.
+pub fn find_binaries(dirs: &[PathBuf], want: Option<&str>) -> Result<Binaries, ClusterError> {
+    let mut found: Vec<Binaries> = Vec::new();
+    for dir in dirs {
+        let initdb = dir.join("initdb");
+        if !is_executable(&initdb) || !is_executable(&dir.join("postgres")) {
+            continue;
+        }
+        // `/usr/local/bin/initdb` is often a link into the versioned folder,
+        // where `postgres` and the rest live; use that folder.
+        let real_dir = fs::canonicalize(&initdb)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_owned))
+            .filter(|d| is_executable(&d.join("postgres")))
+            .unwrap_or_else(|| dir.clone());
+        let Some(major) = server_major_version(&real_dir.join("postgres")) else {
+            continue;
+        };
+        let binaries = Binaries {
+            dir: real_dir,
+            major,
+        };
+        if want.is_none_or(|w| w == binaries.major) {
+            return Ok(binaries);
+        }
+        if !found.contains(&binaries) {
+            found.push(binaries);
+        }
+    }
+    match (found.into_iter().next(), want) {
+        (Some(other), Some(_)) => Ok(other), // the caller reports the mismatch
+        _ => Err(ClusterError::NoBinaries {
+            searched: describe_dirs(dirs),
+        }),
+    }
+}
+
+fn describe_dirs(dirs: &[PathBuf]) -> String {
+    if dirs.is_empty() {
+        return "no folder at all".into();
+    }
+    let shown: Vec<String> = dirs.iter().take(6).map(|d| d.display().to_string()).collect();
+    let more = dirs.len().saturating_sub(shown.len());
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// `postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)` -> `15`.
+fn server_major_version(postgres: &Path) -> Option<String> {
+    let out = std::process::Command::new(postgres)
+        .arg("--version")
+        .output()
+        .ok()?;
+    parse_major_version(&String::from_utf8_lossy(&out.stdout))
+}
+
+fn parse_major_version(version_line: &str) -> Option<String> {
+    let after = version_line.split(')').nth(1)?.trim_start();
+    let major: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
+    (!major.is_empty()).then_some(major)
+}
+
+/// Who the cluster's processes run as.
+#[derive(Debug, Clone)]
+struct RunAs {
+    /// `None`: as Plinth itself (not root).
+    user: Option<(String, Uid, Gid)>,
+}
+
+impl RunAs {
+    fn decide() -> Result<Self, ClusterError> {
+        if !Uid::effective().is_root() {
+            return Ok(Self { user: None });
+        }
+        let user = match User::from_name(SYSTEM_USER) {
+            Ok(Some(user)) => user,
+            _ => {
+                create_system_user(SYSTEM_USER)?;
+                User::from_name(SYSTEM_USER)
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| ClusterError::SystemUser {
+                        user: SYSTEM_USER.into(),
+                        reason: "it is still missing after useradd".into(),
+                    })?
+            }
+        };
+        Ok(Self {
+            user: Some((user.name, user.uid, user.gid)),
+        })
+    }
+
+    fn command(&self, program: &Path) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(program);
+        if let Some((name, uid, gid)) = &self.user {
+            cmd.uid(uid.as_raw()).gid(gid.as_raw());
+            cmd.env("USER", name).env("LOGNAME", name).env("HOME", "/");
+        }
+        cmd.env_remove("PGDATA").env_remove("PGPORT").env_remove("PGHOST");
+        cmd
+    }
+
+    /// Makes `path` (a folder Plinth just created) belong to the cluster's user.
+    fn own(&self, path: &Path) -> Result<(), ClusterError> {
+        if let Some((_, uid, gid)) = &self.user {
+            chown(path, Some(*uid), Some(*gid)).map_err(|e| ClusterError::Io {
+                path: path.to_owned(),
+                source: e.into(),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Whether the cluster's user can enter and write `dir`.
+    async fn can_use(&self, dir: &Path) -> bool {
+        if self.user.is_none() {
+            return true;
+        }
+        self.command(Path::new("/bin/sh"))
+            .arg("-c")
+            .arg("test -d \"$1\" -a -x \"$1\" -a -w \"$1\"")
+            .arg("sh")
+            .arg(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .await
+            .is_ok_and(|s| s.success())
+    }
+
+    fn name(&self) -> String {
+        match &self.user {
+            Some((name, _, _)) => name.clone(),
+            None => "the current user".into(),
+        }
+    }
+}
+
+fn create_system_user(name: &str) -> Result<(), ClusterError> {
+    let result = std::process::Command::new("useradd")
+        .args(["--system", "--no-create-home", "--home-dir", "/nonexistent"])
+        .args(["--shell", "/usr/sbin/nologin", "--user-group", name])
+        .output();
+    match result {
+        Ok(out) if out.status.success() => {
+            tracing::info!(user = name, "created the system user that runs PostgreSQL");
+            Ok(())
+        }
+        Ok(out) => Err(ClusterError::SystemUser {
+            user: name.into(),
+            reason: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        }),
+        Err(e) => Err(ClusterError::SystemUser {
+            user: name.into(),
+            reason: format!("useradd: {e}"),
+        }),
+    }
+}
+
+/// Where the cluster lives inside a data folder.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The cluster itself (`PGDATA`).
+    pub pgdata: PathBuf,
+    /// Folder of the unix socket.
+    pub socket_dir: PathBuf,
+    /// The server's log.
+    pub log: PathBuf,
+}
+
+impl Layout {
+    pub fn new(data_dir: &Path) -> Self {
+        let socket_dir = data_dir.join("run");
+        // A unix socket path is limited to 107 bytes; a deep data folder gets
+        // its socket in the temporary folder instead.
+        let socket_path_len = socket_dir.as_os_str().len() + "/.s.PGSQL.65535".len();
+        let socket_dir = if socket_path_len < 100 {
+            socket_dir
+        } else {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            data_dir.hash(&mut hasher);
+            std::env::temp_dir().join(format!("plinth-{:016x}", hasher.finish()))
+        };
+        Self {
+            pgdata: data_dir.join("postgres"),
+            socket_dir,
+            log: data_dir.join("postgres.log"),
+        }
+    }
+}
+
+/// A running embedded cluster.
+#[derive(Debug)]
+pub struct Cluster {
+    layout: Layout,
+    port: u16,
+    /// The server process, when this Plinth started it (`None` when it adopted
+    /// a server another Plinth on the same data folder had started).
+    child: Option<tokio::process::Child>,
+    binaries: Binaries,
+}
+
+impl Cluster {
+    /// Creates the cluster on first use, starts it (or adopts one already
+    /// running on this data folder) and waits until it accepts connections.
+    ///
+    /// Call it from the thread that will live as long as the cluster (the
+    /// main thread): the parent-death signal is tied to that thread.
+    pub async fn start(data_dir: &Path, bin_dir: Option<&Path>) -> Result<Self, ClusterError> {
+        let path_var = std::env::var("PATH").unwrap_or_default();
+        let dirs = candidate_dirs(bin_dir, &path_var, &[Path::new("/usr/lib/postgresql")]);
+        Self::start_with(data_dir, &dirs).await
+    }
+
+    /// [`Cluster::start`] with the binary folders to search given.
+    pub async fn start_with(data_dir: &Path, bin_dirs: &[PathBuf]) -> Result<Self, ClusterError> {
+        let layout = Layout::new(data_dir);
+        let existing_version = fs::read_to_string(layout.pgdata.join("PG_VERSION"))
+            .ok()
+            .map(|v| v.trim().to_owned());
+        let binaries = find_binaries(bin_dirs, existing_version.as_deref())?;
+        if let Some(found) = existing_version
+            && found != binaries.major
+        {
+            return Err(ClusterError::VersionMismatch {
+                pgdata: layout.pgdata.clone(),
+                found,
+                available: binaries.major,
+            });
+        }
+
+        let run_as = RunAs::decide()?;
+        fs::create_dir_all(data_dir).map_err(io_error(data_dir))?;
+        for dir in [&layout.pgdata, &layout.socket_dir] {
+            if !dir.exists() {
+                fs::create_dir_all(dir).map_err(io_error(dir))?;
+                fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                    .map_err(io_error(dir))?;
+                run_as.own(dir)?;
+            }
+            if !run_as.can_use(dir).await {
+                return Err(ClusterError::Unreachable {
+                    user: run_as.name(),
+                    path: fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()),
+                });
+            }
+        }
+
+        if let Some(cluster) = Self::adopt(&layout, &binaries).await {
+            return Ok(cluster);
+        }
+        if !layout.pgdata.join("PG_VERSION").exists() {
+            init(&layout, &binaries, &run_as).await?;
+        }
+
+        let port = free_loopback_port().map_err(io_error(Path::new("127.0.0.1")))?;
+        let child = spawn_server(&layout, &binaries, &run_as, port)?;
+        let mut cluster = Self {
+            layout,
+            port,
+            child: Some(child),
+            binaries,
+        };
+        cluster.wait_ready().await?;
+        tracing::info!(
+            pgdata = %cluster.layout.pgdata.display(),
+            port,
+            version = %cluster.binaries.major,
+            "embedded PostgreSQL is running"
+        );
+        Ok(cluster)
+    }
+
+    /// A server already running on this data folder (another Plinth node on
+    /// the same folder, or one left over): use it instead of starting another.
+    async fn adopt(layout: &Layout, binaries: &Binaries) -> Option<Self> {
+        let pid_file = fs::read_to_string(layout.pgdata.join("postmaster.pid")).ok()?;
+        let lines: Vec<&str> = pid_file.lines().collect();
+        let pid: i32 = lines.first()?.trim().parse().ok()?;
+        let port: u16 = lines.get(3)?.trim().parse().ok()?;
+        let socket_dir = PathBuf::from(lines.get(4)?.trim());
+        if !process_exists(pid) {
+            return None;
+        }
+        let cluster = Self {
+            layout: Layout {
+                socket_dir,
+                ..layout.clone()
+            },
+            port,
+            child: None,
+            binaries: binaries.clone(),
+        };
+        PgConnection::connect_with(&cluster.connect_options(SUPERUSER))
+            .await
+            .ok()?
+            .close()
+            .await
+            .ok()?;
+        tracing::info!(pid, port, "using the PostgreSQL server already running on this data folder");
+        Some(cluster)
+    }
+
+    async fn wait_ready(&mut self) -> Result<(), ClusterError> {
+        const LIMIT: Duration = Duration::from_secs(60);
+        let started = Instant::now();
+        loop {
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(_)) = child.try_wait()
+            {
+                return Err(ClusterError::Exited {
+                    log: self.layout.log.clone(),
+                    tail: log_tail(&self.layout.log),
+                });
+            }
+            if let Ok(conn) = PgConnection::connect_with(&self.connect_options(SUPERUSER)).await {
+                let _ = conn.close().await;
+                return Ok(());
+            }
+            if started.elapsed() > LIMIT {
+                let _ = self.stop().await;
+                return Err(ClusterError::NotReady {
+                    seconds: LIMIT.as_secs(),
+                    log: self.layout.log.clone(),
+                    tail: log_tail(&self.layout.log),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Connection options for `user` over the unix socket (trusted: only the
+    /// cluster's user and root can enter the socket folder).
+    pub fn connect_options(&self, user: &str) -> PgConnectOptions {
+        PgConnectOptions::new()
+            .socket(&self.layout.socket_dir)
+            .port(self.port)
+            .username(user)
+            .database(DATABASE)
+            .application_name("plinth")
+    }
+
+    /// The loopback TCP port the server also listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The server's process id, when this Plinth started it.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().and_then(|c| c.id())
+    }
+
+    /// Stops the server if this Plinth started it: a fast shutdown (open
+    /// sessions are ended, everything written is kept), then an immediate one
+    /// if it has not finished within 30 s.
+    pub async fn stop(&mut self) -> Result<(), ClusterError> {
+        let Some(mut child) = self.child.take() else {
+            return Ok(());
+        };
+        let Some(pid) = child.id() else {
+            return Ok(()); // already reaped
+        };
+        let pid = Pid::from_raw(pid as i32);
+        let _ = kill(pid, Signal::SIGINT);
+        match tokio::time::timeout(Duration::from_secs(30), child.wait()).await {
+            Ok(_) => {
+                tracing::info!("embedded PostgreSQL stopped");
+                Ok(())
+            }
+            Err(_) => {
+                tracing::warn!("PostgreSQL did not stop in 30 s; stopping it immediately");
+                let _ = kill(pid, Signal::SIGQUIT);
+                child.wait().await.map_err(|e| ClusterError::Command {
+                    action: "stopping PostgreSQL".into(),
+                    detail: e.to_string(),
+                })?;
+                Ok(())
+            }
+        }
+    }
+}
+
+async fn init(layout: &Layout, binaries: &Binaries, run_as: &RunAs) -> Result<(), ClusterError> {
+    tracing::info!(pgdata = %layout.pgdata.display(), "creating the embedded PostgreSQL cluster");
+    // Local (socket) connections are trusted: only root and the cluster's user
+    // can enter the socket folder. TCP connections need the superuser's
+    // password, generated here and kept beside the cluster for operators.
+    let password = crate::random_token(32);
+    let pwfile = layout.socket_dir.join("initdb.pw");
+    fs::write(&pwfile, &password).map_err(io_error(&pwfile))?;
+    fs::set_permissions(&pwfile, fs::Permissions::from_mode(0o600)).map_err(io_error(&pwfile))?;
+    run_as.own(&pwfile)?;
+    let out = run_as
+        .command(&binaries.tool("initdb"))
+        .arg("--pgdata")
+        .arg(&layout.pgdata)
+        .args(["--username", SUPERUSER, "--encoding", "UTF8", "--locale", "C"])
+        .args(["--auth-local", "trust", "--auth-host", "scram-sha-256"])
+        .arg("--pwfile")
+        .arg(&pwfile)
+        .stdin(Stdio::null())
+        .output()
+        .await;
+    let _ = fs::remove_file(&pwfile);
+    let out = out.map_err(|e| ClusterError::Command {
+        action: "running initdb".into(),
+        detail: e.to_string(),
+    })?;
+    if !out.status.success() {
+        return Err(ClusterError::Command {
+            action: "initdb".into(),
+            detail: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
+    }
+    if let Some(data_dir) = layout.pgdata.parent() {
+        let secret = data_dir.join("postgres-password");
+        fs::write(&secret, &password).map_err(io_error(&secret))?;
+        fs::set_permissions(&secret, fs::Permissions::from_mode(0o600)).map_err(io_error(&secret))?;
+    }
+    Ok(())
+}
+
+#[allow(unsafe_code)]
+fn spawn_server(
+    layout: &Layout,
+    binaries: &Binaries,
+    run_as: &RunAs,
+    port: u16,
+) -> Result<tokio::process::Child, ClusterError> {
+    let log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&layout.log)
+        .map_err(io_error(&layout.log))?;
+    let log_err = log.try_clone().map_err(io_error(&layout.log))?;
+    let mut cmd = run_as.command(&binaries.tool("postgres"));
+    cmd.arg("-D")
+        .arg(&layout.pgdata)
+        .arg("-c")
+        .arg(format!("port={port}"))
+        .arg("-c")
+        .arg("listen_addresses=127.0.0.1")
+        .arg("-c")
+        .arg(format!(
+            "unix_socket_directories={}",
+            layout.socket_dir.display()
+        ))
+        .arg("-c")
+        .arg("unix_socket_permissions=0700")
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log_err)
+        .process_group(0)
+        .kill_on_drop(false);
+    // SAFETY: the closure runs in the forked child before exec and only makes
+    // one async-signal-safe system call (prctl).
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::sys::prctl::set_pdeathsig(Signal::SIGINT).map_err(std::io::Error::from)
+        });
+    }
+    cmd.spawn().map_err(|e| ClusterError::Command {
+        action: "starting postgres".into(),
+        detail: e.to_string(),
+    })
+}
+
+fn free_loopback_port() -> std::io::Result<u16> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+    Ok(listener.local_addr()?.port())
+}
+
+fn process_exists(pid: i32) -> bool {
+    // Signal 0 checks existence; EPERM means it exists but belongs to another user.
+    match kill(Pid::from_raw(pid), None) {
+        Ok(()) => true,
+        Err(e) => e == nix::errno::Errno::EPERM,
+    }
+}
+
+/// The last lines of the server's log, for error messages.
+fn log_tail(log: &Path) -> String {
+    let Ok(mut file) = fs::File::open(log) else {
+        return "(no log)".into();
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = file.seek(SeekFrom::Start(len.saturating_sub(2048)));
+    let mut text = String::new();
+    let _ = file.read_to_string(&mut text);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(8)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn major_version_is_read_from_the_version_line() {
+        let cases = [
+            ("postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)\n", Some("15")),
+            ("postgres (PostgreSQL) 17.2\n", Some("17")),
+            ("postgres (PostgreSQL) 9.6.24\n", Some("9")),
+            ("something else", None),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(parse_major_version(line).as_deref(), expected, "{line}");
+        }
+    }
+
+    fn fake_binaries(dir: &Path, version: &str) {
+        fs::create_dir_all(dir).unwrap();
+        for tool in ["initdb", "postgres"] {
+            let path = dir.join(tool);
+            fs::write(
+                &path,
+                format!("#!/bin/sh\necho 'postgres (PostgreSQL) {version}.1'\n"),
+            )
+            .unwrap();
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+
+    #[test]
+    fn versioned_folders_are_searched_newest_first_after_path() {
+        let root = tempfile::tempdir().unwrap();
+        for v in ["13", "16", "9"] {
+            fs::create_dir_all(root.path().join(v).join("bin")).unwrap();
+        }
+        fs::create_dir_all(root.path().join("not-a-version")).unwrap();
+        let dirs = candidate_dirs(None, "/a:/b", &[root.path()]);
+        let expected: Vec<PathBuf> = vec![
+            "/a".into(),
+            "/b".into(),
+            root.path().join("16/bin"),
+            root.path().join("13/bin"),
+            root.path().join("9/bin"),
+        ];
+        assert_eq!(dirs, expected);
+        assert_eq!(
+            candidate_dirs(Some(Path::new("/x")), "/a", &[root.path()]),
+            vec![PathBuf::from("/x")]
+        );
+    }
+
+    #[test]
+    fn binaries_of_the_wanted_version_are_preferred() {
+        let root = tempfile::tempdir().unwrap();
+        let new = root.path().join("16/bin");
+        let old = root.path().join("14/bin");
+        fake_binaries(&new, "16");
+        fake_binaries(&old, "14");
+        let dirs = vec![new.clone(), old.clone()];
+        assert_eq!(find_binaries(&dirs, None).unwrap().dir, new);
+        assert_eq!(find_binaries(&dirs, Some("14")).unwrap().dir, old);
+        // None of the wanted version: the first is returned for the caller to
+        // report the mismatch.
+        assert_eq!(find_binaries(&dirs, Some("12")).unwrap().major, "16");
+    }
+
+    #[test]
+    fn missing_binaries_say_how_to_install_them() {
+        let empty = tempfile::tempdir().unwrap();
+        let err = find_binaries(&[empty.path().to_owned()], None).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("apt-get install -y postgresql"), "{message}");
+        assert!(message.contains(&empty.path().display().to_string()), "{message}");
+    }
+
+    #[test]
+    fn deep_data_folders_get_their_socket_in_the_temporary_folder() {
+        let short = Layout::new(Path::new("/srv/data"));
+        assert_eq!(short.socket_dir, Path::new("/srv/data/run"));
+        let deep = format!("/srv/{}", "d".repeat(120));
+        let layout = Layout::new(Path::new(&deep));
+        assert!(layout.socket_dir.starts_with(std::env::temp_dir()));
+        assert_eq!(layout.pgdata, Path::new(&deep).join("postgres"));
+    }
+}

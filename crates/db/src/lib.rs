@@ -1,0 +1,240 @@
+//! Plinth's database layer: the connection pools, the embedded PostgreSQL
+//! cluster, the migration runner, request identity (JWT -> claims) and the
+//! one helper every service uses to run SQL *as the caller*: a transaction
+//! with the caller's role and claims set, so that row-level security decides.
+
+pub mod cluster;
+pub mod jwt;
+pub mod migrate;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+use std::time::Duration;
+
+use rand::Rng;
+use serde_json::Value;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{PgPool, Postgres, Transaction};
+
+pub use cluster::{Cluster, ClusterError};
+pub use jwt::{JwtError, JwtSecret};
+pub use migrate::{MigrationError, MigrationSet};
+
+/// The roles a request may run as (the login role `authenticator` may switch
+/// to these and nothing else).
+pub const API_ROLES: [&str; 3] = ["anon", "authenticated", "service_role"];
+/// The login role of the request pool.
+pub const AUTHENTICATOR: &str = "authenticator";
+
+/// The platform's own SQL: roles, grants, the `auth.uid()` family.
+pub fn platform_migrations() -> MigrationSet {
+    MigrationSet::embedded(
+        "db",
+        "crates/db/migrations",
+        &[
+            ("0001_roles.sql", include_str!("../migrations/0001_roles.sql")),
+            (
+                "0002_auth_helpers.sql",
+                include_str!("../migrations/0002_auth_helpers.sql"),
+            ),
+        ],
+    )
+    .expect("the embedded platform migrations are well named")
+}
+
+/// Why the database could not be reached.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("cannot connect to the database at {target}: {reason}")]
+    Unreachable { target: String, reason: String },
+}
+
+/// The two pools of a Plinth node.
+///
+/// * `owner` logs in as the database owner (the superuser of the embedded
+///   cluster, or the `DATABASE_URL` user): migrations and start-up work only.
+/// * `api` logs in as `authenticator`, which has no privileges of its own;
+///   every request switches it to `anon`, `authenticated` or `service_role`
+///   for one transaction ([`Database::begin_as`]).
+#[derive(Debug, Clone)]
+pub struct Database {
+    pub owner: PgPool,
+    pub api: PgPool,
+}
+
+/// Settings of [`Database::connect`].
+#[derive(Debug, Clone)]
+pub struct PoolSettings {
+    /// Largest number of connections of the request pool.
+    pub max_connections: u32,
+    /// How long a request waits for a connection before failing.
+    pub acquire_timeout: Duration,
+    /// Password of `authenticator`, when the server asks for one (TCP
+    /// connections to a server with password authentication).
+    pub authenticator_password: Option<String>,
+}
+
+impl Default for PoolSettings {
+    fn default() -> Self {
+        Self {
+            max_connections: 20,
+            acquire_timeout: Duration::from_secs(10),
+            authenticator_password: None,
+        }
+    }
+}
+
+impl Database {
+    /// Connects both pools. `owner` are the owner's connection options; the
+    /// request pool uses the same server and database as `authenticator`.
+    ///
+    /// The owner pool is connected (and so checked) at once; the request pool
+    /// connects lazily, because `authenticator` exists only after the
+    /// platform migrations ran (see [`Database::prepare_authenticator`]).
+    pub async fn connect(
+        owner: PgConnectOptions,
+        settings: &PoolSettings,
+    ) -> Result<Self, ConnectError> {
+        let target = describe_target(&owner);
+        let owner_pool = PgPoolOptions::new()
+            .max_connections(4)
+            .acquire_timeout(settings.acquire_timeout)
+            .connect_with(owner.clone())
+            .await
+            .map_err(|e| ConnectError::Unreachable {
+                target,
+                reason: short_reason(&e),
+            })?;
+        let mut api = owner.username(AUTHENTICATOR);
+        api = match &settings.authenticator_password {
+            Some(password) => api.password(password),
+            None => api.password(""),
+        };
+        let api_pool = PgPoolOptions::new()
+            .max_connections(settings.max_connections)
+            .acquire_timeout(settings.acquire_timeout)
+            .connect_lazy_with(api);
+        Ok(Self {
+            owner: owner_pool,
+            api: api_pool,
+        })
+    }
+
+    /// Sets the password of `authenticator` when one is configured, so that
+    /// the request pool can log in over TCP. Runs after the platform
+    /// migrations created the role.
+    pub async fn prepare_authenticator(&self, password: Option<&str>) -> sqlx::Result<()> {
+        if let Some(password) = password {
+            let statement: String =
+                sqlx::query_scalar("select format('alter role authenticator with login password %L', $1::text)")
+                    .bind(password)
+                    .fetch_one(&self.owner)
+                    .await?;
+            sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+                .execute(&self.owner)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Opens a transaction on the request pool running as the caller: role,
+    /// `request.jwt.claims`, `request.method`, `request.path` and
+    /// `request.headers` are set for this transaction only, in one round trip.
+    /// Commit or roll back the returned transaction; dropping it rolls back.
+    pub async fn begin_as(
+        &self,
+        request: &RequestContext,
+    ) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
+        let mut tx = self.api.begin().await?;
+        sqlx::query(
+            "select set_config('role', $1, true), \
+                    set_config('request.jwt.claims', $2, true), \
+                    set_config('request.method', $3, true), \
+                    set_config('request.path', $4, true), \
+                    set_config('request.headers', $5, true)",
+        )
+        .bind(&request.role)
+        .bind(request.claims.to_string())
+        .bind(&request.method)
+        .bind(&request.path)
+        .bind(request.headers.to_string())
+        .execute(&mut *tx)
+        .await?;
+        Ok(tx)
+    }
+
+    /// Whether the database answers (for `/health`).
+    pub async fn ping(&self) -> sqlx::Result<()> {
+        sqlx::query("select 1").execute(&self.api).await.map(|_| ())
+    }
+
+    pub async fn close(&self) {
+        self.api.close().await;
+        self.owner.close().await;
+    }
+}
+
+/// Who is asking and how: what a request transaction needs to know.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestContext {
+    /// The Postgres role to run as (`anon`, `authenticated`, `service_role`).
+    pub role: String,
+    /// The verified JWT payload (`{}` for anonymous requests without a key).
+    pub claims: Value,
+    pub method: String,
+    pub path: String,
+    /// Request headers as a JSON object of lower-case names to values.
+    pub headers: Value,
+}
+
+impl RequestContext {
+    /// A request as `role` with `claims` and nothing else known.
+    pub fn new(role: impl Into<String>, claims: Value) -> Self {
+        Self {
+            role: role.into(),
+            claims,
+            method: String::new(),
+            path: String::new(),
+            headers: Value::Object(Default::default()),
+        }
+    }
+
+    /// From verified claims: the `role` claim, or `anon_role` when absent
+    /// (as PostgREST does).
+    pub fn from_claims(claims: Value, anon_role: &str) -> Self {
+        let role = claims
+            .get("role")
+            .and_then(Value::as_str)
+            .unwrap_or(anon_role)
+            .to_owned();
+        Self::new(role, claims)
+    }
+}
+
+/// `host:port/database` or `socket/database`, never credentials.
+pub fn describe_target(options: &PgConnectOptions) -> String {
+    let database = options.get_database().unwrap_or("postgres");
+    match options.get_socket() {
+        Some(socket) => format!("{} (port {})/{database}", socket.display(), options.get_port()),
+        None => format!("{}:{}/{database}", options.get_host(), options.get_port()),
+    }
+}
+
+/// The innermost cause of a connection error, in one line.
+fn short_reason(error: &sqlx::Error) -> String {
+    match error {
+        sqlx::Error::Io(io) => io.to_string(),
+        sqlx::Error::Database(db) => db.message().to_owned(),
+        sqlx::Error::PoolTimedOut => "timed out".into(),
+        other => other.to_string(),
+    }
+}
+
+/// A random string of `len` characters from `[A-Za-z0-9]` (secrets, tokens).
+pub fn random_token(len: usize) -> String {
+    rand::rng()
+        .sample_iter(rand::distr::Alphanumeric)
+        .take(len)
+        .map(char::from)
+        .collect()
+}
