@@ -89,6 +89,19 @@ impl JwtSecret {
     }
 }
 
+/// The token a request presents: the `Authorization: Bearer` token when
+/// there is one, else the `apikey` header (as the platform's gateway reads
+/// them). `None`: an anonymous request without any key.
+pub fn presented_token<'a>(authorization: Option<&'a str>, apikey: Option<&'a str>) -> Option<&'a str> {
+    let bearer = authorization.and_then(|value| {
+        let (scheme, token) = value.trim().split_once(' ')?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+    });
+    bearer
+        .filter(|t| !t.is_empty())
+        .or_else(|| apikey.map(str::trim).filter(|t| !t.is_empty()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +142,16 @@ mod tests {
 
         assert!(matches!(secret.verify("not.a.jwt"), Err(JwtError::Invalid(_))));
         assert!(matches!(secret.verify(""), Err(JwtError::Invalid(_))));
+    }
+
+    #[test]
+    fn bearer_wins_over_apikey() {
+        assert_eq!(presented_token(Some("Bearer abc"), Some("key")), Some("abc"));
+        assert_eq!(presented_token(Some("bearer  abc "), None), Some("abc"));
+        assert_eq!(presented_token(None, Some("key")), Some("key"));
+        assert_eq!(presented_token(Some("Basic xyz"), Some("key")), Some("key"));
+        assert_eq!(presented_token(Some("Bearer "), None), None);
+        assert_eq!(presented_token(None, None), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgPool, Postgres, Transaction};
 
 pub use cluster::{Cluster, ClusterError};
-pub use jwt::{JwtError, JwtSecret};
+pub use jwt::{JwtError, JwtSecret, presented_token};
 pub use migrate::{MigrationError, MigrationSet};
 
 /// The roles a request may run as (the login role `authenticator` may switch
