@@ -1,1 +1,25 @@
-fn main(){}
+use std::process::ExitCode;
+
+use plinth_server::config::{Cli, Command};
+use plinth_server::startup;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    // The embedded cluster's parent-death signal is tied to the thread that
+    // starts it: everything below runs on this (the main) thread's future.
+    let result = match Cli::load() {
+        Ok(cli) => match cli.command {
+            Command::Serve(args) => startup::serve(args).await,
+            Command::Migrate(args) => startup::migrate(args).await,
+            Command::Keys(args) => startup::keys(args),
+        },
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! Configuration: command-line flags, each with an environment variable of
+//! the self-hosted platform's name where one exists (`DATABASE_URL`, `PORT`,
+//! `JWT_SECRET`, `ANON_KEY`, …), read after an optional env file. Every option
+//! is listed in `plinth.env.example` at the repository's root.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Plinth: a self-hosted backend (auth, REST, storage, functions, realtime)
+/// that the official Supabase client libraries talk to, in one binary.
+#[derive(Debug, Parser)]
+#[command(name = "plinth", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply migrations, then serve the API and the app on one port.
+    Serve(ServeArgs),
+    /// Apply the platform SQL, the project's migrations and its policies, then exit.
+    Migrate(DbArgs),
+    /// Print the API keys as lines a shell can source (ANON_KEY=…, SERVICE_ROLE_KEY=…).
+    Keys(KeysArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+
+    /// Port of the API and the app.
+    #[arg(long, env = "PORT", default_value_t = 8000)]
+    pub port: u16,
+
+    /// Address to listen on (0.0.0.0 to accept connections from other machines).
+    #[arg(long, env = "PLINTH_HOST", default_value = "127.0.0.1")]
+    pub host: String,
+
+    /// Folder of the built web app served at `/` (missing: a short page about the API instead).
+    #[arg(long, env = "PLINTH_APP_DIR", default_value = "app/dist")]
+    pub app_dir: PathBuf,
+
+    /// Where the browser app lives, for redirects after sign-in and e-mail links.
+    #[arg(long, env = "SITE_URL")]
+    pub site_url: Option<String>,
+
+    /// The public URL of this API (OAuth callbacks, links in e-mails).
+    #[arg(long, env = "API_EXTERNAL_URL")]
+    pub api_external_url: Option<String>,
+
+    /// Lifetime of access tokens, in seconds.
+    #[arg(long, env = "JWT_EXPIRY", default_value_t = 3600)]
+    pub jwt_expiry: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    #[command(flatten)]
+    pub keys: KeyArgs,
+
+    /// The data folder holding the generated secret.
+    #[arg(long, env = "PLINTH_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+}
+
+/// Where the database is and what to apply to it.
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    /// The data folder: the embedded PostgreSQL cluster, generated secrets, stored files.
+    #[arg(long, env = "PLINTH_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+
+    /// Use this PostgreSQL database instead of the embedded cluster.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<Secret>,
+
+    /// Password of the `authenticator` role, set at start-up; needed when the
+    /// request pool logs in over TCP to a server that asks for passwords.
+    #[arg(long, env = "AUTHENTICATOR_PASSWORD", hide_env_values = true)]
+    pub authenticator_password: Option<Secret>,
+
+    /// Largest number of connections of the request pool.
+    #[arg(long, env = "PLINTH_DB_POOL_SIZE", default_value_t = 20)]
+    pub db_pool_size: u32,
+
+    /// Folder of PostgreSQL server binaries (default: PATH, then /usr/lib/postgresql/*/bin).
+    #[arg(long, env = "PLINTH_PG_BIN_DIR")]
+    pub pg_bin_dir: Option<PathBuf>,
+
+    /// The project's migrations, applied after the platform SQL (`none` to skip).
+    #[arg(long, env = "PLINTH_MIGRATIONS", default_value = "migrations")]
+    pub migrations: ProjectDir,
+
+    /// The project's row-level-security policies, applied after its migrations (`none` to skip).
+    #[arg(long, env = "PLINTH_POLICIES", default_value = "policies")]
+    pub policies: ProjectDir,
+
+    #[command(flatten)]
+    pub keys: KeyArgs,
+
+    #[command(flatten)]
+    pub log: LogArgs,
+}
+
+/// The JWT secret and API keys; generated into the data folder when unset.
+#[derive(Debug, Args)]
+pub struct KeyArgs {
+    /// HS256 secret of every token (at least 32 characters).
+    #[arg(long, env = "JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<Secret>,
+
+    /// The anon API key (a JWT with role anon signed with JWT_SECRET).
+    #[arg(long, env = "ANON_KEY", hide_env_values = true)]
+    pub anon_key: Option<Secret>,
+
+    /// The service_role API key (a JWT with role service_role signed with JWT_SECRET).
+    #[arg(long, env = "SERVICE_ROLE_KEY", hide_env_values = true)]
+    pub service_role_key: Option<Secret>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LogArgs {
+    /// Log lines as human-readable text or as JSON objects.
+    #[arg(long, env = "PLINTH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// A project folder setting: a path, or `none`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProjectDir {
+    None,
+    Dir(PathBuf),
+}
+
+impl FromStr for ProjectDir {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(if s == "none" {
+            Self::None
+        } else {
+            Self::Dir(PathBuf::from(s))
+        })
+    }
+}
+
+impl ProjectDir {
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Self::None => None,
+            Self::Dir(p) => Some(p),
+        }
+    }
+}
+
+/// A value that must never be printed (logs, `--help`, `Debug`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+impl FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Self(s.to_owned()))
+    }
+}
+
+impl Cli {
+    /// Parses the command line after loading the env file: `PLINTH_ENV_FILE`
+    /// when set, else `.env` in the working folder when present. Variables
+    /// already in the environment win over the file.
+    pub fn load() -> anyhow::Result<Self> {
+        match std::env::var_os("PLINTH_ENV_FILE") {
+            Some(file) => {
+                dotenvy::from_path(&file).map_err(|e| {
+                    anyhow::anyhow!("cannot read PLINTH_ENV_FILE {}: {e}", Path::new(&file).display())
+                })?;
+            }
+            None => {
+                if let Err(e) = dotenvy::dotenv()
+                    && !e.not_found()
+                {
+                    anyhow::bail!("cannot read .env: {e}");
+                }
+            }
+        }
+        Ok(Self::parse())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn project_folders_may_be_none() {
+        let cli = Cli::try_parse_from(["plinth", "migrate", "--migrations", "none", "--policies", "p"])
+            .unwrap();
+        let Command::Migrate(db) = cli.command else {
+            panic!("not migrate")
+        };
+        assert_eq!(db.migrations, ProjectDir::None);
+        assert_eq!(db.policies.path(), Some(Path::new("p")));
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        let secret: Secret = "hunter2-hunter2".parse().unwrap();
+        assert_eq!(format!("{secret:?}"), "Secret(..)");
+    }
+}

@@ -1,0 +1,12 @@
+//! The `plinth` binary's library: configuration, start-up and the router
+//! that composes the services. It owns no service logic of its own; each
+//! service crate gives it a router and its SQL, and this crate wires them to
+//! one database, one secret and one port.
+
+pub mod app;
+pub mod config;
+pub mod keys;
+pub mod startup;
+
+pub use app::{AppState, router};
+pub use startup::{migration_sets, run};

@@ -1,0 +1,235 @@
+//! Start-up and shutdown of a node, and the commands of the binary.
+//!
+//! Order matters: the HTTP port is bound first (a port in use fails before
+//! anything is started), then the database is reached (the embedded cluster
+//! started when there is no `DATABASE_URL`), migrations applied, keys loaded,
+//! and only then requests served. On SIGINT/SIGTERM requests are drained, the
+//! pools closed, and the embedded cluster stopped last.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use axum::Router;
+use plinth_db::{Cluster, Database, MigrationSet, PoolSettings};
+use sqlx::postgres::PgConnectOptions;
+use tokio::net::TcpListener;
+
+use crate::app::{AppState, router};
+use crate::config::{DbArgs, KeysArgs, LogArgs, LogFormat, ProjectDir, ServeArgs};
+use crate::keys::Keys;
+
+/// Every set of SQL the node applies, in order: the platform SQL of each
+/// service, then the project's migrations, then its policies.
+pub fn migration_sets(migrations: &ProjectDir, policies: &ProjectDir) -> anyhow::Result<Vec<MigrationSet>> {
+    let mut sets = vec![plinth_db::platform_migrations()];
+    for (name, dir, default) in [
+        ("project", migrations, "migrations"),
+        ("policies", policies, "policies"),
+    ] {
+        let Some(path) = dir.path() else { continue };
+        if !path.is_dir() {
+            if *dir == ProjectDir::Dir(default.into()) {
+                tracing::info!(folder = %path.display(), "no {default} folder here; applying the platform SQL only");
+                continue;
+            }
+            bail!("the {default} folder {} does not exist", path.display());
+        }
+        sets.push(MigrationSet::from_dir(name, path)?);
+    }
+    Ok(sets)
+}
+
+/// The database a node works on, and the embedded cluster when it started one.
+pub struct Backend {
+    pub db: Database,
+    pub cluster: Option<Cluster>,
+}
+
+impl Backend {
+    /// Reaches `DATABASE_URL`, or starts the embedded cluster in the data folder.
+    pub async fn open(args: &DbArgs) -> anyhow::Result<Self> {
+        let settings = PoolSettings {
+            max_connections: args.db_pool_size,
+            authenticator_password: args
+                .authenticator_password
+                .as_ref()
+                .map(|s| s.expose().to_owned()),
+            ..PoolSettings::default()
+        };
+        match &args.database_url {
+            Some(url) => {
+                let options = PgConnectOptions::from_str(url.expose())
+                    .map_err(|_| anyhow::anyhow!("DATABASE_URL is not a valid postgres:// URL"))?
+                    .application_name("plinth");
+                let db = Database::connect(options, &settings).await?;
+                Ok(Self { db, cluster: None })
+            }
+            None => {
+                let data_dir = absolute(&args.data_dir)?;
+                let mut cluster = Cluster::start(&data_dir, args.pg_bin_dir.as_deref()).await?;
+                match Database::connect(cluster.connect_options(plinth_db::cluster::SUPERUSER), &settings).await {
+                    Ok(db) => Ok(Self {
+                        db,
+                        cluster: Some(cluster),
+                    }),
+                    Err(e) => {
+                        let _ = cluster.stop().await;
+                        Err(e.into())
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies every migration set and readies the request role.
+    pub async fn migrate(&self, args: &DbArgs) -> anyhow::Result<()> {
+        let sets = migration_sets(&args.migrations, &args.policies)?;
+        plinth_db::migrate::run_all(&self.db.owner, &sets).await?;
+        self.db
+            .prepare_authenticator(args.authenticator_password.as_ref().map(|s| s.expose()))
+            .await
+            .context("cannot set the password of the authenticator role")?;
+        Ok(())
+    }
+
+    /// Closes the pools, then stops the embedded cluster.
+    pub async fn close(mut self) -> anyhow::Result<()> {
+        self.db.close().await;
+        if let Some(cluster) = self.cluster.as_mut() {
+            cluster.stop().await?;
+        }
+        Ok(())
+    }
+}
+
+fn absolute(path: &Path) -> anyhow::Result<std::path::PathBuf> {
+    std::path::absolute(path).with_context(|| format!("cannot resolve {}", path.display()))
+}
+
+/// Binds the HTTP listener, with a clear message when the port is taken.
+pub async fn bind(host: &str, port: u16) -> anyhow::Result<TcpListener> {
+    let addr: SocketAddr = format!("{host}:{port}")
+        .parse()
+        .or_else(|_| format!("[{host}]:{port}").parse())
+        .with_context(|| format!("{host} is not an IP address to listen on"))?;
+    TcpListener::bind(addr).await.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse => anyhow::anyhow!(
+            "port {port} is already in use on {host}; stop the program using it or choose another with --port (PORT)"
+        ),
+        std::io::ErrorKind::PermissionDenied => {
+            anyhow::anyhow!("no permission to listen on port {port}; choose a port above 1023 with --port (PORT)")
+        }
+        _ => anyhow::anyhow!("cannot listen on {addr}: {e}"),
+    })
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then drains
+/// in-flight requests.
+pub async fn run(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// SIGINT (Ctrl-C) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutting down: draining requests");
+}
+
+/// `plinth serve`.
+pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    init_logging(&args.db.log);
+    let listener = bind(&args.host, args.port).await?;
+    let keys = Keys::load_or_generate(&args.db.keys, &args.db.data_dir)?;
+    let backend = Backend::open(&args.db).await?;
+    let result = serve_on(&args, listener, keys, &backend).await;
+    let closed = backend.close().await;
+    result.and(closed)
+}
+
+async fn serve_on(
+    args: &ServeArgs,
+    listener: TcpListener,
+    keys: Keys,
+    backend: &Backend,
+) -> anyhow::Result<()> {
+    backend.migrate(&args.db).await?;
+    let state = AppState {
+        db: backend.db.clone(),
+        keys: Arc::new(keys),
+    };
+    let app = router(state.clone(), &args.app_dir);
+    let addr = listener.local_addr()?;
+    let url = format!("http://{}", display_addr(addr));
+    tracing::info!(%url, "plinth is listening");
+    if state.keys.generated {
+        println!("API keys (made on first start; `plinth keys` prints them again):");
+        print!("{}", state.keys.as_env());
+    } else {
+        println!("API keys: `plinth keys` prints them.");
+    }
+    println!("Plinth is ready at {url}");
+    run(listener, app, shutdown_signal()).await?;
+    Ok(())
+}
+
+fn display_addr(addr: SocketAddr) -> String {
+    if addr.ip().is_unspecified() {
+        format!("localhost:{}", addr.port())
+    } else {
+        addr.to_string()
+    }
+}
+
+/// `plinth migrate`.
+pub async fn migrate(args: DbArgs) -> anyhow::Result<()> {
+    init_logging(&args.log);
+    let backend = Backend::open(&args).await?;
+    let result = backend.migrate(&args).await;
+    let closed = backend.close().await;
+    result?;
+    closed?;
+    println!("migrations applied");
+    Ok(())
+}
+
+/// `plinth keys`.
+pub fn keys(args: KeysArgs) -> anyhow::Result<()> {
+    let keys = Keys::load_or_generate(&args.keys, &args.data_dir)?;
+    print!("{}", keys.as_env());
+    Ok(())
+}
+
+fn init_logging(args: &LogArgs) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=warn"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let _ = match args.log_format {
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+}

@@ -1,0 +1,123 @@
+//! Start-up errors and `plinth keys`, through the real binary.
+
+use std::time::Duration;
+
+use crate::helpers::{free_port, output, plinth};
+
+fn assert_one_line_error(ok: bool, stderr: &str, needle: &str) {
+    assert!(!ok, "expected a failure; stderr: {stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("error: "), "last line of stderr: {last}");
+    assert!(last.contains(needle), "expected {needle:?} in: {last}");
+}
+
+#[test]
+fn keys_prints_sourceable_lines_that_stay_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = plinth(dir.path());
+    cmd.arg("keys");
+    let (ok, first, stderr) = output(cmd);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = first.lines().collect();
+    assert_eq!(lines.len(), 2, "{first}");
+    assert!(lines[0].starts_with("ANON_KEY=ey"), "{first}");
+    assert!(lines[1].starts_with("SERVICE_ROLE_KEY=ey"), "{first}");
+    let mut again = plinth(dir.path());
+    again.arg("keys");
+    assert_eq!(output(again).1, first);
+}
+
+#[test]
+fn keys_made_from_a_configured_secret_verify_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "a-configured-secret-of-32-characters-or-more";
+    let mut cmd = plinth(dir.path());
+    cmd.arg("keys").env("JWT_SECRET", secret);
+    let (ok, out, stderr) = output(cmd);
+    assert!(ok, "{stderr}");
+    let anon = out.lines().next().unwrap().strip_prefix("ANON_KEY=").unwrap();
+    let claims = plinth_db::JwtSecret::new(secret).unwrap().verify(anon).unwrap();
+    assert_eq!(claims["role"], "anon");
+
+    let mut short = plinth(dir.path());
+    short.arg("keys").env("JWT_SECRET", "too-short");
+    let (ok, _, stderr) = output(short);
+    assert_one_line_error(ok, &stderr, "at least 32 characters");
+}
+
+#[test]
+fn a_port_in_use_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let mut cmd = plinth(dir.path());
+    cmd.args(["serve", "--port", &port.to_string()])
+        .env("DATABASE_URL", plinth_db::testing::server_url());
+    let (ok, _, stderr) = output(cmd);
+    assert_one_line_error(ok, &stderr, &format!("port {port} is already in use"));
+}
+
+#[test]
+fn an_unreachable_database_url_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = plinth(dir.path());
+    cmd.args(["serve", "--port", &free_port().to_string()])
+        .env("DATABASE_URL", "postgres://someone:hunter2@127.0.0.1:1/nowhere");
+    let started = std::time::Instant::now();
+    let (ok, _, stderr) = output(cmd);
+    assert_one_line_error(ok, &stderr, "cannot connect to the database at 127.0.0.1:1/nowhere");
+    assert!(!stderr.contains("hunter2"), "the password leaked: {stderr}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn missing_postgres_binaries_say_how_to_install_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let mut cmd = plinth(dir.path());
+    cmd.args(["serve", "--port", &free_port().to_string()])
+        .env("PLINTH_PG_BIN_DIR", empty.path());
+    let (ok, _, stderr) = output(cmd);
+    assert_one_line_error(ok, &stderr, "apt-get install -y postgresql");
+}
+
+#[test]
+fn a_cluster_of_another_major_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgdata = dir.path().join("data/postgres");
+    std::fs::create_dir_all(&pgdata).unwrap();
+    std::fs::write(pgdata.join("PG_VERSION"), "9\n").unwrap();
+    let mut cmd = plinth(dir.path());
+    cmd.args(["serve", "--port", &free_port().to_string()]);
+    let (ok, _, stderr) = output(cmd);
+    assert_one_line_error(ok, &stderr, "holds a PostgreSQL 9 cluster");
+}
+
+#[test]
+fn an_edited_project_migration_stops_start_up_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let migrations = dir.path().join("migrations");
+    std::fs::create_dir_all(&migrations).unwrap();
+    let file = migrations.join("20261122000000_things.sql");
+    std::fs::write(&file, "create table public.things (id int);").unwrap();
+    // A database of its own on the test server.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let test_db = rt.block_on(plinth_db::testing::TestDb::new(&[]));
+    let url = format!(
+        "{}/{}",
+        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
+        test_db.name
+    );
+    let mut first = plinth(dir.path());
+    first.args(["migrate", "--policies", "none"]).env("DATABASE_URL", &url);
+    let (ok, out, stderr) = output(first);
+    assert!(ok, "{stderr}");
+    assert!(out.contains("migrations applied"));
+
+    std::fs::write(&file, "create table public.things (id bigint);").unwrap();
+    let mut second = plinth(dir.path());
+    second.args(["migrate", "--policies", "none"]).env("DATABASE_URL", &url);
+    let (ok, _, stderr) = output(second);
+    assert_one_line_error(ok, &stderr, "20261122000000_things.sql was edited after it was applied");
+    drop(test_db);
+}

@@ -1,0 +1,165 @@
+//! Shared test helpers: an app on port 0 over a fresh database, and a way to
+//! run the real `plinth` binary.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use plinth_db::testing::TestDb;
+use plinth_server::config::{KeyArgs, ProjectDir};
+use plinth_server::keys::Keys;
+use plinth_server::{AppState, migration_sets, router};
+
+/// The repository's root (for its `migrations/` and `policies/`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A node serving on `127.0.0.1:<random port>` over a fresh database with
+/// every migration set of the repository applied.
+pub struct TestApp {
+    pub url: String,
+    pub keys: Arc<Keys>,
+    pub test_db: TestDb,
+    _data: tempfile::TempDir,
+}
+
+pub async fn spawn_app() -> TestApp {
+    let root = repo_root();
+    let sets = migration_sets(
+        &ProjectDir::Dir(root.join("migrations")),
+        &ProjectDir::Dir(root.join("policies")),
+    )
+    .expect("the repository's migrations load");
+    let test_db = TestDb::new(&sets).await;
+    let data = tempfile::tempdir().unwrap();
+    let no_keys = KeyArgs {
+        jwt_secret: None,
+        anon_key: None,
+        service_role_key: None,
+    };
+    let keys = Arc::new(Keys::load_or_generate(&no_keys, data.path()).unwrap());
+    let state = AppState {
+        db: test_db.db.clone(),
+        keys: keys.clone(),
+    };
+    let app = router(state, &data.path().join("no-app"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(plinth_server::run(listener, app, std::future::pending()));
+    TestApp {
+        url,
+        keys,
+        test_db,
+        _data: data,
+    }
+}
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The `plinth` binary, with no database configuration inherited from the
+/// test environment, working in `dir`.
+pub fn plinth(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_plinth"));
+    cmd.current_dir(dir)
+        .env_remove("DATABASE_URL")
+        .env_remove("JWT_SECRET")
+        .env_remove("ANON_KEY")
+        .env_remove("SERVICE_ROLE_KEY")
+        .env_remove("PORT")
+        .env_remove("PLINTH_DATA_DIR")
+        .env("PLINTH_ENV_FILE", "/dev/null")
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// A running `plinth serve` whose stdout lines arrive on a channel.
+pub struct Running {
+    pub child: Child,
+    pub lines: mpsc::Receiver<String>,
+}
+
+impl Running {
+    pub fn start(mut cmd: Command) -> Self {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("plinth starts");
+        let (tx, lines) = mpsc::channel();
+        for stream in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    let _ = tx.send(line);
+                }
+            });
+        }
+        Self { child, lines }
+    }
+
+    /// Waits for a line containing `needle`; returns every line read so far.
+    pub fn wait_for(&self, needle: &str, within: Duration) -> Result<Vec<String>, Vec<String>> {
+        let deadline = std::time::Instant::now() + within;
+        let mut seen = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let hit = line.contains(needle);
+                    seen.push(line);
+                    if hit {
+                        return Ok(seen);
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        Err(seen)
+    }
+
+    /// Sends SIGINT (as Ctrl-C does) and waits for the exit.
+    pub fn interrupt(mut self) -> std::process::ExitStatus {
+        use nix::sys::signal::{Signal, kill};
+        use nix::unistd::Pid;
+        kill(Pid::from_raw(self.child.id() as i32), Signal::SIGINT).unwrap();
+        for _ in 0..300 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        panic!("plinth did not stop within 30 s of SIGINT");
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs a command to completion: (success, stdout, stderr).
+pub fn output(mut cmd: Command) -> (bool, String, String) {
+    let out = cmd.output().expect("plinth runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

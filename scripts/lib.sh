@@ -1,0 +1,69 @@
+# Shared by scripts/serve and scripts/test: install what is missing, quietly
+# when nothing is.
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+APT_UPDATED=""
+apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "apt-get is not available: install $* with your system's package manager"
+    return 1
+  fi
+  if [ -z "$APT_UPDATED" ]; then
+    as_root apt-get update -qq
+    APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+}
+
+# PostgreSQL server binaries (initdb, postgres), for the embedded cluster and
+# for a throwaway test server.
+pg_bin_dir() {
+  local d
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -rn); do
+    [ -x "$d/initdb" ] && { echo "$d"; return 0; }
+  done
+  command -v initdb >/dev/null 2>&1 && { dirname "$(readlink -f "$(command -v initdb)")"; return 0; }
+  return 1
+}
+
+ensure_postgres_binaries() {
+  if ! pg_bin_dir >/dev/null; then
+    say "installing PostgreSQL (server binaries)"
+    apt_install postgresql
+  fi
+}
+
+ensure_rust() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    say "cargo is missing: install Rust 1.94 or newer (https://rustup.rs), then run this again"
+    exit 1
+  fi
+}
+
+ensure_node() {
+  if ! command -v npm >/dev/null 2>&1; then
+    say "installing Node.js and npm"
+    apt_install nodejs npm
+  fi
+}
+
+ensure_chromium() {
+  if [ ! -x /usr/bin/chromium ]; then
+    say "installing Chromium (browser tests)"
+    apt_install chromium
+  fi
+}
+
+# npm ci in a folder, skipped when its node_modules matches its lock file.
+npm_ci() {
+  local dir=$1
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] || ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.lock-copy"; then
+    say "npm ci in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.lock-copy)
+  fi
+}
