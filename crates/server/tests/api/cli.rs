@@ -121,3 +121,38 @@ fn an_edited_project_migration_stops_start_up_naming_the_file() {
     assert_one_line_error(ok, &stderr, "20261122000000_things.sql was edited after it was applied");
     drop(test_db);
 }
+
+#[test]
+fn json_logs_are_one_object_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let test_db = rt.block_on(plinth_db::testing::TestDb::new(&[]));
+    let url = format!(
+        "{}/{}",
+        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
+        test_db.name
+    );
+    let port = free_port();
+    let mut cmd = plinth(dir.path());
+    cmd.args(["serve", "--port", &port.to_string(), "--log-format", "json"])
+        .args(["--migrations", "none", "--policies", "none"])
+        .env("DATABASE_URL", &url)
+        .env("RUST_LOG", "info");
+    let running = crate::helpers::Running::start(cmd);
+    let lines = running
+        .wait_for("Plinth is ready", Duration::from_secs(60))
+        .unwrap_or_else(|seen| panic!("never ready: {seen:#?}"));
+    let logged: Vec<serde_json::Value> = lines
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let listening = logged
+        .iter()
+        .find(|v| v["message"] == "plinth is listening")
+        .unwrap_or_else(|| panic!("no listening line in {lines:#?}"));
+    assert_eq!(listening["level"], "INFO");
+    assert_eq!(listening["url"], format!("http://127.0.0.1:{port}"));
+    assert!(running.interrupt().success());
+    drop(test_db);
+}
