@@ -67,6 +67,9 @@ pub struct Database {
 pub struct PoolSettings {
     /// Largest number of connections of the request pool.
     pub max_connections: u32,
+    /// Largest number of connections of the owner pool (migrations, and the
+    /// private tables of services such as auth).
+    pub owner_max_connections: u32,
     /// How long a request waits for a connection before failing.
     pub acquire_timeout: Duration,
     /// Password of `authenticator`, when the server asks for one (TCP
@@ -78,6 +81,7 @@ impl Default for PoolSettings {
     fn default() -> Self {
         Self {
             max_connections: 20,
+            owner_max_connections: 10,
             acquire_timeout: Duration::from_secs(10),
             authenticator_password: None,
         }
@@ -97,7 +101,7 @@ impl Database {
     ) -> Result<Self, ConnectError> {
         let target = describe_target(&owner);
         let owner_pool = PgPoolOptions::new()
-            .max_connections(4)
+            .max_connections(settings.owner_max_connections)
             .acquire_timeout(settings.acquire_timeout)
             .connect_with(owner.clone())
             .await

@@ -5,12 +5,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Json};
 use axum::routing::get;
 use plinth_db::Database;
 use serde_json::json;
+use axum::http::{HeaderName, Method};
+use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
@@ -21,21 +24,64 @@ use crate::keys::Keys;
 pub struct AppState {
     pub db: Database,
     pub keys: Arc<Keys>,
+    /// Whether X-Forwarded-For / X-Real-IP from clients are believed.
+    pub trust_proxy_headers: bool,
+}
+
+/// The services a node mounts, each under its platform prefix.
+pub struct Services {
+    pub auth: plinth_auth::AuthState,
 }
 
 /// The node's router. `app_dir` is the built web app (served with a fallback
 /// to its `index.html`, so the app's own routes load on refresh).
-pub fn router(state: AppState, app_dir: &Path) -> Router {
+pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
+    let trust_proxy_headers = state.trust_proxy_headers;
     let api = Router::new()
         .route("/health", get(health))
-        .with_state(state);
+        .with_state(state)
+        .nest("/auth/v1", plinth_auth::router(services.auth.clone()))
+        .nest("/_/mailbox", plinth_auth::mailbox_router(services.auth));
     let index = app_dir.join("index.html");
     let api = if index.is_file() {
         api.fallback_service(ServeDir::new(app_dir).fallback(ServeFile::new(index)))
     } else {
         api.route("/", get(no_app))
     };
-    api.layer(TraceLayer::new_for_http())
+    api.layer(cors())
+        .layer(axum::middleware::from_fn(move |mut request: Request, next: Next| async move {
+            if !trust_proxy_headers {
+                let headers = request.headers_mut();
+                headers.remove("x-forwarded-for");
+                headers.remove("x-real-ip");
+            }
+            next.run(request).await
+        }))
+        .layer(TraceLayer::new_for_http())
+}
+
+/// CORS as the platform answers browsers: any origin (the API is guarded by
+/// keys and tokens, not by origin), the headers the official client sends,
+/// and the response headers it reads.
+fn cors() -> CorsLayer {
+    const ALLOW: [&str; 16] = [
+        "authorization", "x-client-info", "apikey", "content-type", "x-retry-count", "prefer",
+        "accept-profile", "content-profile", "range", "x-upsert", "cache-control", "x-metadata",
+        "x-supabase-api-version", "x-region", "accept", "if-none-match",
+    ];
+    const EXPOSE: [&str; 9] = [
+        "content-range", "x-supabase-api-version", "x-relay-error", "content-profile",
+        "preference-applied", "content-type", "etag", "x-total-count", "link",
+    ];
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::mirror_request())
+        .allow_methods([
+            Method::GET, Method::HEAD, Method::POST, Method::PUT, Method::PATCH, Method::DELETE,
+            Method::OPTIONS,
+        ])
+        .allow_headers(ALLOW.map(HeaderName::from_static))
+        .expose_headers(EXPOSE.map(HeaderName::from_static))
+        .max_age(std::time::Duration::from_secs(86_400))
 }
 
 /// 200 when the database answers, 503 when it does not.

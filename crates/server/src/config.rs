@@ -26,6 +26,41 @@ pub enum Command {
     Migrate(DbArgs),
     /// Print the API keys as lines a shell can source (ANON_KEY=…, SERVICE_ROLE_KEY=…).
     Keys(KeysArgs),
+    /// Load the project's seed data (`--demo`: the demo data in seed/demo.sql).
+    Seed(SeedArgs),
+    /// Manage the project's admins (rows of public.admins).
+    Admin(AdminArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SeedArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+
+    /// Load the demo data (`<seed dir>/demo.sql`) instead of `<seed dir>/seed.sql`.
+    #[arg(long)]
+    pub demo: bool,
+
+    /// Folder of the project's seed files.
+    #[arg(long, env = "PLINTH_SEED_DIR", default_value = "seed")]
+    pub seed_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct AdminArgs {
+    #[command(subcommand)]
+    pub action: AdminAction,
+
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminAction {
+    /// Make the user with this e-mail an admin.
+    Grant { email: String },
+    /// Take admin rights from the user with this e-mail.
+    Revoke { email: String },
 }
 
 #[derive(Debug, Args)]
@@ -45,17 +80,14 @@ pub struct ServeArgs {
     #[arg(long, env = "PLINTH_APP_DIR", default_value = "app/dist")]
     pub app_dir: PathBuf,
 
-    /// Where the browser app lives, for redirects after sign-in and e-mail links.
-    #[arg(long, env = "SITE_URL")]
-    pub site_url: Option<String>,
+    /// Believe X-Forwarded-For / X-Real-IP (set when behind a reverse proxy or
+    /// load balancer that sets them); otherwise they are dropped and the peer
+    /// address is the client's, so nobody dodges per-address rate limits.
+    #[arg(long, env = "PLINTH_TRUST_PROXY_HEADERS", default_value_t = false, action = clap::ArgAction::Set)]
+    pub trust_proxy_headers: bool,
 
-    /// The public URL of this API (OAuth callbacks, links in e-mails).
-    #[arg(long, env = "API_EXTERNAL_URL")]
-    pub api_external_url: Option<String>,
-
-    /// Lifetime of access tokens, in seconds.
-    #[arg(long, env = "JWT_EXPIRY", default_value_t = 3600)]
-    pub jwt_expiry: u64,
+    #[command(flatten)]
+    pub auth: crate::services::AuthArgs,
 }
 
 #[derive(Debug, Args)]
@@ -87,6 +119,10 @@ pub struct DbArgs {
     /// Largest number of connections of the request pool.
     #[arg(long, env = "PLINTH_DB_POOL_SIZE", default_value_t = 20)]
     pub db_pool_size: u32,
+
+    /// Largest number of connections of the owner pool (migrations, auth's own tables).
+    #[arg(long, env = "PLINTH_DB_OWNER_POOL_SIZE", default_value_t = 10)]
+    pub db_owner_pool_size: u32,
 
     /// Folder of PostgreSQL server binaries (default: PATH, then /usr/lib/postgresql/*/bin).
     #[arg(long, env = "PLINTH_PG_BIN_DIR")]

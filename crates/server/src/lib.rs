@@ -6,6 +6,7 @@
 pub mod app;
 pub mod config;
 pub mod keys;
+pub mod services;
 pub mod startup;
 
 pub use app::{AppState, router};

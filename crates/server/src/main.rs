@@ -12,6 +12,8 @@ async fn main() -> ExitCode {
             Command::Serve(args) => startup::serve(args).await,
             Command::Migrate(args) => startup::migrate(args).await,
             Command::Keys(args) => startup::keys(args),
+            Command::Seed(args) => startup::seed(args).await,
+            Command::Admin(args) => startup::admin(args).await,
         },
         Err(e) => Err(e),
     };

@@ -18,14 +18,16 @@ use plinth_db::{Cluster, Database, MigrationSet, PoolSettings};
 use sqlx::postgres::PgConnectOptions;
 use tokio::net::TcpListener;
 
-use crate::app::{AppState, router};
-use crate::config::{DbArgs, KeysArgs, LogArgs, LogFormat, ProjectDir, ServeArgs};
+use crate::app::{AppState, Services, router};
+use crate::config::{
+    AdminAction, AdminArgs, DbArgs, KeysArgs, LogArgs, LogFormat, ProjectDir, SeedArgs, ServeArgs,
+};
 use crate::keys::Keys;
 
 /// Every set of SQL the node applies, in order: the platform SQL of each
 /// service, then the project's migrations, then its policies.
 pub fn migration_sets(migrations: &ProjectDir, policies: &ProjectDir) -> anyhow::Result<Vec<MigrationSet>> {
-    let mut sets = vec![plinth_db::platform_migrations()];
+    let mut sets = vec![plinth_db::platform_migrations(), plinth_auth::migrations()];
     for (name, dir, default) in [
         ("project", migrations, "migrations"),
         ("policies", policies, "policies"),
@@ -54,6 +56,7 @@ impl Backend {
     pub async fn open(args: &DbArgs) -> anyhow::Result<Self> {
         let settings = PoolSettings {
             max_connections: args.db_pool_size,
+            owner_max_connections: args.db_owner_pool_size,
             authenticator_password: args
                 .authenticator_password
                 .as_ref()
@@ -134,38 +137,36 @@ pub async fn run(
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router)
+    // The peer address reaches handlers (rate limits per client address).
+    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await
 }
 
-/// SIGINT (Ctrl-C) or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+/// SIGINT (Ctrl-C) or SIGTERM. The handlers are installed when this is
+/// called, so a signal that arrives during start-up is not lost (nor kills
+/// the process outright): serving then ends as soon as it begins.
+pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 'static> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {},
+            _ = terminate.recv() => {},
         }
-    };
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
-    }
-    tracing::info!("shutting down: draining requests");
+        tracing::info!("shutting down: draining requests");
+    })
 }
 
 /// `plinth serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.db.log);
+    let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     let listener = bind(&args.host, args.port).await?;
     let keys = Keys::load_or_generate(&args.db.keys, &args.db.data_dir)?;
     let backend = Backend::open(&args.db).await?;
-    let result = serve_on(&args, listener, keys, &backend).await;
+    let result = serve_on(&args, listener, keys, &backend, shutdown).await;
     let closed = backend.close().await;
     result.and(closed)
 }
@@ -175,15 +176,26 @@ async fn serve_on(
     listener: TcpListener,
     keys: Keys,
     backend: &Backend,
+    shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     backend.migrate(&args.db).await?;
+    let addr = listener.local_addr()?;
+    let url = format!("http://{}", display_addr(addr));
+    let auth_config = args.auth.to_config(&url);
+    if auth_config.smtp.is_none() {
+        tracing::warn!(
+            "no SMTP_HOST: auth e-mails go to the dev mailbox at {url}/_/mailbox, which anyone who \
+             reaches this server can read; set SMTP_HOST for real users"
+        );
+    }
     let state = AppState {
         db: backend.db.clone(),
         keys: Arc::new(keys),
+        trust_proxy_headers: args.trust_proxy_headers,
     };
-    let app = router(state.clone(), &args.app_dir);
-    let addr = listener.local_addr()?;
-    let url = format!("http://{}", display_addr(addr));
+    let auth = plinth_auth::AuthState::new(backend.db.clone(), state.keys.secret.clone(), auth_config)
+        .context("cannot set up the mailer")?;
+    let app = router(state.clone(), &args.app_dir, Services { auth });
     tracing::info!(%url, "plinth is listening");
     if state.keys.generated {
         println!("API keys (made on first start; `plinth keys` prints them again):");
@@ -192,7 +204,7 @@ async fn serve_on(
         println!("API keys: `plinth keys` prints them.");
     }
     println!("Plinth is ready at {url}");
-    run(listener, app, shutdown_signal()).await?;
+    run(listener, app, shutdown).await?;
     Ok(())
 }
 
@@ -214,6 +226,84 @@ pub async fn migrate(args: DbArgs) -> anyhow::Result<()> {
     closed?;
     println!("migrations applied");
     Ok(())
+}
+
+/// `plinth seed [--demo]`: runs the project's seed file in one transaction.
+pub async fn seed(args: SeedArgs) -> anyhow::Result<()> {
+    init_logging(&args.db.log);
+    let file = args.seed_dir.join(if args.demo { "demo.sql" } else { "seed.sql" });
+    let sql = std::fs::read_to_string(&file)
+        .with_context(|| format!("cannot read the seed file {}", file.display()))?;
+    let backend = Backend::open(&args.db).await?;
+    let result = async {
+        backend.migrate(&args.db).await?;
+        let mut tx = backend.db.owner.begin().await?;
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| anyhow::anyhow!("{} failed: {}", file.display(), db_message(&e)))?;
+        tx.commit().await?;
+        anyhow::Ok(())
+    }
+    .await;
+    let closed = backend.close().await;
+    result?;
+    closed?;
+    println!("loaded {}", file.display());
+    Ok(())
+}
+
+/// `plinth admin grant|revoke <email>`: rows of `public.admins (user_id)`,
+/// the admin list of the project (the marketplace's convention).
+pub async fn admin(args: AdminArgs) -> anyhow::Result<()> {
+    init_logging(&args.db.log);
+    let backend = Backend::open(&args.db).await?;
+    let result = async {
+        backend.migrate(&args.db).await?;
+        let has_table: bool = sqlx::query_scalar("select to_regclass('public.admins') is not null")
+            .fetch_one(&backend.db.owner)
+            .await?;
+        if !has_table {
+            bail!("this project has no public.admins table to record admins in");
+        }
+        let (email, granting) = match &args.action {
+            AdminAction::Grant { email } => (email, true),
+            AdminAction::Revoke { email } => (email, false),
+        };
+        let user: Option<uuid::Uuid> =
+            sqlx::query_scalar("select id from auth.users where lower(email) = lower($1)")
+                .bind(email.trim())
+                .fetch_optional(&backend.db.owner)
+                .await?;
+        let Some(user) = user else {
+            bail!("no user has the e-mail {email}; they must sign up first");
+        };
+        if granting {
+            sqlx::query("insert into public.admins (user_id) values ($1) on conflict (user_id) do nothing")
+                .bind(user)
+                .execute(&backend.db.owner)
+                .await?;
+            println!("{email} is an admin");
+        } else {
+            sqlx::query("delete from public.admins where user_id = $1")
+                .bind(user)
+                .execute(&backend.db.owner)
+                .await?;
+            println!("{email} is not an admin");
+        }
+        anyhow::Ok(())
+    }
+    .await;
+    let closed = backend.close().await;
+    result?;
+    closed
+}
+
+fn db_message(error: &sqlx::Error) -> String {
+    match error {
+        sqlx::Error::Database(db) => db.message().to_owned(),
+        other => other.to_string(),
+    }
 }
 
 /// `plinth keys`.

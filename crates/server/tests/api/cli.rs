@@ -139,9 +139,11 @@ fn json_logs_are_one_object_a_line() {
         .env("DATABASE_URL", &url)
         .env("RUST_LOG", "info");
     let running = crate::helpers::Running::start(cmd);
+    // Logs (stderr) and the ready line (stdout) arrive on separate pipes:
+    // wait for the log line itself.
     let lines = running
-        .wait_for("Plinth is ready", Duration::from_secs(60))
-        .unwrap_or_else(|seen| panic!("never ready: {seen:#?}"));
+        .wait_for("plinth is listening", Duration::from_secs(60))
+        .unwrap_or_else(|seen| panic!("never listening: {seen:#?}"));
     let logged: Vec<serde_json::Value> = lines
         .iter()
         .filter(|l| l.starts_with('{'))

@@ -33,3 +33,32 @@ async fn without_a_built_app_the_root_page_says_so() {
     let claims = app.keys.secret.verify(&app.keys.anon_key).unwrap();
     assert_eq!(claims["role"], "anon");
 }
+
+#[tokio::test]
+async fn browsers_get_cors_answers() {
+    let app = spawn_app().await;
+    let client = reqwest::Client::new();
+    let preflight = client
+        .request(reqwest::Method::OPTIONS, format!("{}/health", app.url))
+        .header("origin", "http://localhost:5173")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", "apikey, authorization, x-client-info, prefer")
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success(), "{}", preflight.status());
+    let headers = preflight.headers();
+    assert_eq!(headers["access-control-allow-origin"], "http://localhost:5173");
+    let allowed = headers["access-control-allow-headers"].to_str().unwrap().to_lowercase();
+    for name in ["apikey", "authorization", "x-client-info", "prefer"] {
+        assert!(allowed.contains(name), "{name} not in {allowed}");
+    }
+    let response = client
+        .get(format!("{}/health", app.url))
+        .header("origin", "http://localhost:5173")
+        .send()
+        .await
+        .unwrap();
+    let exposed = response.headers()["access-control-expose-headers"].to_str().unwrap().to_lowercase();
+    assert!(exposed.contains("content-range"), "{exposed}");
+}

@@ -11,6 +11,7 @@ use std::time::Duration;
 use plinth_db::testing::TestDb;
 use plinth_server::config::{KeyArgs, ProjectDir};
 use plinth_server::keys::Keys;
+use plinth_server::app::Services;
 use plinth_server::{AppState, migration_sets, router};
 
 /// The repository's root (for its `migrations/` and `policies/`).
@@ -45,8 +46,12 @@ pub async fn spawn_app() -> TestApp {
     let state = AppState {
         db: test_db.db.clone(),
         keys: keys.clone(),
+        trust_proxy_headers: false,
     };
-    let app = router(state, &data.path().join("no-app"));
+    let mut auth_config = plinth_auth::AuthConfig::default();
+    auth_config.password_hash = plinth_auth::HashCost::cheap();
+    let auth = plinth_auth::AuthState::new(test_db.db.clone(), keys.secret.clone(), auth_config).unwrap();
+    let app = router(state, &data.path().join("no-app"), Services { auth });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(plinth_server::run(listener, app, std::future::pending()));

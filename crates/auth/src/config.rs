@@ -1,0 +1,260 @@
+//! The auth service's settings. The server crate fills them from the
+//! platform's environment names (`SITE_URL`, `JWT_EXPIRY`, `SMTP_*`, ...);
+//! this crate only defines them and their defaults.
+
+use std::fmt;
+use std::time::Duration;
+
+/// Everything the auth service can be told. Every field has a default that
+/// works on a developer's machine.
+#[derive(Debug, Clone)]
+pub struct AuthConfig {
+    /// The app's URL (`SITE_URL`): the default target of e-mail links and
+    /// OAuth redirects, and an allowed `redirect_to` origin.
+    pub site_url: String,
+    /// The public URL of the Plinth server, without `/auth/v1`
+    /// (`API_EXTERNAL_URL`): e-mail links point at `<it>/auth/v1/verify` and
+    /// providers call back to `<it>/auth/v1/callback`.
+    pub api_external_url: String,
+    /// Lifetime of access tokens in seconds (`JWT_EXPIRY`, default 3600).
+    pub jwt_expiry: i64,
+    /// Shortest password accepted (`GOTRUE_PASSWORD_MIN_LENGTH`, default 6).
+    pub password_min_length: usize,
+    /// Sign-ups are confirmed at once, without an e-mail
+    /// (`ENABLE_EMAIL_AUTOCONFIRM`).
+    pub mailer_autoconfirm: bool,
+    /// New users may not sign up (`DISABLE_SIGNUP`); existing users still sign in.
+    pub disable_signup: bool,
+    /// E-mail sign-up and sign-in are available (`ENABLE_EMAIL_SIGNUP`).
+    pub email_enabled: bool,
+    /// `POST /signup` without e-mail or phone creates an anonymous user
+    /// (`ENABLE_ANONYMOUS_USERS`).
+    pub anonymous_users: bool,
+    /// Further allowed `redirect_to` targets (`ADDITIONAL_REDIRECT_URLS`):
+    /// globs where `*` matches within a path segment or host label and `**`
+    /// matches anything.
+    pub uri_allow_list: Vec<String>,
+    /// How long an e-mail link or code stays valid (`MAILER_OTP_EXP`, seconds).
+    pub otp_expiry: i64,
+    /// How long a PKCE auth code may wait for its exchange, and an OAuth
+    /// sign-in for its callback (seconds).
+    pub flow_state_expiry: i64,
+    /// A rotated refresh token may be presented again within this many
+    /// seconds (concurrent tabs refreshing at once) and gets the current
+    /// token; later reuse revokes the session (`GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL`).
+    pub refresh_token_reuse_interval: i64,
+    /// Outgoing mail. `None`: the built-in dev mailbox stores messages in
+    /// Postgres and shows them at the server's mailbox page.
+    pub smtp: Option<SmtpConfig>,
+    /// Request limits on sign-up, sign-in, refresh, verify and recovery.
+    pub rate_limits: RateLimits,
+    /// GitHub sign-in (`GITHUB_ENABLED`, `GITHUB_CLIENT_ID`, `GITHUB_SECRET`).
+    pub github: ProviderConfig,
+    /// Google sign-in (`GOOGLE_ENABLED`, `GOOGLE_CLIENT_ID`, `GOOGLE_SECRET`).
+    pub google: ProviderConfig,
+    /// Cost of argon2id password hashes. Lower only in tests.
+    pub password_hash: HashCost,
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        Self {
+            site_url: "http://localhost:3000".into(),
+            api_external_url: "http://localhost:54321".into(),
+            jwt_expiry: 3600,
+            password_min_length: 6,
+            mailer_autoconfirm: false,
+            disable_signup: false,
+            email_enabled: true,
+            anonymous_users: false,
+            uri_allow_list: Vec::new(),
+            otp_expiry: 86_400,
+            flow_state_expiry: 300,
+            refresh_token_reuse_interval: 10,
+            smtp: None,
+            rate_limits: RateLimits::default(),
+            github: ProviderConfig::github(),
+            google: ProviderConfig::google(),
+            password_hash: HashCost::default(),
+        }
+    }
+}
+
+/// An SMTP relay (`SMTP_HOST`, `SMTP_PORT`, `SMTP_USER`, `SMTP_PASS`,
+/// `SMTP_ADMIN_EMAIL`, `SMTP_SENDER_NAME`).
+///
+/// Port 465 uses TLS from the first byte; a relay on `localhost` /
+/// `127.0.0.1` (Mailpit, Inbucket) is spoken to in plain text; any other host
+/// must offer STARTTLS.
+#[derive(Clone)]
+pub struct SmtpConfig {
+    pub host: String,
+    pub port: u16,
+    /// Login user, when the relay wants one.
+    pub user: Option<String>,
+    /// Login password (never printed).
+    pub pass: Option<String>,
+    /// The `From` address.
+    pub sender_email: String,
+    /// The `From` display name.
+    pub sender_name: Option<String>,
+}
+
+impl fmt::Debug for SmtpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SmtpConfig")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("pass", &self.pass.as_ref().map(|_| "<redacted>"))
+            .field("sender_email", &self.sender_email)
+            .field("sender_name", &self.sender_name)
+            .finish()
+    }
+}
+
+/// Request limits per window. Counted in memory, per server process.
+#[derive(Debug, Clone)]
+pub struct RateLimits {
+    /// Length of one counting window.
+    pub window: Duration,
+    /// Sign-ups and password sign-ins per client IP per window
+    /// (`GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS`).
+    pub sign_in_sign_ups: u32,
+    /// Refresh-token grants per client IP per window (`GOTRUE_RATE_LIMIT_TOKEN_REFRESH`).
+    pub token_refresh: u32,
+    /// `/verify` calls per client IP per window (`GOTRUE_RATE_LIMIT_VERIFY`).
+    pub verify: u32,
+    /// Recovery requests per client IP per window.
+    pub recover: u32,
+    /// Sign-in attempts and e-mails sent per e-mail address per window
+    /// (`GOTRUE_RATE_LIMIT_EMAIL_SENT`); over it: `over_email_send_rate_limit`
+    /// for mail, `over_request_rate_limit` for sign-ins.
+    pub per_email: u32,
+}
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        Self {
+            window: Duration::from_secs(300),
+            sign_in_sign_ups: 30,
+            token_refresh: 150,
+            verify: 30,
+            recover: 30,
+            per_email: 30,
+        }
+    }
+}
+
+impl RateLimits {
+    /// Limits so high they never bite (tests, benchmarks).
+    pub fn unlimited() -> Self {
+        Self {
+            window: Duration::from_secs(300),
+            sign_in_sign_ups: u32::MAX,
+            token_refresh: u32::MAX,
+            verify: u32::MAX,
+            recover: u32::MAX,
+            per_email: u32::MAX,
+        }
+    }
+}
+
+/// One OAuth provider. The endpoint URLs default to the provider's real ones
+/// and may be pointed at a fake provider in tests.
+#[derive(Clone)]
+pub struct ProviderConfig {
+    /// Sign-in with this provider is offered; otherwise `/authorize` answers
+    /// `provider_disabled`.
+    pub enabled: bool,
+    pub client_id: String,
+    /// The OAuth client secret (never printed).
+    pub secret: String,
+    /// Where the browser is sent to sign in.
+    pub authorize_url: String,
+    /// Where the code is exchanged for the provider's access token.
+    pub token_url: String,
+    /// Where the user's profile is read.
+    pub userinfo_url: String,
+    /// GitHub only: the user's e-mail addresses with their verified flags.
+    pub emails_url: String,
+    /// Scopes always asked for (the client's `scopes` are added).
+    pub scopes: Vec<String>,
+}
+
+impl fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("enabled", &self.enabled)
+            .field("client_id", &self.client_id)
+            .field("secret", &"<redacted>")
+            .field("authorize_url", &self.authorize_url)
+            .field("token_url", &self.token_url)
+            .field("userinfo_url", &self.userinfo_url)
+            .field("emails_url", &self.emails_url)
+            .field("scopes", &self.scopes)
+            .finish()
+    }
+}
+
+impl ProviderConfig {
+    /// GitHub's real endpoints, disabled until configured.
+    pub fn github() -> Self {
+        Self {
+            enabled: false,
+            client_id: String::new(),
+            secret: String::new(),
+            authorize_url: "https://github.com/login/oauth/authorize".into(),
+            token_url: "https://github.com/login/oauth/access_token".into(),
+            userinfo_url: "https://api.github.com/user".into(),
+            emails_url: "https://api.github.com/user/emails".into(),
+            scopes: vec!["user:email".into()],
+        }
+    }
+
+    /// Google's real endpoints, disabled until configured.
+    pub fn google() -> Self {
+        Self {
+            enabled: false,
+            client_id: String::new(),
+            secret: String::new(),
+            authorize_url: "https://accounts.google.com/o/oauth2/auth".into(),
+            token_url: "https://oauth2.googleapis.com/token".into(),
+            userinfo_url: "https://www.googleapis.com/userinfo/v2/me".into(),
+            emails_url: String::new(),
+            scopes: vec!["email".into(), "profile".into()],
+        }
+    }
+}
+
+/// argon2id cost parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HashCost {
+    /// Memory in KiB (default 19456, the OWASP recommendation).
+    pub memory_kib: u32,
+    /// Passes over memory (default 2).
+    pub iterations: u32,
+    /// Lanes (default 1).
+    pub parallelism: u32,
+}
+
+impl Default for HashCost {
+    fn default() -> Self {
+        Self {
+            memory_kib: 19_456,
+            iterations: 2,
+            parallelism: 1,
+        }
+    }
+}
+
+impl HashCost {
+    /// The cheapest valid parameters: for tests only.
+    pub fn cheap() -> Self {
+        Self {
+            memory_kib: 64,
+            iterations: 1,
+            parallelism: 1,
+        }
+    }
+}

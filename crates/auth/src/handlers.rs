@@ -1,0 +1,1427 @@
+//! The e-mail/password endpoints: sign-up, token grants, the user, logout,
+//! e-mail links (verify, recover, resend, otp), settings.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::AuthState;
+use crate::error::{AuthError, Result};
+use crate::mailer::Mail;
+use crate::password::{self, Verdict};
+use crate::redirect;
+use crate::request::{self, Caller};
+use crate::sessions::{self, NewSession};
+use crate::tokens::{self, ChallengeMethod, PKCE_PREFIX};
+use crate::users::{self, INSTANCE_ID, TokenColumn, User};
+
+/// A request read whole: headers, query, client IP and body.
+pub struct Input {
+    pub headers: HeaderMap,
+    pub query: HashMap<String, String>,
+    pub ip: String,
+    pub body: Bytes,
+}
+
+impl<S: Send + Sync> FromRequest<S> for Input {
+    type Rejection = AuthError;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self> {
+        let (parts, body) = req.into_parts();
+        let body = axum::body::to_bytes(body, 1024 * 1024).await.map_err(|_| {
+            AuthError::api(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "request_too_large",
+                "Request body too large",
+            )
+        })?;
+        Ok(Self {
+            ip: request::client_ip(&parts.headers, &parts.extensions),
+            query: request::query_map(parts.uri.query()),
+            headers: parts.headers,
+            body,
+        })
+    }
+}
+
+impl Input {
+    pub(crate) fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
+        request::json_body(&self.body)
+    }
+
+    fn redirect_to(&self, state: &AuthState) -> String {
+        redirect::choose(
+            self.query.get("redirect_to").map(String::as_str),
+            &state.config().site_url,
+            &state.config().uri_allow_list,
+        )
+    }
+
+    fn session_info(&self, method: &'static str) -> NewSession {
+        NewSession {
+            method,
+            user_agent: request::user_agent(&self.headers),
+            ip: Some(self.ip.clone()),
+            ..Default::default()
+        }
+    }
+}
+
+/// Counts one request against `limit` for `key`; 429 when over.
+pub(crate) fn limit(state: &AuthState, key: String, limit: u32) -> Result<()> {
+    if state.limiter().hit(&key, limit) {
+        Ok(())
+    } else {
+        Err(AuthError::rate_limited())
+    }
+}
+
+/// A PKCE challenge from a request body, if the client started one.
+#[derive(Debug, Clone)]
+pub(crate) struct Challenge {
+    pub challenge: String,
+    pub method: ChallengeMethod,
+}
+
+pub(crate) fn challenge_from(
+    challenge: Option<&str>,
+    method: Option<&str>,
+) -> Result<Option<Challenge>> {
+    match (
+        challenge.filter(|c| !c.is_empty()),
+        method.filter(|m| !m.is_empty()),
+    ) {
+        (None, None) => Ok(None),
+        (Some(challenge), Some(method)) => {
+            let method = ChallengeMethod::parse(method).ok_or_else(|| {
+                AuthError::validation(format!("code challenge method not supported: {method}"))
+            })?;
+            if !(43..=128).contains(&challenge.len()) {
+                return Err(AuthError::validation(
+                    "code challenge has to be between 43 and 128 characters",
+                ));
+            }
+            Ok(Some(Challenge {
+                challenge: challenge.to_owned(),
+                method,
+            }))
+        }
+        _ => Err(AuthError::validation(
+            "PKCE flow requires code_challenge_method and code_challenge",
+        )),
+    }
+}
+
+/// Records a PKCE flow that an e-mail link will finish.
+pub(crate) async fn create_email_flow(
+    state: &AuthState,
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    challenge: &Challenge,
+    authentication_method: &str,
+) -> Result<()> {
+    let now = state.now();
+    sqlx::query(
+        "insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, \
+           provider_type, created_at, updated_at, authentication_method) \
+         values ($1, $2, $3, $4::auth.code_challenge_method, $5, 'email', $6, $6, $7)",
+    )
+    .bind(Uuid::new_v4())
+    .bind(user_id)
+    .bind(Uuid::new_v4().to_string())
+    .bind(challenge.method.as_str())
+    .bind(&challenge.challenge)
+    .bind(now)
+    .bind(authentication_method)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// What kind of e-mail link to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkKind {
+    Signup,
+    Recovery,
+    MagicLink,
+    EmailChange,
+}
+
+impl LinkKind {
+    fn column(self) -> TokenColumn {
+        match self {
+            Self::Signup => TokenColumn::Confirmation,
+            Self::Recovery | Self::MagicLink => TokenColumn::Recovery,
+            Self::EmailChange => TokenColumn::EmailChange,
+        }
+    }
+
+    fn type_name(self) -> &'static str {
+        match self {
+            Self::Signup => "signup",
+            Self::Recovery => "recovery",
+            Self::MagicLink => "magiclink",
+            Self::EmailChange => "email_change",
+        }
+    }
+
+    fn flow_method(self) -> &'static str {
+        match self {
+            Self::Signup => "email/signup",
+            Self::Recovery => "recovery",
+            Self::MagicLink => "magiclink",
+            Self::EmailChange => "email_change",
+        }
+    }
+
+    fn subject(self) -> &'static str {
+        match self {
+            Self::Signup => "Confirm your signup",
+            Self::Recovery => "Reset your password",
+            Self::MagicLink => "Your sign-in link",
+            Self::EmailChange => "Confirm your new e-mail address",
+        }
+    }
+
+    fn sentence(self) -> &'static str {
+        match self {
+            Self::Signup => "Follow this link to confirm your account:",
+            Self::Recovery => "Follow this link to reset the password for your account:",
+            Self::MagicLink => "Follow this link to sign in:",
+            Self::EmailChange => "Follow this link to confirm the change of your e-mail address:",
+        }
+    }
+}
+
+/// Stores a fresh token of `kind` for `user` and mails the link and code to
+/// `to`. With a PKCE challenge the link finishes with `?code=`.
+pub(crate) async fn send_link(
+    state: &AuthState,
+    conn: &mut PgConnection,
+    user: &User,
+    kind: LinkKind,
+    to: &str,
+    redirect_to: &str,
+    challenge: Option<&Challenge>,
+) -> Result<()> {
+    if !state.limiter().hit(
+        &format!("mail:{}", to.to_lowercase()),
+        state.config().rate_limits.per_email,
+    ) {
+        return Err(AuthError::email_rate_limited());
+    }
+    let code = tokens::otp();
+    let mut stored = tokens::token_hash(to, &code);
+    if let Some(challenge) = challenge {
+        create_email_flow(state, conn, user.id(), challenge, kind.flow_method()).await?;
+        stored = format!("{PKCE_PREFIX}{stored}");
+    }
+    users::set_token(conn, user.id(), kind.column(), &stored, to, state.now()).await?;
+    let link = redirect::with_query(
+        &format!("{}/verify", state.auth_base()),
+        &[
+            ("token", &stored),
+            ("type", kind.type_name()),
+            ("redirect_to", redirect_to),
+        ],
+    );
+    let text = format!(
+        "{}\n\n{link}\n\nOr enter this code: {code}\n\nIf you did not ask for this, ignore this e-mail.\n",
+        kind.sentence()
+    );
+    state
+        .mailer()
+        .send(Mail {
+            to: to.to_owned(),
+            subject: kind.subject().to_owned(),
+            text,
+        })
+        .await
+}
+
+fn json_response(value: Value) -> Response {
+    Json(value).into_response()
+}
+
+fn is_unique_violation(error: &AuthError) -> bool {
+    matches!(error, AuthError::Database(sqlx::Error::Database(db)) if db.code().as_deref() == Some("23505"))
+}
+
+fn email_exists() -> AuthError {
+    AuthError::unprocessable(
+        "email_exists",
+        "A user with this email address has already been registered",
+    )
+}
+
+/// A new user row plus its `email` identity (none for anonymous users).
+pub(crate) struct NewUser<'a> {
+    pub email: Option<&'a str>,
+    pub password_hash: Option<String>,
+    pub user_metadata: Value,
+    pub app_metadata: Value,
+    pub confirmed_at: Option<DateTime<Utc>>,
+    pub is_anonymous: bool,
+    pub role: &'a str,
+    /// Whether the user gets an `email` identity (not for OAuth sign-ups).
+    pub email_identity: bool,
+}
+
+pub(crate) async fn insert_user(
+    state: &AuthState,
+    conn: &mut PgConnection,
+    new: NewUser<'_>,
+) -> Result<User> {
+    let now = state.now();
+    let id = Uuid::new_v4();
+    let result = sqlx::query(
+        "insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, \
+           raw_app_meta_data, raw_user_meta_data, created_at, updated_at, is_anonymous, \
+           confirmation_token, recovery_token, email_change_token_new, email_change) \
+         values ($1, $2, 'authenticated', $3, $4, $5, $6, $7, $8, $9, $9, $10, '', '', '', '')",
+    )
+    .bind(INSTANCE_ID)
+    .bind(id)
+    .bind(new.role)
+    .bind(new.email)
+    .bind(&new.password_hash)
+    .bind(new.confirmed_at)
+    .bind(&new.app_metadata)
+    .bind(&new.user_metadata)
+    .bind(now)
+    .bind(new.is_anonymous)
+    .execute(&mut *conn)
+    .await
+    .map_err(AuthError::from);
+    if let Err(e) = result {
+        return Err(if is_unique_violation(&e) {
+            email_exists()
+        } else {
+            e
+        });
+    }
+    if let Some(email) = new.email.filter(|_| new.email_identity) {
+        sqlx::query(
+            "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
+             values ($1, $2, $3, 'email', $4, $4, $4)",
+        )
+        .bind(id.to_string())
+        .bind(id)
+        .bind(json!({
+            "sub": id.to_string(),
+            "email": email,
+            "email_verified": new.confirmed_at.is_some(),
+            "phone_verified": false,
+        }))
+        .bind(now)
+        .execute(&mut *conn)
+        .await?;
+    }
+    users::find_by_id(conn, id)
+        .await?
+        .ok_or_else(|| AuthError::internal("inserted user vanished"))
+}
+
+/// Marks the user's e-mail address confirmed (and its identity verified).
+async fn confirm_email(state: &AuthState, conn: &mut PgConnection, user_id: Uuid) -> Result<()> {
+    let now = state.now();
+    sqlx::query(
+        "update auth.users set email_confirmed_at = coalesce(email_confirmed_at, $2), updated_at = $2 where id = $1",
+    )
+    .bind(user_id)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "update auth.identities set identity_data = identity_data || '{\"email_verified\": true}'::jsonb, updated_at = $2 \
+         where user_id = $1 and provider = 'email'",
+    )
+    .bind(user_id)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+fn metadata_object(value: Option<Value>, what: &str) -> Result<Value> {
+    match value {
+        None | Some(Value::Null) => Ok(json!({})),
+        Some(Value::Object(map)) => Ok(Value::Object(map)),
+        Some(_) => Err(AuthError::validation(format!("{what} must be an object"))),
+    }
+}
+
+fn normalise_email(email: &str) -> Result<String> {
+    let email = email.trim().to_lowercase();
+    if !users::valid_email(&email) {
+        return Err(AuthError::bad_request(
+            "email_address_invalid",
+            "Unable to validate email address: invalid format",
+        ));
+    }
+    Ok(email)
+}
+
+// ---------------------------------------------------------------- sign-up
+
+#[derive(Debug, Deserialize)]
+struct SignupBody {
+    email: Option<String>,
+    phone: Option<String>,
+    password: Option<String>,
+    data: Option<Value>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
+}
+
+/// `POST /signup`.
+pub async fn signup(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    let config = state.config();
+    limit(
+        &state,
+        format!("signin:{}", input.ip),
+        config.rate_limits.sign_in_sign_ups,
+    )?;
+    let body: SignupBody = input.json()?;
+    if config.disable_signup {
+        return Err(AuthError::unprocessable(
+            "signup_disabled",
+            "Signups not allowed for this instance",
+        ));
+    }
+    let user_metadata = metadata_object(body.data, "data")?;
+    let email = body
+        .email
+        .as_deref()
+        .map(str::trim)
+        .filter(|e| !e.is_empty());
+    let phone = body
+        .phone
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
+    if phone.is_some() && email.is_none() {
+        return Err(AuthError::unprocessable(
+            "phone_provider_disabled",
+            "Phone signups are disabled",
+        ));
+    }
+    let Some(email) = email else {
+        return anonymous_signup(&state, &input, user_metadata).await;
+    };
+    if !config.email_enabled {
+        return Err(AuthError::unprocessable(
+            "email_provider_disabled",
+            "Email signups are disabled",
+        ));
+    }
+    let email = normalise_email(email)?;
+    limit(
+        &state,
+        format!("email:{email}"),
+        config.rate_limits.per_email,
+    )?;
+    let password = body
+        .password
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| AuthError::validation("Signup requires a valid password"))?;
+    password::check_strength(&password, config.password_min_length)?;
+    let challenge = challenge_from(
+        body.code_challenge.as_deref(),
+        body.code_challenge_method.as_deref(),
+    )?;
+    let redirect_to = input.redirect_to(&state);
+    // Hashed before the transaction opens, so no connection waits on it.
+    let hash = password::hash(password, config.password_hash).await?;
+
+    let mut tx = state.db().owner.begin().await?;
+    if let Some(existing) = users::find_by_email(&mut tx, &email).await? {
+        if config.mailer_autoconfirm || existing.row.email_confirmed_at.is_some() {
+            if config.mailer_autoconfirm {
+                return Err(AuthError::unprocessable(
+                    "user_already_exists",
+                    "User already registered",
+                ));
+            }
+            // Confirmations on: answer as for a new address, so the reply
+            // does not tell whether the address has an account.
+            return Ok(json_response(obfuscated_user(
+                &state,
+                &email,
+                &user_metadata,
+            )));
+        }
+        // Registered but never confirmed: send the confirmation again.
+        send_link(
+            &state,
+            &mut tx,
+            &existing,
+            LinkKind::Signup,
+            &email,
+            &redirect_to,
+            challenge.as_ref(),
+        )
+        .await?;
+        let user = users::find_by_id(&mut tx, existing.id())
+            .await?
+            .unwrap_or(existing);
+        tx.commit().await?;
+        return Ok(json_response(user.to_json()));
+    }
+
+    let user = insert_user(
+        &state,
+        &mut tx,
+        NewUser {
+            email: Some(&email),
+            password_hash: Some(hash),
+            user_metadata,
+            app_metadata: json!({"provider": "email", "providers": ["email"]}),
+            confirmed_at: config.mailer_autoconfirm.then(|| state.now()),
+            is_anonymous: false,
+            role: "authenticated",
+            email_identity: true,
+        },
+    )
+    .await?;
+    if config.mailer_autoconfirm {
+        let session =
+            sessions::create(&state, &mut tx, &user, input.session_info("password")).await?;
+        tx.commit().await?;
+        return Ok(json_response(session));
+    }
+    send_link(
+        &state,
+        &mut tx,
+        &user,
+        LinkKind::Signup,
+        &email,
+        &redirect_to,
+        challenge.as_ref(),
+    )
+    .await?;
+    let user = users::find_by_id(&mut tx, user.id()).await?.unwrap_or(user);
+    tx.commit().await?;
+    Ok(json_response(user.to_json()))
+}
+
+/// A User-shaped answer for an address that already has an account.
+fn obfuscated_user(state: &AuthState, email: &str, user_metadata: &Value) -> Value {
+    let now = state.now();
+    json!({
+        "id": Uuid::new_v4(),
+        "aud": "authenticated",
+        "role": "authenticated",
+        "email": email,
+        "phone": "",
+        "confirmation_sent_at": now,
+        "app_metadata": {"provider": "email", "providers": ["email"]},
+        "user_metadata": user_metadata,
+        "identities": [],
+        "created_at": now,
+        "updated_at": now,
+        "is_anonymous": false,
+    })
+}
+
+async fn anonymous_signup(
+    state: &AuthState,
+    input: &Input,
+    user_metadata: Value,
+) -> Result<Response> {
+    if !state.config().anonymous_users {
+        return Err(AuthError::unprocessable(
+            "anonymous_provider_disabled",
+            "Anonymous sign-ins are disabled",
+        ));
+    }
+    let mut tx = state.db().owner.begin().await?;
+    let user = insert_user(
+        state,
+        &mut tx,
+        NewUser {
+            email: None,
+            password_hash: None,
+            user_metadata,
+            app_metadata: json!({}),
+            confirmed_at: None,
+            is_anonymous: true,
+            role: "authenticated",
+            email_identity: true,
+        },
+    )
+    .await?;
+    let session = sessions::create(state, &mut tx, &user, input.session_info("anonymous")).await?;
+    tx.commit().await?;
+    Ok(json_response(session))
+}
+
+// ---------------------------------------------------------------- /token
+
+#[derive(Debug, Deserialize)]
+struct PasswordGrant {
+    email: Option<String>,
+    phone: Option<String>,
+    password: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RefreshGrant {
+    refresh_token: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PkceGrant {
+    auth_code: Option<String>,
+    code_verifier: Option<String>,
+}
+
+/// `POST /token?grant_type=password|refresh_token|pkce`.
+pub async fn token(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    let grant = input
+        .query
+        .get("grant_type")
+        .map(String::as_str)
+        .unwrap_or("");
+    let limits = &state.config().rate_limits;
+    match grant {
+        "password" => {
+            limit(
+                &state,
+                format!("signin:{}", input.ip),
+                limits.sign_in_sign_ups,
+            )?;
+            password_grant(&state, &input).await
+        }
+        "refresh_token" => {
+            limit(
+                &state,
+                format!("refresh:{}", input.ip),
+                limits.token_refresh,
+            )?;
+            let body: RefreshGrant = input.json()?;
+            let token = body
+                .refresh_token
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| AuthError::validation("refresh_token required"))?;
+            Ok(json_response(sessions::refresh(&state, &token).await?))
+        }
+        "pkce" => {
+            limit(
+                &state,
+                format!("signin:{}", input.ip),
+                limits.sign_in_sign_ups,
+            )?;
+            let body: PkceGrant = input.json()?;
+            let (Some(code), Some(verifier)) = (
+                body.auth_code.filter(|c| !c.is_empty()),
+                body.code_verifier.filter(|v| !v.is_empty()),
+            ) else {
+                return Err(AuthError::validation(
+                    "invalid request: both auth code and code verifier should be non-empty",
+                ));
+            };
+            Ok(json_response(
+                crate::external::exchange_code(&state, &input, &code, &verifier).await?,
+            ))
+        }
+        _ => Err(AuthError::bad_request(
+            "invalid_credentials",
+            "unsupported_grant_type",
+        )),
+    }
+}
+
+async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
+    let body: PasswordGrant = input.json()?;
+    let config = state.config();
+    let email = body
+        .email
+        .as_deref()
+        .map(str::trim)
+        .filter(|e| !e.is_empty());
+    let Some(email) = email else {
+        if body.phone.as_deref().is_some_and(|p| !p.trim().is_empty()) {
+            return Err(AuthError::bad_request(
+                "phone_provider_disabled",
+                "Phone logins are disabled",
+            ));
+        }
+        return Err(AuthError::validation("missing email or phone"));
+    };
+    if !config.email_enabled {
+        return Err(AuthError::bad_request(
+            "email_provider_disabled",
+            "Email logins are disabled",
+        ));
+    }
+    let email = email.to_lowercase();
+    limit(
+        state,
+        format!("email:{email}"),
+        config.rate_limits.per_email,
+    )?;
+    let password = body.password.unwrap_or_default();
+
+    // No connection is held while the password is hashed.
+    let user = {
+        let mut conn = state.db().owner.acquire().await?;
+        users::find_by_email(&mut conn, &email).await?
+    };
+    let stored = user.as_ref().and_then(|u| u.row.encrypted_password.clone());
+    let verdict = password::verify(password.clone(), stored, config.password_hash).await?;
+    let Some(user) = user.filter(|_| verdict != Verdict::Mismatch) else {
+        return Err(AuthError::invalid_credentials());
+    };
+    if verdict == Verdict::MatchNeedsRehash {
+        let hash = password::hash(password.clone(), config.password_hash).await?;
+        sqlx::query("update auth.users set encrypted_password = $2 where id = $1")
+            .bind(user.id())
+            .bind(hash)
+            .execute(&state.db().owner)
+            .await?;
+    }
+    if user.row.email_confirmed_at.is_none() {
+        return Err(AuthError::bad_request(
+            "email_not_confirmed",
+            "Email not confirmed",
+        ));
+    }
+    if user.row.is_banned(state.now()) {
+        return Err(AuthError::bad_request("user_banned", "User is banned"));
+    }
+    let mut tx = state.db().owner.begin().await?;
+    let mut session =
+        sessions::create(state, &mut tx, &user, input.session_info("password")).await?;
+    tx.commit().await?;
+    if password.chars().count() < config.password_min_length {
+        session["weak_password"] = json!({
+            "reasons": ["length"],
+            "message": format!("Password should be at least {} characters.", config.password_min_length),
+        });
+    }
+    Ok(json_response(session))
+}
+
+// ---------------------------------------------------------------- /user
+
+/// `GET /user`.
+pub async fn get_user(State(state): State<AuthState>, headers: HeaderMap) -> Result<Response> {
+    let Caller { user, .. } = request::caller(&state, &headers).await?;
+    Ok(json_response(user.to_json()))
+}
+
+#[derive(Debug, Deserialize)]
+struct UpdateUserBody {
+    email: Option<String>,
+    password: Option<String>,
+    phone: Option<String>,
+    data: Option<Value>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
+}
+
+/// `PUT /user`: `data` merged into `user_metadata`, a new password, a new
+/// e-mail address (confirmed through a link unless autoconfirm is on).
+pub async fn update_user(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    let Caller { user, .. } = request::caller(&state, &input.headers).await?;
+    let body: UpdateUserBody = input.json()?;
+    let config = state.config();
+    let data = match body.data {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(map)) => Some(map),
+        Some(_) => return Err(AuthError::validation("data must be an object")),
+    };
+    if body.phone.as_deref().is_some_and(|p| !p.trim().is_empty()) {
+        return Err(AuthError::unprocessable(
+            "phone_provider_disabled",
+            "Phone signups are disabled",
+        ));
+    }
+    let new_email = match body
+        .email
+        .as_deref()
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    {
+        Some(email) => {
+            let email = normalise_email(email)?;
+            (email != user.row.email.to_lowercase()).then_some(email)
+        }
+        None => None,
+    };
+    let new_password_hash = match body.password.as_deref() {
+        Some(password) if !password.is_empty() => {
+            password::check_strength(password, config.password_min_length)?;
+            if let Some(stored) = &user.row.encrypted_password {
+                let verdict = password::verify(
+                    password.to_owned(),
+                    Some(stored.clone()),
+                    config.password_hash,
+                )
+                .await?;
+                if verdict != Verdict::Mismatch {
+                    return Err(AuthError::unprocessable(
+                        "same_password",
+                        "New password should be different from the old password.",
+                    ));
+                }
+            }
+            Some(password::hash(password.to_owned(), config.password_hash).await?)
+        }
+        _ => None,
+    };
+    let challenge = challenge_from(
+        body.code_challenge.as_deref(),
+        body.code_challenge_method.as_deref(),
+    )?;
+    let now = state.now();
+    let mut tx = state.db().owner.begin().await?;
+    if let Some(data) = &data {
+        let merged = users::merge_metadata(&user.row.user_metadata, data);
+        sqlx::query("update auth.users set raw_user_meta_data = $2, updated_at = $3 where id = $1")
+            .bind(user.id())
+            .bind(merged)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+    }
+    if let Some(hash) = new_password_hash {
+        sqlx::query("update auth.users set encrypted_password = $2, updated_at = $3 where id = $1")
+            .bind(user.id())
+            .bind(hash)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+    }
+    if let Some(email) = new_email {
+        if let Some(other) = users::find_by_email(&mut tx, &email).await?
+            && other.id() != user.id()
+        {
+            return Err(email_exists());
+        }
+        if config.mailer_autoconfirm {
+            set_email(&state, &mut tx, user.id(), &email).await?;
+        } else {
+            sqlx::query("update auth.users set email_change = $2, updated_at = $3 where id = $1")
+                .bind(user.id())
+                .bind(&email)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            let redirect_to = input.redirect_to(&state);
+            send_link(
+                &state,
+                &mut tx,
+                &user,
+                LinkKind::EmailChange,
+                &email,
+                &redirect_to,
+                challenge.as_ref(),
+            )
+            .await?;
+        }
+    }
+    let user = users::find_by_id(&mut tx, user.id())
+        .await?
+        .ok_or_else(|| AuthError::forbidden("user_not_found", "User not found"))?;
+    tx.commit().await?;
+    Ok(json_response(user.to_json()))
+}
+
+/// Gives the user a new (confirmed) e-mail address, on the row and its
+/// e-mail identity.
+async fn set_email(
+    state: &AuthState,
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    email: &str,
+) -> Result<()> {
+    let now = state.now();
+    let result = sqlx::query(
+        "update auth.users set email = $2, email_change = '', email_change_token_new = '', \
+           email_confirmed_at = coalesce(email_confirmed_at, $3), updated_at = $3, is_anonymous = false where id = $1",
+    )
+    .bind(user_id)
+    .bind(email)
+    .bind(now)
+    .execute(&mut *conn)
+    .await
+    .map_err(AuthError::from);
+    if let Err(e) = result {
+        return Err(if is_unique_violation(&e) {
+            email_exists()
+        } else {
+            e
+        });
+    }
+    let updated = sqlx::query(
+        "update auth.identities set identity_data = identity_data || jsonb_build_object('email', $2::text, 'email_verified', true), \
+           updated_at = $3 where user_id = $1 and provider = 'email'",
+    )
+    .bind(user_id)
+    .bind(email)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    if updated.rows_affected() == 0 {
+        sqlx::query(
+            "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
+             values ($1, $2, $3, 'email', $4, $4, $4)",
+        )
+        .bind(user_id.to_string())
+        .bind(user_id)
+        .bind(json!({"sub": user_id.to_string(), "email": email, "email_verified": true, "phone_verified": false}))
+        .bind(now)
+        .execute(&mut *conn)
+        .await?;
+        let app: Option<Value> =
+            sqlx::query_scalar("select raw_app_meta_data from auth.users where id = $1")
+                .bind(user_id)
+                .fetch_one(&mut *conn)
+                .await?;
+        sqlx::query("update auth.users set raw_app_meta_data = $2 where id = $1")
+            .bind(user_id)
+            .bind(users::add_provider(&app.unwrap_or(Value::Null), "email"))
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- /logout
+
+/// `POST /logout?scope=global|local|others`: 204.
+pub async fn logout(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    let scope = input
+        .query
+        .get("scope")
+        .map(String::as_str)
+        .unwrap_or("global");
+    if !matches!(scope, "global" | "local" | "others") {
+        return Err(AuthError::validation(
+            "Unsupported logout scope. This must be one of 'global', 'local' or 'others'.",
+        ));
+    }
+    let Caller { user, session_id } = request::caller(&state, &input.headers).await?;
+    let pool = &state.db().owner;
+    match (scope, session_id) {
+        ("local", Some(session)) => {
+            sqlx::query("delete from auth.sessions where id = $1")
+                .bind(session)
+                .execute(pool)
+                .await?;
+        }
+        ("others", Some(session)) => {
+            sqlx::query("delete from auth.sessions where user_id = $1 and id <> $2")
+                .bind(user.id())
+                .bind(session)
+                .execute(pool)
+                .await?;
+        }
+        ("others", None) => {}
+        _ => {
+            sqlx::query("delete from auth.sessions where user_id = $1")
+                .bind(user.id())
+                .execute(pool)
+                .await?;
+        }
+    }
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+// ---------------------------------------------------------------- e-mail links
+
+#[derive(Debug, Deserialize)]
+struct EmailBody {
+    email: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
+    create_user: Option<bool>,
+    data: Option<Value>,
+}
+
+fn required_email(body: &EmailBody) -> Result<String> {
+    let email = body
+        .email
+        .as_deref()
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .ok_or_else(|| AuthError::validation("Password recovery requires an email"))?;
+    normalise_email(email)
+}
+
+/// `POST /recover`: mails a recovery link when the address has an account;
+/// answers `{}` either way.
+pub async fn recover(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    limit(
+        &state,
+        format!("recover:{}", input.ip),
+        state.config().rate_limits.recover,
+    )?;
+    let body: EmailBody = input.json()?;
+    let email = required_email(&body)?;
+    let challenge = challenge_from(
+        body.code_challenge.as_deref(),
+        body.code_challenge_method.as_deref(),
+    )?;
+    let redirect_to = input.redirect_to(&state);
+    let mut tx = state.db().owner.begin().await?;
+    if let Some(user) = users::find_by_email(&mut tx, &email).await? {
+        send_link(
+            &state,
+            &mut tx,
+            &user,
+            LinkKind::Recovery,
+            &email,
+            &redirect_to,
+            challenge.as_ref(),
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(json_response(json!({})))
+}
+
+/// `POST /resend`: the signup confirmation or e-mail change link again.
+pub async fn resend(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    limit(
+        &state,
+        format!("recover:{}", input.ip),
+        state.config().rate_limits.recover,
+    )?;
+    let body: EmailBody = input.json()?;
+    let email = required_email(&body)?;
+    let challenge = challenge_from(
+        body.code_challenge.as_deref(),
+        body.code_challenge_method.as_deref(),
+    )?;
+    let redirect_to = input.redirect_to(&state);
+    let mut tx = state.db().owner.begin().await?;
+    match body.kind.as_deref() {
+        Some("signup") => {
+            if let Some(user) = users::find_by_email(&mut tx, &email).await?
+                && user.row.email_confirmed_at.is_none()
+            {
+                send_link(
+                    &state,
+                    &mut tx,
+                    &user,
+                    LinkKind::Signup,
+                    &email,
+                    &redirect_to,
+                    challenge.as_ref(),
+                )
+                .await?;
+            }
+        }
+        Some("email_change") => {
+            let user_id: Option<Uuid> = sqlx::query_scalar(
+                "select id from auth.users where lower(email_change) = $1 and deleted_at is null limit 1",
+            )
+            .bind(&email)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(id) = user_id
+                && let Some(user) = users::find_by_id(&mut tx, id).await?
+            {
+                send_link(
+                    &state,
+                    &mut tx,
+                    &user,
+                    LinkKind::EmailChange,
+                    &email,
+                    &redirect_to,
+                    challenge.as_ref(),
+                )
+                .await?;
+            }
+        }
+        _ => {
+            return Err(AuthError::validation(
+                "Missing one of these types: signup, email_change, sms, phone_change",
+            ));
+        }
+    }
+    tx.commit().await?;
+    Ok(json_response(json!({})))
+}
+
+/// `POST /otp`: a magic link (and code) by e-mail; creates the user first
+/// when `create_user` is true (the default) and sign-ups are allowed.
+pub async fn otp(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    limit(
+        &state,
+        format!("recover:{}", input.ip),
+        state.config().rate_limits.recover,
+    )?;
+    let body: EmailBody = input.json()?;
+    let email = body
+        .email
+        .as_deref()
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .ok_or_else(|| {
+            AuthError::unprocessable("phone_provider_disabled", "Phone logins are disabled")
+        })?;
+    let email = normalise_email(email)?;
+    let challenge = challenge_from(
+        body.code_challenge.as_deref(),
+        body.code_challenge_method.as_deref(),
+    )?;
+    let redirect_to = input.redirect_to(&state);
+    let mut tx = state.db().owner.begin().await?;
+    let user = match users::find_by_email(&mut tx, &email).await? {
+        Some(user) => user,
+        None => {
+            if !body.create_user.unwrap_or(true) {
+                return Err(AuthError::unprocessable(
+                    "otp_disabled",
+                    "Signups not allowed for otp",
+                ));
+            }
+            if state.config().disable_signup {
+                return Err(AuthError::unprocessable(
+                    "signup_disabled",
+                    "Signups not allowed for this instance",
+                ));
+            }
+            insert_user(
+                &state,
+                &mut tx,
+                NewUser {
+                    email: Some(&email),
+                    password_hash: None,
+                    user_metadata: metadata_object(body.data.clone(), "data")?,
+                    app_metadata: json!({"provider": "email", "providers": ["email"]}),
+                    confirmed_at: None,
+                    is_anonymous: false,
+                    role: "authenticated",
+                    email_identity: true,
+                },
+            )
+            .await?
+        }
+    };
+    let kind = if user.row.email_confirmed_at.is_none() {
+        LinkKind::Signup
+    } else {
+        LinkKind::MagicLink
+    };
+    send_link(
+        &state,
+        &mut tx,
+        &user,
+        kind,
+        &email,
+        &redirect_to,
+        challenge.as_ref(),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(json_response(json!({})))
+}
+
+/// What a verified link did.
+struct Verified {
+    user: User,
+    /// The PKCE auth code to hand out instead of a session.
+    auth_code: Option<String>,
+    method: &'static str,
+}
+
+fn otp_invalid() -> AuthError {
+    AuthError::forbidden("otp_expired", "Token has expired or is invalid")
+}
+
+/// Finds and consumes the token; confirms / recovers / changes the e-mail.
+async fn consume(
+    state: &AuthState,
+    conn: &mut PgConnection,
+    kind: &str,
+    candidates: &[String],
+) -> Result<Verified> {
+    let kinds: &[(LinkKind, &'static str)] = match kind {
+        "signup" | "invite" => &[(LinkKind::Signup, "otp")],
+        "recovery" => &[(LinkKind::Recovery, "recovery")],
+        "magiclink" => &[(LinkKind::MagicLink, "otp")],
+        "email" => &[(LinkKind::Signup, "otp"), (LinkKind::MagicLink, "otp")],
+        "email_change" => &[(LinkKind::EmailChange, "otp")],
+        _ => {
+            return Err(AuthError::validation(format!(
+                "Verify requires a verification type: {kind}"
+            )));
+        }
+    };
+    for (link, method) in kinds {
+        for candidate in candidates {
+            let Some(user) = users::find_by_token(conn, link.column(), candidate).await? else {
+                continue;
+            };
+            let sent_at = match link.column() {
+                TokenColumn::Confirmation => user.row.confirmation_sent_at,
+                TokenColumn::Recovery => user.row.recovery_sent_at,
+                TokenColumn::EmailChange => user.row.email_change_sent_at,
+            };
+            let expired = sent_at.is_none_or(|at| {
+                at + chrono::Duration::seconds(state.config().otp_expiry) < state.now()
+            });
+            if expired {
+                return Err(otp_invalid());
+            }
+            users::clear_token(conn, user.id(), link.column()).await?;
+            match link {
+                LinkKind::EmailChange => {
+                    let new_email = user.row.email_change.clone().ok_or_else(otp_invalid)?;
+                    set_email(state, conn, user.id(), &new_email).await?;
+                }
+                _ => confirm_email(state, conn, user.id()).await?,
+            }
+            let auth_code = if candidate.starts_with(PKCE_PREFIX) {
+                issue_email_flow_code(state, conn, user.id(), link.flow_method()).await?
+            } else {
+                None
+            };
+            let user = users::find_by_id(conn, user.id())
+                .await?
+                .ok_or_else(otp_invalid)?;
+            return Ok(Verified {
+                user,
+                auth_code,
+                method,
+            });
+        }
+    }
+    Err(otp_invalid())
+}
+
+/// The auth code of the newest pending PKCE flow of this kind for the user.
+async fn issue_email_flow_code(
+    state: &AuthState,
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    method: &str,
+) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar(
+        "update auth.flow_state set auth_code_issued_at = $3, updated_at = $3 \
+         where id = (select id from auth.flow_state where user_id = $1 and authentication_method = $2 \
+                     and auth_code_issued_at is null order by created_at desc limit 1) \
+         returning auth_code",
+    )
+    .bind(user_id)
+    .bind(method)
+    .bind(state.now())
+    .fetch_optional(&mut *conn)
+    .await?)
+}
+
+/// `GET /verify?token=&type=&redirect_to=`: the e-mail link. Redirects (303)
+/// with the session in the fragment, `?code=` for PKCE, or an error.
+pub async fn verify_link(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    let redirect_to = input.redirect_to(&state);
+    let kind = input.query.get("type").cloned().unwrap_or_default();
+    let token = input.query.get("token").cloned().unwrap_or_default();
+    let see_other = |location: String| -> Response {
+        (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response()
+    };
+    let error_redirect = |error: AuthError| -> Result<Response> {
+        let (status, code, message) = error.parts();
+        if status.is_server_error() {
+            return Err(error);
+        }
+        let oauth_error = match status {
+            StatusCode::TOO_MANY_REQUESTS | StatusCode::FORBIDDEN => "access_denied",
+            _ => "invalid_request",
+        };
+        let message = if code == "otp_expired" {
+            "Email link is invalid or has expired".to_owned()
+        } else {
+            message
+        };
+        let params = [
+            ("error", oauth_error),
+            ("error_code", code),
+            ("error_description", message.as_str()),
+        ];
+        Ok(see_other(redirect::with_fragment(&redirect_to, &params)))
+    };
+    if let Err(e) = limit(
+        &state,
+        format!("verify:{}", input.ip),
+        state.config().rate_limits.verify,
+    ) {
+        return error_redirect(e);
+    }
+    if token.is_empty() {
+        return error_redirect(otp_invalid());
+    }
+    let mut tx = state.db().owner.begin().await?;
+    let verified = match consume(&state, &mut tx, &kind, std::slice::from_ref(&token)).await {
+        Ok(v) => v,
+        Err(e) => return error_redirect(e),
+    };
+    if let Some(code) = verified.auth_code {
+        tx.commit().await?;
+        return Ok(see_other(redirect::with_query(
+            &redirect_to,
+            &[("code", &code)],
+        )));
+    }
+    let session = sessions::create(
+        &state,
+        &mut tx,
+        &verified.user,
+        input.session_info(verified.method),
+    )
+    .await?;
+    tx.commit().await?;
+    let text = |key: &str| match &session[key] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let params = [
+        ("access_token", text("access_token")),
+        ("expires_at", text("expires_at")),
+        ("expires_in", text("expires_in")),
+        ("refresh_token", text("refresh_token")),
+        ("token_type", "bearer".to_owned()),
+        ("type", kind.clone()),
+    ];
+    let params: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Ok(see_other(redirect::with_fragment(&redirect_to, &params)))
+}
+
+#[derive(Debug, Deserialize)]
+struct VerifyBody {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    token: Option<String>,
+    token_hash: Option<String>,
+    email: Option<String>,
+}
+
+/// `POST /verify`: `{type, token_hash}` or `{type, email, token}` (the
+/// six-digit code). Answers a Session.
+pub async fn verify_post(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    limit(
+        &state,
+        format!("verify:{}", input.ip),
+        state.config().rate_limits.verify,
+    )?;
+    let body: VerifyBody = input.json()?;
+    let kind = body
+        .kind
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| AuthError::validation("Verify requires a verification type"))?;
+    let candidates: Vec<String> = match (body.token_hash.filter(|t| !t.is_empty()), body.token) {
+        (Some(hash), _) => vec![hash],
+        (None, Some(code)) if !code.is_empty() => {
+            let email = body
+                .email
+                .as_deref()
+                .map(str::trim)
+                .filter(|e| !e.is_empty())
+                .ok_or_else(|| {
+                    AuthError::validation(
+                        "Only an email address or phone number should be provided on verify",
+                    )
+                })?;
+            let hash = tokens::token_hash(email, code.trim());
+            vec![hash.clone(), format!("{PKCE_PREFIX}{hash}")]
+        }
+        _ => {
+            return Err(AuthError::validation(
+                "Verify requires either a token or a token hash",
+            ));
+        }
+    };
+    let mut tx = state.db().owner.begin().await?;
+    let verified = consume(&state, &mut tx, &kind, &candidates).await?;
+    let session = sessions::create(
+        &state,
+        &mut tx,
+        &verified.user,
+        input.session_info(verified.method),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(json_response(session))
+}
+
+// ---------------------------------------------------------------- misc
+
+/// `GET /settings`.
+pub async fn settings(State(state): State<AuthState>) -> Json<Value> {
+    let c = state.config();
+    let mut external = Map::new();
+    for provider in [
+        "apple",
+        "azure",
+        "bitbucket",
+        "discord",
+        "facebook",
+        "figma",
+        "fly",
+        "gitlab",
+        "keycloak",
+        "kakao",
+        "linkedin",
+        "linkedin_oidc",
+        "notion",
+        "spotify",
+        "slack",
+        "slack_oidc",
+        "workos",
+        "twitch",
+        "twitter",
+        "x",
+        "zoom",
+        "phone",
+    ] {
+        external.insert(provider.into(), json!(false));
+    }
+    external.insert("anonymous_users".into(), json!(c.anonymous_users));
+    external.insert("email".into(), json!(c.email_enabled));
+    external.insert("github".into(), json!(c.github.enabled));
+    external.insert("google".into(), json!(c.google.enabled));
+    Json(json!({
+        "external": external,
+        "disable_signup": c.disable_signup,
+        "mailer_autoconfirm": c.mailer_autoconfirm,
+        "phone_autoconfirm": false,
+        "sms_provider": "",
+        "saml_enabled": false,
+        "saml_private_key_next_configured": false,
+        "passkeys_enabled": false,
+    }))
+}
+
+/// `GET /health`.
+pub async fn health() -> Json<Value> {
+    Json(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "name": "GoTrue",
+        "description": "GoTrue is a user registration and authentication API",
+    }))
+}
+
+/// `GET /.well-known/jwks.json`: HS256 projects publish no keys.
+pub async fn jwks() -> Json<Value> {
+    Json(json!({ "keys": [] }))
+}
+
+/// Anything else under `/auth/v1`.
+pub async fn not_found() -> AuthError {
+    AuthError::not_found("not_found", "Not found")
+}

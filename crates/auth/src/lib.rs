@@ -1,0 +1,228 @@
+//! Plinth's auth service: the hosted platform's auth server (GoTrue) API,
+//! so that the unmodified `@supabase/supabase-js` v2 client works against
+//! `/auth/v1`.
+//!
+//! **What it does.** E-mail/password sign-up and sign-in, sessions with
+//! HS256 access tokens and opaque, rotated refresh tokens, e-mail
+//! confirmation / recovery / e-mail change links, GitHub and Google OAuth
+//! (implicit and PKCE flows), admin endpoints for the service role, rate
+//! limits, and a dev mailbox for machines without a mail server.
+//!
+//! **Invariants.**
+//! * The `auth` schema belongs to this crate and is read and written only
+//!   through the owner pool (`Database::owner`); the API roles get no
+//!   privileges on it. Nothing in `public` is touched at request time.
+//! * Table and column names are the platform's, so platform SQL (triggers on
+//!   `auth.users`, seeds using `crypt(password, gen_salt('bf'))`) works.
+//! * Passwords are stored as argon2id, hashed on the blocking pool; bcrypt
+//!   hashes are verified and replaced at the next sign-in. E-mail codes and
+//!   links are stored only as SHA-256 hashes.
+//! * Every refusal is a stable snake_case code in one of the platform's two
+//!   error shapes; internal causes are logged, never sent.
+//! * "Now" comes from [`Clock`], so expiry is tested without sleeping.
+//!
+//! **API surface.** [`migrations`] (set `auth`, applied after
+//! `plinth_db::platform_migrations()`), [`AuthConfig`], [`AuthState::new`],
+//! [`router`] (nest at `/auth/v1`), [`mailbox_router`] (nest at
+//! `/_/mailbox`), [`Mailer`], [`Clock`], [`AuthError`].
+
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+mod admin;
+mod clock;
+mod config;
+mod error;
+mod external;
+mod handlers;
+mod mailbox;
+mod mailer;
+mod password;
+mod ratelimit;
+mod redirect;
+mod request;
+mod sessions;
+mod tokens;
+mod users;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::{get, post};
+use chrono::{DateTime, Utc};
+use plinth_db::{Database, JwtSecret, MigrationSet};
+
+pub use clock::Clock;
+pub use config::{AuthConfig, HashCost, ProviderConfig, RateLimits, SmtpConfig};
+pub use error::{API_VERSION, AuthError};
+pub use mailer::{Mail, Mailer, MailerError};
+
+/// The auth schema: users, identities, sessions, refresh tokens, flow
+/// state, one-time tokens, the dev mailbox.
+pub fn migrations() -> MigrationSet {
+    MigrationSet::embedded("auth", "crates/auth/migrations", MIGRATION_FILES)
+        .expect("the embedded auth migrations are well named")
+}
+
+const MIGRATION_FILES: &[(&str, &str)] = &[(
+    "0001_auth_schema.sql",
+    include_str!("../migrations/0001_auth_schema.sql"),
+)];
+
+/// Everything a request handler needs; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct AuthState {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    db: Database,
+    jwt: JwtSecret,
+    config: AuthConfig,
+    mailer: Mailer,
+    clock: Clock,
+    limiter: ratelimit::Limiter,
+    /// Client for the OAuth providers (no redirects followed).
+    http: reqwest::Client,
+}
+
+impl AuthState {
+    /// The service over `db`, signing with `jwt`. Mail goes to SMTP when
+    /// `config.smtp` is set, else to the dev mailbox.
+    pub fn new(db: Database, jwt: JwtSecret, config: AuthConfig) -> Result<Self, MailerError> {
+        let mailer = Mailer::from_config(config.smtp.as_ref(), db.owner.clone())?;
+        Ok(Self::with_parts(db, jwt, config, mailer, Clock::system()))
+    }
+
+    /// The service with an explicit mailer and clock (tests).
+    pub fn with_parts(
+        db: Database,
+        jwt: JwtSecret,
+        config: AuthConfig,
+        mailer: Mailer,
+        clock: Clock,
+    ) -> Self {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(std::time::Duration::from_secs(15))
+            .user_agent("plinth-auth")
+            .build()
+            .unwrap_or_default();
+        let limiter = ratelimit::Limiter::new(config.rate_limits.window);
+        Self {
+            inner: Arc::new(Inner {
+                db,
+                jwt,
+                config,
+                mailer,
+                clock,
+                limiter,
+                http,
+            }),
+        }
+    }
+
+    pub fn db(&self) -> &Database {
+        &self.inner.db
+    }
+
+    pub fn jwt(&self) -> &JwtSecret {
+        &self.inner.jwt
+    }
+
+    pub fn config(&self) -> &AuthConfig {
+        &self.inner.config
+    }
+
+    pub fn mailer(&self) -> &Mailer {
+        &self.inner.mailer
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.inner.clock
+    }
+
+    pub(crate) fn now(&self) -> DateTime<Utc> {
+        self.inner.clock.now()
+    }
+
+    pub(crate) fn limiter(&self) -> &ratelimit::Limiter {
+        &self.inner.limiter
+    }
+
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.inner.http
+    }
+
+    /// `<api_external_url>/auth/v1`.
+    pub(crate) fn auth_base(&self) -> String {
+        format!(
+            "{}/auth/v1",
+            self.config().api_external_url.trim_end_matches('/')
+        )
+    }
+}
+
+/// The auth API, to be nested at `/auth/v1`.
+pub fn router(state: AuthState) -> Router {
+    Router::new()
+        .route("/signup", post(handlers::signup))
+        .route("/token", post(handlers::token))
+        .route("/logout", post(handlers::logout))
+        .route("/user", get(handlers::get_user).put(handlers::update_user))
+        .route("/recover", post(handlers::recover))
+        .route("/resend", post(handlers::resend))
+        .route("/otp", post(handlers::otp))
+        .route(
+            "/verify",
+            get(handlers::verify_link).post(handlers::verify_post),
+        )
+        .route("/settings", get(handlers::settings))
+        .route("/health", get(handlers::health))
+        .route("/.well-known/jwks.json", get(handlers::jwks))
+        .route("/authorize", get(external::authorize))
+        .route("/callback", get(external::callback))
+        .route("/admin/users", get(admin::list).post(admin::create))
+        .route(
+            "/admin/users/{id}",
+            get(admin::get).put(admin::update).delete(admin::delete),
+        )
+        .fallback(handlers::not_found)
+        .layer(axum::middleware::from_fn(error::error_shape))
+        .layer(axum::extract::DefaultBodyLimit::max(1024 * 1024))
+        .with_state(state)
+}
+
+/// The dev mailbox pages, to be nested at `/_/mailbox`: `/` lists messages,
+/// `/{id}` shows one with clickable links, `/api/messages?to=<email>` lists
+/// them as JSON (for scripted tests). Only when mail goes to the dev mailbox;
+/// with SMTP configured every page answers 404.
+pub fn mailbox_router(state: AuthState) -> Router {
+    mailbox::router(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_migration_file_is_embedded() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".sql"))
+            .collect();
+        on_disk.sort();
+        let mut embedded: Vec<String> = MIGRATION_FILES
+            .iter()
+            .map(|(n, _)| (*n).to_owned())
+            .collect();
+        embedded.sort();
+        assert_eq!(on_disk, embedded);
+        for (name, sql) in MIGRATION_FILES {
+            assert_eq!(std::fs::read_to_string(dir.join(name)).unwrap(), *sql);
+        }
+        assert_eq!(migrations().name(), "auth");
+    }
+}

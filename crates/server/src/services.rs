@@ -1,0 +1,183 @@
+//! Each service's settings as flags and environment variables (the
+//! self-hosted platform's names), turned into the service crates' own config
+//! structs. The service crates know nothing of flags or environment.
+
+use clap::Args;
+
+use crate::config::Secret;
+
+/// Auth (`/auth/v1`).
+#[derive(Debug, Clone, Args)]
+pub struct AuthArgs {
+    /// Where the browser app lives: default target of e-mail links and sign-in redirects.
+    #[arg(long, env = "SITE_URL")]
+    pub site_url: Option<String>,
+
+    /// The public URL of this server (e-mail links, OAuth callbacks); default http://localhost:<port>.
+    #[arg(long, env = "API_EXTERNAL_URL")]
+    pub api_external_url: Option<String>,
+
+    /// Lifetime of access tokens, in seconds.
+    #[arg(long, env = "JWT_EXPIRY", default_value_t = 3600)]
+    pub jwt_expiry: i64,
+
+    /// Further allowed redirect targets after sign-in, comma separated (globs).
+    #[arg(long, env = "ADDITIONAL_REDIRECT_URLS", value_delimiter = ',')]
+    pub additional_redirect_urls: Vec<String>,
+
+    /// New users may not sign up.
+    #[arg(long, env = "DISABLE_SIGNUP", default_value_t = false, action = clap::ArgAction::Set)]
+    pub disable_signup: bool,
+
+    /// E-mail sign-up and sign-in are offered.
+    #[arg(long, env = "ENABLE_EMAIL_SIGNUP", default_value_t = true, action = clap::ArgAction::Set)]
+    pub enable_email_signup: bool,
+
+    /// Sign-ups are confirmed at once, without an e-mail.
+    #[arg(long, env = "ENABLE_EMAIL_AUTOCONFIRM", default_value_t = false, action = clap::ArgAction::Set)]
+    pub enable_email_autoconfirm: bool,
+
+    /// Anonymous sign-ins are offered.
+    #[arg(long, env = "ENABLE_ANONYMOUS_USERS", default_value_t = false, action = clap::ArgAction::Set)]
+    pub enable_anonymous_users: bool,
+
+    /// Shortest password accepted.
+    #[arg(long, env = "GOTRUE_PASSWORD_MIN_LENGTH", default_value_t = 6)]
+    pub password_min_length: usize,
+
+    /// SMTP relay for auth e-mails; unset: the built-in dev mailbox at /_/mailbox.
+    #[arg(long, env = "SMTP_HOST")]
+    pub smtp_host: Option<String>,
+    #[arg(long, env = "SMTP_PORT", default_value_t = 587)]
+    pub smtp_port: u16,
+    #[arg(long, env = "SMTP_USER")]
+    pub smtp_user: Option<String>,
+    #[arg(long, env = "SMTP_PASS", hide_env_values = true)]
+    pub smtp_pass: Option<Secret>,
+    /// The From address of auth e-mails.
+    #[arg(long, env = "SMTP_ADMIN_EMAIL", default_value = "no-reply@localhost")]
+    pub smtp_admin_email: String,
+    #[arg(long, env = "SMTP_SENDER_NAME")]
+    pub smtp_sender_name: Option<String>,
+
+    /// Sign-ups and password sign-ins per client address per 5 minutes.
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS", default_value_t = 30)]
+    pub rate_limit_sign_in_sign_ups: u32,
+    /// Refresh-token grants per client address per 5 minutes.
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", default_value_t = 150)]
+    pub rate_limit_token_refresh: u32,
+    /// Verifications per client address per 5 minutes.
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_VERIFY", default_value_t = 30)]
+    pub rate_limit_verify: u32,
+    /// E-mails sent (and sign-in attempts) per e-mail address per 5 minutes.
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_EMAIL_SENT", default_value_t = 30)]
+    pub rate_limit_email_sent: u32,
+
+    #[command(flatten)]
+    pub github: GithubArgs,
+    #[command(flatten)]
+    pub google: GoogleArgs,
+}
+
+/// Sign-in with GitHub. The URL overrides point it at GitHub Enterprise or a test double.
+#[derive(Debug, Clone, Args)]
+pub struct GithubArgs {
+    #[arg(long = "github-enabled", env = "GITHUB_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub github_enabled: bool,
+    #[arg(long = "github-client-id", env = "GITHUB_CLIENT_ID")]
+    pub github_client_id: Option<String>,
+    #[arg(long = "github-secret", env = "GITHUB_SECRET", hide_env_values = true)]
+    pub github_secret: Option<Secret>,
+    #[arg(long = "github-authorize-url", env = "GITHUB_AUTHORIZE_URL")]
+    pub github_authorize_url: Option<String>,
+    #[arg(long = "github-token-url", env = "GITHUB_TOKEN_URL")]
+    pub github_token_url: Option<String>,
+    #[arg(long = "github-userinfo-url", env = "GITHUB_USERINFO_URL")]
+    pub github_userinfo_url: Option<String>,
+    #[arg(long = "github-emails-url", env = "GITHUB_EMAILS_URL")]
+    pub github_emails_url: Option<String>,
+}
+
+/// Sign-in with Google. The URL overrides point it at a test double.
+#[derive(Debug, Clone, Args)]
+pub struct GoogleArgs {
+    #[arg(long = "google-enabled", env = "GOOGLE_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub google_enabled: bool,
+    #[arg(long = "google-client-id", env = "GOOGLE_CLIENT_ID")]
+    pub google_client_id: Option<String>,
+    #[arg(long = "google-secret", env = "GOOGLE_SECRET", hide_env_values = true)]
+    pub google_secret: Option<Secret>,
+    #[arg(long = "google-authorize-url", env = "GOOGLE_AUTHORIZE_URL")]
+    pub google_authorize_url: Option<String>,
+    #[arg(long = "google-token-url", env = "GOOGLE_TOKEN_URL")]
+    pub google_token_url: Option<String>,
+    #[arg(long = "google-userinfo-url", env = "GOOGLE_USERINFO_URL")]
+    pub google_userinfo_url: Option<String>,
+}
+
+impl AuthArgs {
+    /// The auth service's config; `public_url` is this server's own URL,
+    /// used where `API_EXTERNAL_URL` / `SITE_URL` are not set.
+    pub fn to_config(&self, public_url: &str) -> plinth_auth::AuthConfig {
+        let defaults = plinth_auth::AuthConfig::default();
+        let api_external_url = self
+            .api_external_url
+            .clone()
+            .unwrap_or_else(|| public_url.to_owned());
+        let mut github = plinth_auth::ProviderConfig::github();
+        github.enabled = self.github.github_enabled;
+        github.client_id = self.github.github_client_id.clone().unwrap_or_default();
+        github.secret = self.github.github_secret.as_ref().map(|s| s.expose().to_owned()).unwrap_or_default();
+        override_url(&mut github.authorize_url, &self.github.github_authorize_url);
+        override_url(&mut github.token_url, &self.github.github_token_url);
+        override_url(&mut github.userinfo_url, &self.github.github_userinfo_url);
+        override_url(&mut github.emails_url, &self.github.github_emails_url);
+        let mut google = plinth_auth::ProviderConfig::google();
+        google.enabled = self.google.google_enabled;
+        google.client_id = self.google.google_client_id.clone().unwrap_or_default();
+        google.secret = self.google.google_secret.as_ref().map(|s| s.expose().to_owned()).unwrap_or_default();
+        override_url(&mut google.authorize_url, &self.google.google_authorize_url);
+        override_url(&mut google.token_url, &self.google.google_token_url);
+        override_url(&mut google.userinfo_url, &self.google.google_userinfo_url);
+        plinth_auth::AuthConfig {
+            site_url: self.site_url.clone().unwrap_or_else(|| public_url.to_owned()),
+            api_external_url,
+            jwt_expiry: self.jwt_expiry,
+            password_min_length: self.password_min_length,
+            mailer_autoconfirm: self.enable_email_autoconfirm,
+            disable_signup: self.disable_signup,
+            email_enabled: self.enable_email_signup,
+            anonymous_users: self.enable_anonymous_users,
+            uri_allow_list: self
+                .additional_redirect_urls
+                .iter()
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            smtp: self.smtp_host.as_ref().map(|host| plinth_auth::SmtpConfig {
+                host: host.clone(),
+                port: self.smtp_port,
+                user: self.smtp_user.clone(),
+                pass: self.smtp_pass.as_ref().map(|s| s.expose().to_owned()),
+                sender_email: self.smtp_admin_email.clone(),
+                sender_name: self.smtp_sender_name.clone(),
+            }),
+            rate_limits: plinth_auth::RateLimits {
+                sign_in_sign_ups: self.rate_limit_sign_in_sign_ups,
+                token_refresh: self.rate_limit_token_refresh,
+                verify: self.rate_limit_verify,
+                per_email: self.rate_limit_email_sent,
+                ..defaults.rate_limits.clone()
+            },
+            github,
+            google,
+            ..defaults
+        }
+    }
+}
+
+fn override_url(target: &mut String, value: &Option<String>) {
+    if let Some(v) = value.as_ref().filter(|v| !v.trim().is_empty()) {
+        *target = v.trim().to_owned();
+    }
+}
