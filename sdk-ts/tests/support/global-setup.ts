@@ -9,10 +9,12 @@ import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
+import { startFakeGithub } from './fake-github'
 
 const repo = resolve(import.meta.dirname, '../../..')
 
 export const JWT_SECRET = 'node-suite-secret-of-at-least-32-characters'
+export const SITE_URL = 'http://localhost:3000'
 
 function plinthBinary(): string {
   const candidates = [
@@ -50,6 +52,7 @@ declare module 'vitest' {
     serviceRoleKey: string
     databaseUrl: string
     jwtSecret: string
+    siteUrl: string
   }
 }
 
@@ -62,6 +65,7 @@ export default async function setup(project: TestProject) {
   await admin.end()
   const databaseUrl = withDatabase(serverUrl, dbName)
 
+  const github = await startFakeGithub()
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), 'plinth-node-'))
   const child: ChildProcess = spawn(
@@ -76,6 +80,18 @@ export default async function setup(project: TestProject) {
         PLINTH_APP_DIR: join(dataDir, 'no-app'),
         PLINTH_ENV_FILE: '/dev/null',
         RUST_LOG: process.env.RUST_LOG ?? 'warn',
+        SITE_URL: SITE_URL,
+        GITHUB_ENABLED: 'true',
+        GITHUB_CLIENT_ID: github.clientId,
+        GITHUB_SECRET: github.secret,
+        GITHUB_AUTHORIZE_URL: `${github.url}/login/oauth/authorize`,
+        GITHUB_TOKEN_URL: `${github.url}/login/oauth/access_token`,
+        GITHUB_USERINFO_URL: `${github.url}/user`,
+        GITHUB_EMAILS_URL: `${github.url}/user/emails`,
+        // The suites sign up many users from one address.
+        GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS: '10000',
+        GOTRUE_RATE_LIMIT_EMAIL_SENT: '10000',
+        GOTRUE_RATE_LIMIT_VERIFY: '10000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -112,6 +128,7 @@ export default async function setup(project: TestProject) {
   project.provide('serviceRoleKey', key('SERVICE_ROLE_KEY'))
   project.provide('databaseUrl', databaseUrl)
   project.provide('jwtSecret', JWT_SECRET)
+  project.provide('siteUrl', SITE_URL)
 
   return async () => {
     const exited = new Promise((ok) => child.once('exit', ok))
@@ -124,5 +141,6 @@ export default async function setup(project: TestProject) {
     await cleanup.query(`drop database if exists "${dbName}" with (force)`)
     await cleanup.end()
     rmSync(dataDir, { recursive: true, force: true })
+    await github.close()
   }
 }

@@ -1,0 +1,181 @@
+// supabase.auth.* from the unmodified client against /auth/v1.
+import { describe, expect, it } from 'vitest'
+import type { AuthChangeEvent } from '@supabase/supabase-js'
+import { GITHUB_USER } from './support/fake-github'
+import { browserClient, mailboxLinks, plinthUrl, siteUrl, sql, uniqueEmail } from './support/context'
+
+const PASSWORD = 'correct-horse-battery'
+
+/** Follows redirects by hand and returns the final Location that leaves plinth and the provider. */
+async function followRedirects(start: string, stopAt: string): Promise<URL> {
+  let url = start
+  for (let hop = 0; hop < 10; hop++) {
+    if (url.startsWith(stopAt)) return new URL(url)
+    const response = await fetch(url, { redirect: 'manual' })
+    const location = response.headers.get('location')
+    if (response.status < 300 || response.status >= 400 || !location) {
+      throw new Error(`${url} answered ${response.status}: ${await response.text()}`)
+    }
+    url = new URL(location, url).toString()
+  }
+  throw new Error('too many redirects')
+}
+
+describe('e-mail and password', () => {
+  it('signs up, confirms through the mailbox, signs in, reads and updates the user, refreshes and signs out', async () => {
+    const supabase = browserClient()
+    const events: AuthChangeEvent[] = []
+    const { data: listener } = supabase.auth.onAuthStateChange((event) => void events.push(event))
+    const email = uniqueEmail('signup')
+
+    const signUp = await supabase.auth.signUp({
+      email,
+      password: PASSWORD,
+      options: { data: { display_name: 'Node Tester', avatar_url: '' }, emailRedirectTo: siteUrl },
+    })
+    expect(signUp.error).toBeNull()
+    expect(signUp.data.user?.email).toBe(email)
+    expect(signUp.data.session).toBeNull() // confirmation pending
+    expect(signUp.data.user?.user_metadata.display_name).toBe('Node Tester')
+
+    const early = await supabase.auth.signInWithPassword({ email, password: PASSWORD })
+    expect(early.error?.code).toBe('email_not_confirmed')
+
+    // The confirmation link from the dev mailbox.
+    const link = (await mailboxLinks(email)).find((l) => l.includes('/auth/v1/verify'))
+    expect(link).toBeDefined()
+    const landed = await followRedirects(link!, siteUrl)
+    expect(landed.origin).toBe(new URL(siteUrl).origin)
+    const confirmed = await sql<{ email_confirmed_at: Date | null }>(
+      'select email_confirmed_at from auth.users where email = $1',
+      [email],
+    )
+    expect(confirmed[0].email_confirmed_at).not.toBeNull()
+
+    const wrong = await supabase.auth.signInWithPassword({ email, password: 'not-the-password' })
+    expect(wrong.error?.code).toBe('invalid_credentials')
+    expect(wrong.error?.status).toBe(400)
+
+    const signIn = await supabase.auth.signInWithPassword({ email, password: PASSWORD })
+    expect(signIn.error).toBeNull()
+    const session = signIn.data.session!
+    expect(session.token_type).toBe('bearer')
+    expect(session.expires_in).toBe(3600)
+    expect(session.user.id).toBe(signUp.data.user!.id)
+
+    const { data: got, error: getError } = await supabase.auth.getUser()
+    expect(getError).toBeNull()
+    expect(got.user?.email).toBe(email)
+
+    const updated = await supabase.auth.updateUser({ data: { display_name: 'Renamed' } })
+    expect(updated.error).toBeNull()
+    expect(updated.data.user?.user_metadata.display_name).toBe('Renamed')
+    // The profile trigger saw the sign-up metadata.
+    const profile = await sql<{ display_name: string }>('select display_name from public.profiles where id = $1', [
+      session.user.id,
+    ])
+    expect(profile[0].display_name).toBe('Node Tester')
+
+    const refreshed = await supabase.auth.refreshSession()
+    expect(refreshed.error).toBeNull()
+    expect(refreshed.data.session?.refresh_token).not.toBe(session.refresh_token)
+    expect(refreshed.data.session?.user.user_metadata.display_name).toBe('Renamed')
+
+    // The rotated-out refresh token no longer works once the reuse window has passed;
+    // within it, the platform hands back the current token instead of failing.
+    const { error: signOutError } = await supabase.auth.signOut()
+    expect(signOutError).toBeNull()
+    const after = await supabase.auth.getSession()
+    expect(after.data.session).toBeNull()
+    const stale = await fetch(`${plinthUrl}/auth/v1/token?grant_type=refresh_token`, {
+      method: 'POST',
+      headers: { apikey: (supabase as unknown as { supabaseKey: string }).supabaseKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh_token: refreshed.data.session!.refresh_token }),
+    })
+    expect(stale.status).toBe(400)
+
+    listener.subscription.unsubscribe()
+    expect(events).toEqual(['INITIAL_SESSION', 'SIGNED_IN', 'USER_UPDATED', 'TOKEN_REFRESHED', 'SIGNED_OUT'])
+  })
+
+  it('rejects a weak password and a taken e-mail with the platform codes', async () => {
+    const supabase = browserClient()
+    const weak = await supabase.auth.signUp({ email: uniqueEmail('weak'), password: '123' })
+    expect(weak.error?.code).toBe('weak_password')
+    expect(weak.error?.status).toBe(422)
+
+    const email = uniqueEmail('taken')
+    await sql(
+      `insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, created_at, updated_at)
+       values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticated', 'authenticated', $1,
+               crypt($2, gen_salt('bf')), now(), now(), now())`,
+      [email, PASSWORD],
+    )
+    // A user seeded with a bcrypt hash, as platform seed files do, signs in.
+    const seeded = await supabase.auth.signInWithPassword({ email, password: PASSWORD })
+    expect(seeded.error).toBeNull()
+    expect(seeded.data.user?.email).toBe(email)
+    const hash = await sql<{ encrypted_password: string }>('select encrypted_password from auth.users where email = $1', [email])
+    expect(hash[0].encrypted_password.startsWith('$argon2id$')).toBe(true)
+  })
+
+  it('answers getUser without a session with a client-side missing-session error', async () => {
+    const supabase = browserClient()
+    const { data, error } = await supabase.auth.getUser()
+    expect(data.user).toBeNull()
+    expect(error?.name).toBe('AuthSessionMissingError')
+  })
+})
+
+describe('GitHub sign-in (a local stand-in speaking GitHub\'s protocol)', () => {
+  it('signs in with PKCE: authorize, provider, callback, code exchange', async () => {
+    const supabase = browserClient('pkce')
+    const { data, error } = await supabase.auth.signInWithOAuth({
+      provider: 'github',
+      options: { redirectTo: `${siteUrl}/after-login`, skipBrowserRedirect: true },
+    })
+    expect(error).toBeNull()
+    expect(data.url).toContain('/auth/v1/authorize?provider=github')
+    expect(data.url).toContain('code_challenge=')
+
+    const landed = await followRedirects(data.url!, siteUrl)
+    expect(landed.pathname).toBe('/after-login')
+    const code = landed.searchParams.get('code')
+    expect(code).toBeTruthy()
+
+    const exchanged = await supabase.auth.exchangeCodeForSession(code!)
+    expect(exchanged.error).toBeNull()
+    const user = exchanged.data.session!.user
+    expect(user.email).toBe(GITHUB_USER.email)
+    expect(user.app_metadata.provider).toBe('github')
+    expect(user.user_metadata.user_name ?? user.user_metadata.preferred_username).toBe(GITHUB_USER.login)
+
+    // A code is good once.
+    const again = await supabase.auth.exchangeCodeForSession(code!)
+    expect(again.error).not.toBeNull()
+  })
+
+  it('signs in with the implicit flow: tokens in the URL fragment', async () => {
+    const supabase = browserClient('implicit')
+    const { data } = await supabase.auth.signInWithOAuth({
+      provider: 'github',
+      options: { redirectTo: siteUrl, skipBrowserRedirect: true },
+    })
+    const landed = await followRedirects(data.url!, siteUrl)
+    const fragment = new URLSearchParams(landed.hash.slice(1))
+    expect(fragment.get('token_type')).toBe('bearer')
+    const accessToken = fragment.get('access_token')!
+    const { data: got, error } = await supabase.auth.getUser(accessToken)
+    expect(error).toBeNull()
+    expect(got.user?.email).toBe(GITHUB_USER.email)
+  })
+
+  it('refuses a provider that is not enabled', async () => {
+    const response = await fetch(`${plinthUrl}/auth/v1/authorize?provider=google&redirect_to=${encodeURIComponent(siteUrl)}`, {
+      redirect: 'manual',
+    })
+    expect(response.status).toBe(400)
+    const body = (await response.json()) as { msg?: string; message?: string }
+    expect(body.msg ?? body.message).toMatch(/not enabled/i)
+  })
+})
