@@ -31,6 +31,8 @@ pub struct AppState {
 /// The services a node mounts, each under its platform prefix.
 pub struct Services {
     pub auth: plinth_auth::AuthState,
+    pub rest: plinth_rest::RestState,
+    pub storage: plinth_storage::StorageState,
 }
 
 /// The node's router. `app_dir` is the built web app (served with a fallback
@@ -39,8 +41,11 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     let trust_proxy_headers = state.trust_proxy_headers;
     let api = Router::new()
         .route("/health", get(health))
+        .route("/_/app-config.json", get(app_config))
         .with_state(state)
         .nest("/auth/v1", plinth_auth::router(services.auth.clone()))
+        .nest("/rest/v1", plinth_rest::router(services.rest))
+        .nest("/storage/v1", plinth_storage::router(services.storage))
         .nest("/_/mailbox", plinth_auth::mailbox_router(services.auth));
     let index = app_dir.join("index.html");
     let api = if index.is_file() {
@@ -96,6 +101,15 @@ async fn health(State(state): State<AppState>) -> impl IntoResponse {
             )
         }
     }
+}
+
+/// What the browser app needs to reach this server: the public (anon) key.
+/// The app talks to the origin it was served from.
+async fn app_config(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(axum::http::header::CACHE_CONTROL, "no-cache")],
+        Json(json!({ "anonKey": state.keys.anon_key })),
+    )
 }
 
 /// Shown at `/` when the web app has not been built.

@@ -88,6 +88,12 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub auth: crate::services::AuthArgs,
+
+    #[command(flatten)]
+    pub rest: crate::services::RestArgs,
+
+    #[command(flatten)]
+    pub storage: crate::services::StorageArgs,
 }
 
 #[derive(Debug, Args)]

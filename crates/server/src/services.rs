@@ -181,3 +181,107 @@ fn override_url(target: &mut String, value: &Option<String>) {
         *target = v.trim().to_owned();
     }
 }
+
+/// The REST gateway (`/rest/v1`), with PostgREST's setting names.
+#[derive(Debug, Clone, Args)]
+pub struct RestArgs {
+    /// Schemas served, comma separated; the first is the default profile.
+    #[arg(long, env = "PGRST_DB_SCHEMAS", value_delimiter = ',', default_value = "public")]
+    pub db_schemas: Vec<String>,
+    /// The role of requests without a user.
+    #[arg(long, env = "PGRST_DB_ANON_ROLE", default_value = "anon")]
+    pub db_anon_role: String,
+    /// Most rows one read returns (unset: no limit).
+    #[arg(long, env = "PGRST_DB_MAX_ROWS")]
+    pub db_max_rows: Option<i64>,
+    /// Schemas added to the search path of every request.
+    #[arg(long, env = "PGRST_DB_EXTRA_SEARCH_PATH", value_delimiter = ',', default_value = "public,extensions")]
+    pub db_extra_search_path: Vec<String>,
+    /// Allow count(), sum(), avg(), min(), max() in select.
+    #[arg(long, env = "PGRST_DB_AGGREGATES_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub db_aggregates_enabled: bool,
+    /// Allow execution plans (Accept: application/vnd.pgrst.plan+json).
+    #[arg(long, env = "PGRST_DB_PLAN_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub db_plan_enabled: bool,
+    /// commit, commit-allow-override, rollback or rollback-allow-override.
+    #[arg(long, env = "PGRST_DB_TX_END", default_value = "commit")]
+    pub db_tx_end: String,
+}
+
+impl RestArgs {
+    pub fn to_config(&self) -> plinth_rest::RestConfig {
+        let clean = |v: &[String]| -> Vec<String> {
+            v.iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
+        };
+        plinth_rest::RestConfig {
+            db_schemas: clean(&self.db_schemas),
+            anon_role: self.db_anon_role.clone(),
+            max_rows: self.db_max_rows,
+            extra_search_path: clean(&self.db_extra_search_path),
+            aggregates_enabled: self.db_aggregates_enabled,
+            plan_enabled: self.db_plan_enabled,
+            tx_end: self.db_tx_end.clone(),
+        }
+    }
+}
+
+/// Storage (`/storage/v1`), with the self-hosted platform's setting names.
+#[derive(Debug, Clone, Args)]
+pub struct StorageArgs {
+    /// Where bytes live: `file` (a folder) or `s3` (any S3-compatible store).
+    #[arg(long, env = "STORAGE_BACKEND", default_value = "file")]
+    pub storage_backend: String,
+    /// The folder of the `file` backend (default: `<data dir>/storage`).
+    #[arg(long, env = "FILE_STORAGE_BACKEND_PATH")]
+    pub file_storage_backend_path: Option<std::path::PathBuf>,
+    /// Largest upload, in bytes (buckets may set less).
+    #[arg(long, env = "FILE_SIZE_LIMIT", default_value_t = 52_428_800)]
+    pub file_size_limit: u64,
+    /// Public base URL of storage links (default: this server's).
+    #[arg(long, env = "STORAGE_PUBLIC_URL")]
+    pub storage_public_url: Option<String>,
+    #[arg(long, env = "GLOBAL_S3_BUCKET")]
+    pub global_s3_bucket: Option<String>,
+    #[arg(long, env = "GLOBAL_S3_ENDPOINT")]
+    pub global_s3_endpoint: Option<String>,
+    #[arg(long, env = "GLOBAL_S3_FORCE_PATH_STYLE", default_value_t = false, action = clap::ArgAction::Set)]
+    pub global_s3_force_path_style: bool,
+    #[arg(long, env = "REGION")]
+    pub region: Option<String>,
+    #[arg(long, env = "AWS_ACCESS_KEY_ID")]
+    pub aws_access_key_id: Option<String>,
+    #[arg(long, env = "AWS_SECRET_ACCESS_KEY", hide_env_values = true)]
+    pub aws_secret_access_key: Option<Secret>,
+}
+
+impl StorageArgs {
+    pub fn to_config(&self, data_dir: &std::path::Path) -> anyhow::Result<plinth_storage::StorageConfig> {
+        let backend = match self.storage_backend.as_str() {
+            "file" => plinth_storage::Backend::FileSystem {
+                root: self
+                    .file_storage_backend_path
+                    .clone()
+                    .unwrap_or_else(|| data_dir.join("storage")),
+            },
+            "s3" => plinth_storage::Backend::S3(plinth_storage::S3Config {
+                bucket: self
+                    .global_s3_bucket
+                    .clone()
+                    .ok_or_else(|| anyhow::anyhow!("STORAGE_BACKEND=s3 needs GLOBAL_S3_BUCKET"))?,
+                endpoint: self.global_s3_endpoint.clone(),
+                region: self.region.clone(),
+                access_key_id: self.aws_access_key_id.clone(),
+                secret_access_key: self.aws_secret_access_key.as_ref().map(|s| s.expose().to_owned()),
+                force_path_style: self.global_s3_force_path_style,
+                prefix: None,
+            }),
+            other => anyhow::bail!("STORAGE_BACKEND must be file or s3, not {other:?}"),
+        };
+        Ok(plinth_storage::StorageConfig {
+            backend,
+            file_size_limit: self.file_size_limit,
+            public_url: self.storage_public_url.clone(),
+            ..Default::default()
+        })
+    }
+}

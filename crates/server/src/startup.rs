@@ -17,6 +17,8 @@ use axum::Router;
 use plinth_db::{Cluster, Database, MigrationSet, PoolSettings};
 use sqlx::postgres::PgConnectOptions;
 use tokio::net::TcpListener;
+use tower::Layer;
+use tower_http::normalize_path::NormalizePathLayer;
 
 use crate::app::{AppState, Services, router};
 use crate::config::{
@@ -27,7 +29,12 @@ use crate::keys::Keys;
 /// Every set of SQL the node applies, in order: the platform SQL of each
 /// service, then the project's migrations, then its policies.
 pub fn migration_sets(migrations: &ProjectDir, policies: &ProjectDir) -> anyhow::Result<Vec<MigrationSet>> {
-    let mut sets = vec![plinth_db::platform_migrations(), plinth_auth::migrations()];
+    let mut sets = vec![
+        plinth_db::platform_migrations(),
+        plinth_auth::migrations(),
+        plinth_rest::migrations(),
+        plinth_storage::migrations(),
+    ];
     for (name, dir, default) in [
         ("project", migrations, "migrations"),
         ("policies", policies, "policies"),
@@ -137,10 +144,16 @@ pub async fn run(
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    // The peer address reaches handlers (rate limits per client address).
-    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
+    // Trailing slashes are trimmed before routing (`/rest/v1/` is the
+    // OpenAPI document, as `/rest/v1`); the peer address reaches handlers
+    // (rate limits per client address).
+    let app = NormalizePathLayer::trim_trailing_slash().layer(router);
+    axum::serve(
+        listener,
+        axum::ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(app),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
 }
 
 /// SIGINT (Ctrl-C) or SIGTERM. The handlers are installed when this is
@@ -195,7 +208,14 @@ async fn serve_on(
     };
     let auth = plinth_auth::AuthState::new(backend.db.clone(), state.keys.secret.clone(), auth_config)
         .context("cannot set up the mailer")?;
-    let app = router(state.clone(), &args.app_dir, Services { auth });
+    let rest = plinth_rest::RestState::new(backend.db.clone(), state.keys.secret.clone(), args.rest.to_config())
+        .await
+        .context("cannot load the schema for the REST gateway")?;
+    let storage_config = args.storage.to_config(&absolute(&args.db.data_dir)?)?;
+    let storage = plinth_storage::StorageState::new(backend.db.clone(), state.keys.secret.clone(), storage_config)
+        .await
+        .context("cannot set up storage")?;
+    let app = router(state.clone(), &args.app_dir, Services { auth, rest, storage });
     tracing::info!(%url, "plinth is listening");
     if state.keys.generated {
         println!("API keys (made on first start; `plinth keys` prints them again):");

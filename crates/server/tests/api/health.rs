@@ -62,3 +62,17 @@ async fn browsers_get_cors_answers() {
     let exposed = response.headers()["access-control-expose-headers"].to_str().unwrap().to_lowercase();
     assert!(exposed.contains("content-range"), "{exposed}");
 }
+
+#[tokio::test]
+async fn the_app_learns_the_anon_key_from_its_server() {
+    let app = spawn_app().await;
+    let body: Value = reqwest::get(format!("{}/_/app-config.json", app.url))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["anonKey"], app.keys.anon_key);
+    assert!(body.get("serviceRoleKey").is_none());
+    assert!(!body.to_string().contains(&app.keys.service_role_key));
+}

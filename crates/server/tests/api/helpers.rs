@@ -51,7 +51,17 @@ pub async fn spawn_app() -> TestApp {
     let mut auth_config = plinth_auth::AuthConfig::default();
     auth_config.password_hash = plinth_auth::HashCost::cheap();
     let auth = plinth_auth::AuthState::new(test_db.db.clone(), keys.secret.clone(), auth_config).unwrap();
-    let app = router(state, &data.path().join("no-app"), Services { auth });
+    let rest = plinth_rest::RestState::new(test_db.db.clone(), keys.secret.clone(), Default::default())
+        .await
+        .unwrap();
+    let storage_config = plinth_storage::StorageConfig {
+        backend: plinth_storage::Backend::FileSystem { root: data.path().join("storage") },
+        ..Default::default()
+    };
+    let storage = plinth_storage::StorageState::new(test_db.db.clone(), keys.secret.clone(), storage_config)
+        .await
+        .unwrap();
+    let app = router(state, &data.path().join("no-app"), Services { auth, rest, storage });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(plinth_server::run(listener, app, std::future::pending()));

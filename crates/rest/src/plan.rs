@@ -1,0 +1,1339 @@
+//! Stage 3: resolve an [`ApiRequest`] against a [`SchemaCache`] snapshot.
+//!
+//! Invariant: plan never touches the database. Every name that leaves this
+//! stage was found in the cache (tables, columns, relationships, functions);
+//! unknown names are PGRST errors (PGRST205 table, PGRST200/201
+//! relationship, PGRST202/203 function, PGRST204 payload column, 42703
+//! column) or PGRST108/123 for misuse.
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::RestConfig;
+use crate::error::ApiError;
+use crate::request::{
+    AggregateFn, ApiRequest, CountPref, Field, Filter, FtsKind, IsValue, JoinType,
+    JsonStep, Logic, MediaType, Method, Operation, Operator, OrderTerm, Preferences, Quantifier,
+    Range, Resolution, ReturnPref, SelectItem, Target, parse_filter_param,
+};
+use crate::schema_cache::{
+    ForeignKey, Function, QualifiedName, Returns, SchemaCache, Table, TableKind, TypeRef,
+    Volatility,
+};
+
+/// A resolved column expression: `"pgrst_N"."col"->'a'->>'b'`, or a
+/// computed column `"s"."fn"("pgrst_N")`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub alias: usize,
+    pub column: String,
+    /// A computed column: the function taking the row.
+    pub computed: Option<QualifiedName>,
+    pub json_path: Vec<JsonStep>,
+    /// The type of the expression (after the JSON path).
+    pub ty: TypeRef,
+    /// Set when the JSON path navigates a `json` (not `jsonb`) column.
+    pub json_is_jsonb: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Projection {
+    /// `"pgrst_N".*`
+    Star,
+    Column {
+        expr: Expr,
+        cast: Option<String>,
+        name: String,
+    },
+    Aggregate {
+        func: AggregateFn,
+        /// `None`: `count()` / `count(*)`.
+        expr: Option<Expr>,
+        arg_cast: Option<String>,
+        cast: Option<String>,
+        name: String,
+    },
+    /// The i-th embed of the node.
+    Embed(usize),
+}
+
+/// A condition of a WHERE clause.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cond {
+    Filter {
+        expr: Expr,
+        negate: bool,
+        op: CondOp,
+    },
+    Group {
+        or: bool,
+        negate: bool,
+        children: Vec<Cond>,
+    },
+    /// `embed=is.null` / `embed=not.is.null` on an embedded resource.
+    EmbedPresent { embed: usize, present: bool },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CondOp {
+    Op { op: Operator, value: String },
+    Quant { op: Operator, quant: Quantifier, values: Vec<String> },
+    In(Vec<String>),
+    Is(IsValue),
+    Fts { kind: FtsKind, config: Option<String>, value: String },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderExpr {
+    pub expr: Expr,
+    pub desc: bool,
+    pub nulls: Option<crate::request::Nulls>,
+}
+
+/// Where a node's rows come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    Table(QualifiedName),
+    /// The rows a mutation returned (`pgrst_source`).
+    Mutated,
+    /// The rows of a function call (RPC on a set-returning function).
+    Call(Box<Call>),
+    /// A computed relationship: `fn(parent row)`.
+    Computed { function: QualifiedName, parent: usize },
+}
+
+/// How a child node meets its parent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Link {
+    /// `child.c = parent.p` for each pair.
+    Columns(Vec<(String, String)>),
+    /// Through a junction table: `child JOIN j ON j.jc = child.c` and
+    /// `j.jp = parent.p`.
+    Junction {
+        table: QualifiedName,
+        alias: usize,
+        child: Vec<(String, String)>,
+        parent: Vec<(String, String)>,
+    },
+    /// The source itself is bound to the parent (computed relationship).
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embed {
+    /// JSON key in the parent.
+    pub name: String,
+    pub node: ReadNode,
+    pub join: JoinType,
+    pub to_one: bool,
+    pub spread: bool,
+    pub link: Link,
+    /// Alias of the lateral subquery in the parent.
+    pub lateral: usize,
+}
+
+/// One SELECT: the root, or an embedded resource.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadNode {
+    pub source: Source,
+    pub alias: usize,
+    /// All columns the source has (for `*` expansion and output names).
+    pub columns: Vec<String>,
+    pub projections: Vec<Projection>,
+    pub conditions: Vec<Cond>,
+    pub order: Vec<OrderExpr>,
+    pub range: Range,
+    pub embeds: Vec<Embed>,
+}
+
+impl ReadNode {
+    pub fn has_aggregates(&self) -> bool {
+        self.projections
+            .iter()
+            .any(|p| matches!(p, Projection::Aggregate { .. }))
+    }
+
+    /// Output keys in order (CSV header, spread).
+    pub fn output_names(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for p in &self.projections {
+            match p {
+                Projection::Star => out.extend(self.columns.iter().cloned()),
+                Projection::Column { name, .. } | Projection::Aggregate { name, .. } => {
+                    out.push(name.clone())
+                }
+                Projection::Embed(i) => {
+                    let e = &self.embeds[*i];
+                    if e.spread {
+                        out.extend(e.node.output_names());
+                    } else {
+                        out.push(e.name.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Arguments of a function call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Args {
+    /// POST: `json_to_record($body)` with these (name, type, variadic).
+    Json {
+        body: String,
+        params: Vec<(String, TypeRef, bool)>,
+    },
+    /// The whole body as the one json/jsonb argument.
+    Single { body: String, ty: TypeRef },
+    /// GET: text values cast to the parameter types.
+    Text(Vec<(String, TypeRef, bool, String)>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub function: QualifiedName,
+    pub args: Args,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallResult {
+    Void,
+    /// One value (`set`: a JSON array of values).
+    Scalar { set: bool },
+    /// Rows read through a node (`set == false`: one object).
+    Rows { node: ReadNode, set: bool },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mutation {
+    Insert {
+        table: QualifiedName,
+        columns: Vec<InsertColumn>,
+        body: String,
+        on_conflict: Option<(Vec<String>, Resolution)>,
+    },
+    Update {
+        table: QualifiedName,
+        alias: usize,
+        columns: Vec<String>,
+        body: String,
+        conditions: Vec<Cond>,
+    },
+    Delete {
+        table: QualifiedName,
+        alias: usize,
+        conditions: Vec<Cond>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct InsertColumn {
+    pub name: String,
+    /// With `missing=default`: the column's default expression, used when a
+    /// row lacks the key.
+    pub default: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Read { node: ReadNode },
+    Mutate {
+        mutation: Mutation,
+        /// What to return (representation or headers-only); `None`: minimal.
+        returning: Option<ReadNode>,
+    },
+    Call { call: Call, result: CallResult },
+    OpenApi,
+    Options,
+}
+
+/// The plan of one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub action: Action,
+    pub schema: String,
+    pub method: Method,
+    pub media: MediaType,
+    pub strip_nulls: bool,
+    pub prefer: Preferences,
+    pub count: Option<CountPref>,
+    pub read_only: bool,
+    /// Primary key of the table written (for `Location`).
+    pub location_key: Vec<String>,
+    pub table_name: Option<String>,
+    pub tx_rollback: bool,
+    pub preference_applied: Vec<String>,
+    pub profile_given: bool,
+}
+
+/// Stage entry point.
+pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Result<Plan, ApiError> {
+    let schema = match &req.profile {
+        Some(p) if !config.db_schemas.iter().any(|s| s == p) => {
+            return Err(ApiError::bad_schema(p, &config.db_schemas));
+        }
+        Some(p) => p.clone(),
+        None => config
+            .db_schemas
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "public".to_owned()),
+    };
+    let mut p = Planner {
+        cache,
+        config,
+        schema: &schema,
+        next_alias: 0,
+    };
+    let mut read_only = req.method.is_read();
+    let mut location_key = Vec::new();
+    let mut table_name = None;
+    let action = match (&req.target, req.method) {
+        (_, Method::Options) => Action::Options,
+        (Target::Root, Method::Get | Method::Head) => Action::OpenApi,
+        (Target::Root, _) => return Err(ApiError::method("Only GET and HEAD are allowed on the root")),
+        (Target::Table(name), method) => {
+            let table = cache
+                .table(&schema, name)
+                .ok_or_else(|| ApiError::no_table(&schema, name))?;
+            table_name = Some(table.name.name.clone());
+            location_key = table.primary_key.clone();
+            match method {
+                Method::Get | Method::Head => Action::Read {
+                    node: p.root_node(req, Source::Table(table.name.clone()), table_columns(table), Some(table))?,
+                },
+                Method::Post => p.insert(req, table)?,
+                Method::Put => p.insert(req, table)?,
+                Method::Patch => p.update(req, table)?,
+                Method::Delete => p.delete(req, table)?,
+                Method::Options => Action::Options,
+            }
+        }
+        (Target::Rpc(name), method) => {
+            let (action, volatile) = p.call(req, name)?;
+            if method.is_read() && volatile {
+                // Run it read-only: Postgres refuses writes (25006 -> 405).
+                read_only = true;
+            }
+            if !method.is_read() {
+                read_only = false;
+            }
+            action
+        }
+    };
+    if matches!(req.media, MediaType::Plan { .. }) && !config.plan_enabled {
+        return Err(ApiError::not_acceptable("application/vnd.pgrst.plan"));
+    }
+
+    let mut preference_applied = Vec::new();
+    let tx_allowed = config.tx_end.ends_with("allow-override");
+    let default_rollback = config.tx_end.starts_with("rollback");
+    let tx_rollback = match req.prefer.tx_rollback {
+        Some(r) if tx_allowed => {
+            preference_applied.push(format!("tx={}", if r { "rollback" } else { "commit" }));
+            r
+        }
+        _ => default_rollback,
+    };
+    if let Some(c) = req.prefer.count {
+        preference_applied.push(format!(
+            "count={}",
+            match c {
+                CountPref::Exact => "exact",
+                CountPref::Planned => "planned",
+                CountPref::Estimated => "estimated",
+            }
+        ));
+    }
+    if !req.method.is_read() {
+        if let Some(r) = req.prefer.return_ {
+            preference_applied.push(format!(
+                "return={}",
+                match r {
+                    ReturnPref::Minimal => "minimal",
+                    ReturnPref::HeadersOnly => "headers-only",
+                    ReturnPref::Representation => "representation",
+                }
+            ));
+        }
+        if req.method == Method::Post && matches!(req.target, Target::Table(_)) {
+            if let Some(r) = req.prefer.resolution {
+                preference_applied.push(match r {
+                    Resolution::MergeDuplicates => "resolution=merge-duplicates".into(),
+                    Resolution::IgnoreDuplicates => "resolution=ignore-duplicates".into(),
+                });
+            }
+            if req.prefer.missing_default {
+                preference_applied.push("missing=default".into());
+            }
+        }
+    }
+    if req.prefer.strict {
+        preference_applied.push("handling=strict".into());
+        if let Some(n) = req.prefer.max_affected {
+            preference_applied.push(format!("max-affected={n}"));
+        }
+    }
+    if req.prefer.single_object && matches!(req.target, Target::Rpc(_)) {
+        preference_applied.push("params=single-object".into());
+    }
+
+    Ok(Plan {
+        action,
+        schema,
+        method: req.method,
+        media: req.media.clone(),
+        strip_nulls: req.strip_nulls,
+        prefer: req.prefer.clone(),
+        count: req.prefer.count,
+        read_only,
+        location_key,
+        table_name,
+        tx_rollback,
+        preference_applied,
+        profile_given: req.profile.is_some(),
+    })
+}
+
+fn table_columns(table: &Table) -> Vec<(String, TypeRef)> {
+    table
+        .columns
+        .iter()
+        .map(|c| (c.name.clone(), c.ty.clone()))
+        .collect()
+}
+
+/// What a node selects from: for name resolution.
+struct Rel<'a> {
+    table: Option<&'a Table>,
+    qualified: Option<QualifiedName>,
+    label: String,
+    columns: Vec<(String, TypeRef)>,
+}
+
+struct Planner<'a> {
+    cache: &'a SchemaCache,
+    config: &'a RestConfig,
+    schema: &'a str,
+    next_alias: usize,
+}
+
+/// Per-node request parts, gathered by embed path.
+struct NodeParts<'r> {
+    filters: Vec<&'r Filter>,
+    logic: Vec<&'r Logic>,
+    order: Vec<&'r OrderTerm>,
+    range: Option<Range>,
+}
+
+fn parts_for<'r>(req: &'r ApiRequest, path: &[String]) -> NodeParts<'r> {
+    NodeParts {
+        filters: req
+            .filters
+            .iter()
+            .filter(|(p, _)| p.as_slice() == path)
+            .map(|(_, f)| f)
+            .collect(),
+        logic: req
+            .logic
+            .iter()
+            .filter(|(p, _)| p.as_slice() == path)
+            .map(|(_, l)| l)
+            .collect(),
+        order: req
+            .order
+            .iter()
+            .filter(|(p, _)| p.as_slice() == path)
+            .flat_map(|(_, t)| t.iter())
+            .collect(),
+        range: req
+            .ranges
+            .iter()
+            .find(|(p, _)| p.as_slice() == path)
+            .map(|(_, r)| *r),
+    }
+}
+
+impl<'a> Planner<'a> {
+    fn alias(&mut self) -> usize {
+        self.next_alias += 1;
+        self.next_alias
+    }
+
+    /// Checks that every embed path named by filters, order and ranges exists.
+    fn check_paths(&self, req: &ApiRequest, node: &ReadNode) -> Result<(), ApiError> {
+        let paths = req
+            .filters
+            .iter()
+            .map(|(p, _)| p)
+            .chain(req.logic.iter().map(|(p, _)| p))
+            .chain(req.order.iter().map(|(p, _)| p))
+            .chain(req.ranges.iter().map(|(p, _)| p));
+        for path in paths {
+            let mut current = node;
+            for seg in path {
+                match current.embeds.iter().find(|e| &e.name == seg) {
+                    Some(e) => current = &e.node,
+                    None => {
+                        return Err(ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            "PGRST108",
+                            format!("'{seg}' is not an embedded resource in this request"),
+                        )
+                        .hint(format!(
+                            "Verify that '{seg}' is included in the 'select' query parameter."
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn root_node(
+        &mut self,
+        req: &ApiRequest,
+        source: Source,
+        columns: Vec<(String, TypeRef)>,
+        table: Option<&'a Table>,
+    ) -> Result<ReadNode, ApiError> {
+        let rel = Rel {
+            table,
+            qualified: table.map(|t| t.name.clone()),
+            label: table
+                .map(|t| t.name.name.clone())
+                .unwrap_or_else(|| match &req.target {
+                    Target::Rpc(n) | Target::Table(n) => n.clone(),
+                    Target::Root => String::new(),
+                }),
+            columns,
+        };
+        let alias = self.alias();
+        let node = self.node(req, &[], source, alias, &rel, &req.select, true)?;
+        self.check_paths(req, &node)?;
+        Ok(node)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        req: &ApiRequest,
+        path: &[String],
+        source: Source,
+        alias: usize,
+        rel: &Rel<'a>,
+        select: &[SelectItem],
+        is_root: bool,
+    ) -> Result<ReadNode, ApiError> {
+        let mut node = ReadNode {
+            source,
+            alias,
+            columns: rel.columns.iter().map(|(n, _)| n.clone()).collect(),
+            projections: Vec::new(),
+            conditions: Vec::new(),
+            order: Vec::new(),
+            range: Range::default(),
+            embeds: Vec::new(),
+        };
+        let select: Vec<SelectItem> = if select.is_empty() && !is_root {
+            Vec::new()
+        } else if select.is_empty() {
+            vec![SelectItem::Star]
+        } else {
+            select.to_vec()
+        };
+        for item in &select {
+            match item {
+                SelectItem::Star => node.projections.push(Projection::Star),
+                SelectItem::Field {
+                    field,
+                    alias: a,
+                    cast,
+                    aggregate,
+                    aggregate_cast,
+                } => {
+                    let expr = self.expr(rel, alias, field)?;
+                    let name = a.clone().unwrap_or_else(|| match aggregate {
+                        Some(f) => f.sql().to_owned(),
+                        None => field.output_name(),
+                    });
+                    match aggregate {
+                        Some(func) => {
+                            self.check_aggregates()?;
+                            node.projections.push(Projection::Aggregate {
+                                func: *func,
+                                expr: Some(expr),
+                                arg_cast: cast.clone(),
+                                cast: aggregate_cast.clone(),
+                                name,
+                            })
+                        }
+                        None => node.projections.push(Projection::Column {
+                            expr,
+                            cast: cast.clone(),
+                            name,
+                        }),
+                    }
+                }
+                SelectItem::Count { alias: a, cast } => {
+                    self.check_aggregates()?;
+                    node.projections.push(Projection::Aggregate {
+                        func: AggregateFn::Count,
+                        expr: None,
+                        arg_cast: None,
+                        cast: cast.clone(),
+                        name: a.clone().unwrap_or_else(|| "count".into()),
+                    });
+                }
+                SelectItem::Embed {
+                    relation,
+                    alias: a,
+                    hint,
+                    join,
+                    spread,
+                    select,
+                } => {
+                    let name = a.clone().unwrap_or_else(|| relation.clone());
+                    let mut child_path = path.to_vec();
+                    child_path.push(name.clone());
+                    let embed = self.embed(
+                        req,
+                        &child_path,
+                        rel,
+                        alias,
+                        relation,
+                        hint.as_deref(),
+                        *join,
+                        *spread,
+                        name,
+                        select,
+                    )?;
+                    node.embeds.push(embed);
+                    node.projections.push(Projection::Embed(node.embeds.len() - 1));
+                }
+            }
+        }
+
+        let parts = parts_for(req, path);
+        for f in parts.filters {
+            // `embed=is.null`: a condition on the embedded resource.
+            if f.field.json_path.is_empty() && rel.columns.iter().all(|(c, _)| *c != f.field.name)
+                && let Some(i) = node.embeds.iter().position(|e| e.name == f.field.name) {
+                    let present = match (&f.operation, f.negate) {
+                        (Operation::Is(IsValue::Null), negate) => negate,
+                        (Operation::Is(IsValue::NotNull), negate) => !negate,
+                        _ => {
+                            return Err(ApiError::parse(
+                                "filter",
+                                &f.field.name,
+                                "only is.null and not.is.null apply to an embedded resource",
+                            ));
+                        }
+                    };
+                    node.conditions.push(Cond::EmbedPresent { embed: i, present });
+                    continue;
+                }
+            node.conditions.push(self.filter(rel, alias, f)?);
+        }
+        for l in parts.logic {
+            node.conditions.push(self.logic(rel, alias, l)?);
+        }
+        for t in parts.order {
+            node.order.push(OrderExpr {
+                expr: self.expr(rel, alias, &t.field)?,
+                desc: t.desc,
+                nulls: t.nulls,
+            });
+        }
+        node.range = parts.range.unwrap_or_default();
+        if is_root
+            && let Some(max) = self.config.max_rows {
+                node.range.limit = Some(node.range.limit.map_or(max, |l| l.min(max)));
+            }
+        Ok(node)
+    }
+
+    fn check_aggregates(&self) -> Result<(), ApiError> {
+        if self.config.aggregates_enabled {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "PGRST123",
+                "Use of aggregate functions is not allowed",
+            ))
+        }
+    }
+
+    fn expr(&self, rel: &Rel<'_>, alias: usize, field: &Field) -> Result<Expr, ApiError> {
+        let (column, computed, base_ty) = match rel.columns.iter().find(|(c, _)| *c == field.name) {
+            Some((c, ty)) => (c.clone(), None, ty.clone()),
+            None => {
+                let computed = rel
+                    .qualified
+                    .as_ref()
+                    .and_then(|q| self.cache.computed(q, &field.name))
+                    .filter(|f| !f.returns_set);
+                match computed.map(|f| (f, &f.returns)) {
+                    Some((f, Returns::Scalar(ty))) => (field.name.clone(), Some(f.name.clone()), ty.clone()),
+                    _ => return Err(ApiError::undefined_column(&rel.label, &field.name)),
+                }
+            }
+        };
+        let json_is_jsonb = base_ty.name == "jsonb";
+        let ty = match field.json_path.last() {
+            None => base_ty,
+            Some(step) if step.text => TypeRef::builtin("text"),
+            Some(_) if json_is_jsonb => TypeRef::builtin("jsonb"),
+            Some(_) => TypeRef::builtin("json"),
+        };
+        Ok(Expr {
+            alias,
+            column,
+            computed,
+            json_path: field.json_path.clone(),
+            ty,
+            json_is_jsonb,
+        })
+    }
+
+    fn filter(&self, rel: &Rel<'_>, alias: usize, f: &Filter) -> Result<Cond, ApiError> {
+        let expr = self.expr(rel, alias, &f.field)?;
+        let op = match &f.operation {
+            Operation::Op { op, value } => CondOp::Op { op: *op, value: value.clone() },
+            Operation::Quant { op, quant, values } => CondOp::Quant {
+                op: *op,
+                quant: *quant,
+                values: values.clone(),
+            },
+            Operation::In(values) => CondOp::In(values.clone()),
+            Operation::Is(v) => CondOp::Is(*v),
+            Operation::Fts { kind, config, value } => CondOp::Fts {
+                kind: *kind,
+                config: config.clone(),
+                value: value.clone(),
+            },
+        };
+        Ok(Cond::Filter {
+            expr,
+            negate: f.negate,
+            op,
+        })
+    }
+
+    fn logic(&self, rel: &Rel<'_>, alias: usize, l: &Logic) -> Result<Cond, ApiError> {
+        match l {
+            Logic::Filter(f) => self.filter(rel, alias, f),
+            Logic::Group { or, negate, children } => Ok(Cond::Group {
+                or: *or,
+                negate: *negate,
+                children: children
+                    .iter()
+                    .map(|c| self.logic(rel, alias, c))
+                    .collect::<Result<_, _>>()?,
+            }),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn embed(
+        &mut self,
+        req: &ApiRequest,
+        path: &[String],
+        parent: &Rel<'a>,
+        parent_alias: usize,
+        relation: &str,
+        hint: Option<&str>,
+        join: JoinType,
+        spread: bool,
+        name: String,
+        select: &[SelectItem],
+    ) -> Result<Embed, ApiError> {
+        let parent_q = parent.qualified.clone().ok_or_else(|| {
+            no_relationship(&parent.label, relation, self.schema)
+        })?;
+        let found = self.relationship(&parent_q, relation, hint)?;
+        let child_alias = self.alias();
+        let (source, link, target, to_one) = match found {
+            Found::ManyToOne(fk) => (
+                Source::Table(fk.ref_table.clone()),
+                Link::Columns(fk.ref_columns.iter().cloned().zip(fk.columns.iter().cloned()).collect()),
+                fk.ref_table.clone(),
+                true,
+            ),
+            Found::OneToMany(fk) => (
+                Source::Table(fk.table.clone()),
+                Link::Columns(fk.columns.iter().cloned().zip(fk.ref_columns.iter().cloned()).collect()),
+                fk.table.clone(),
+                false,
+            ),
+            Found::ManyToMany { junction, to_parent, to_child } => {
+                let j = self.alias();
+                (
+                    Source::Table(to_child.ref_table.clone()),
+                    Link::Junction {
+                        table: junction.clone(),
+                        alias: j,
+                        child: to_child.columns.iter().cloned().zip(to_child.ref_columns.iter().cloned()).collect(),
+                        parent: to_parent.columns.iter().cloned().zip(to_parent.ref_columns.iter().cloned()).collect(),
+                    },
+                    to_child.ref_table.clone(),
+                    false,
+                )
+            }
+            Found::Computed(f) => {
+                let Returns::Rows { relation: Some(rel), .. } = &f.returns else {
+                    return Err(no_relationship(&parent.label, relation, self.schema));
+                };
+                (
+                    Source::Computed {
+                        function: f.name.clone(),
+                        parent: parent_alias,
+                    },
+                    Link::None,
+                    rel.clone(),
+                    !f.returns_set,
+                )
+            }
+        };
+        let table = self
+            .cache
+            .tables
+            .get(&target)
+            .ok_or_else(|| no_relationship(&parent.label, relation, self.schema))?;
+        let rel = Rel {
+            table: Some(table),
+            qualified: Some(table.name.clone()),
+            label: table.name.name.clone(),
+            columns: table_columns(table),
+        };
+        let node = self.node(req, path, source, child_alias, &rel, select, false)?;
+        let _ = rel.table;
+        Ok(Embed {
+            name,
+            node,
+            join,
+            to_one,
+            spread,
+            link,
+            lateral: self.alias(),
+        })
+    }
+
+    fn relationship(
+        &self,
+        parent: &QualifiedName,
+        name: &str,
+        hint: Option<&str>,
+    ) -> Result<Found<'a>, ApiError> {
+        let cache = self.cache;
+        let mut found: Vec<Found<'a>> = Vec::new();
+        let same_schema = |q: &QualifiedName| q.schema == parent.schema;
+        let hint_matches_fk = |fk: &ForeignKey| match hint {
+            None => true,
+            Some(h) => {
+                fk.name == h
+                    || fk.columns.iter().any(|c| c == h)
+                    || fk.ref_columns.iter().any(|c| c == h)
+                    || fk.table.name == h
+                    || fk.ref_table.name == h
+            }
+        };
+        for fk in &cache.foreign_keys {
+            if fk.table == *parent
+                && (fk.ref_table.name == name && same_schema(&fk.ref_table)
+                    || fk.name == name
+                    || fk.columns.len() == 1 && fk.columns[0] == name)
+                && hint_matches_fk(fk)
+            {
+                found.push(Found::ManyToOne(fk));
+            }
+            if fk.ref_table == *parent
+                && (fk.table.name == name && same_schema(&fk.table) || fk.name == name)
+                && hint_matches_fk(fk)
+                && !(fk.table == *parent && fk.columns.len() == 1 && fk.columns[0] == name)
+            {
+                found.push(Found::OneToMany(fk));
+            }
+        }
+        // Many-to-many through a junction whose primary key holds both keys.
+        for to_parent in cache.foreign_keys.iter().filter(|fk| fk.ref_table == *parent) {
+            let Some(junction) = cache.tables.get(&to_parent.table) else {
+                continue;
+            };
+            if junction.kind != TableKind::Table && junction.kind != TableKind::Partitioned {
+                continue;
+            }
+            for to_child in cache.foreign_keys.iter().filter(|fk| {
+                fk.table == to_parent.table
+                    && fk.name != to_parent.name
+                    && fk.ref_table.name == name
+                    && same_schema(&fk.ref_table)
+            }) {
+                let in_pk = to_parent
+                    .columns
+                    .iter()
+                    .chain(&to_child.columns)
+                    .all(|c| junction.primary_key.contains(c));
+                let hinted = match hint {
+                    None => true,
+                    Some(h) => junction.name.name == h || to_parent.name == h || to_child.name == h,
+                };
+                if in_pk && hinted && to_parent.table != *parent {
+                    found.push(Found::ManyToMany {
+                        junction: &junction.name,
+                        to_parent,
+                        to_child,
+                    });
+                }
+            }
+        }
+        if found.is_empty() && hint.is_none()
+            && let Some(f) = cache.computed(parent, name)
+                && matches!(f.returns, Returns::Rows { relation: Some(_), .. }) {
+                    found.push(Found::Computed(f));
+                }
+        match found.len() {
+            0 => Err(no_relationship(&parent.name, name, &parent.schema)),
+            1 => Ok(found.remove(0)),
+            _ => {
+                let details: Vec<Value> = found.iter().map(|f| f.describe(parent)).collect();
+                let options: Vec<String> = found.iter().map(|f| format!("'{name}!{}'", f.hint_name())).collect();
+                Err(ApiError::new(
+                    StatusCode::MULTIPLE_CHOICES,
+                    "PGRST201",
+                    format!(
+                        "Could not embed because more than one relationship was found for '{}' and '{name}'",
+                        parent.name
+                    ),
+                )
+                .details(Value::Array(details))
+                .hint(format!(
+                    "Try changing '{name}' to one of the following: {}. Find the desired relationship in the 'details' key.",
+                    options.join(", ")
+                )))
+            }
+        }
+    }
+
+    fn insert(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Action, ApiError> {
+        let body = req.body.clone().unwrap_or(Value::Object(Default::default()));
+        let rows: Vec<&serde_json::Map<String, Value>> = match &body {
+            Value::Object(o) => vec![o],
+            Value::Array(items) => items
+                .iter()
+                .map(|v| v.as_object().ok_or_else(|| ApiError::bad_body("All array elements must be JSON objects")))
+                .collect::<Result<_, _>>()?,
+            _ => return Err(ApiError::bad_body("Expected a JSON object or an array of objects")),
+        };
+        let mut names: Vec<String> = match &req.columns {
+            Some(cols) => cols.clone(),
+            None => {
+                let mut seen = Vec::new();
+                for row in &rows {
+                    for k in row.keys() {
+                        if !seen.contains(k) {
+                            seen.push(k.clone());
+                        }
+                    }
+                }
+                seen
+            }
+        };
+        names.dedup();
+        let mut columns = Vec::new();
+        for n in &names {
+            let col = table
+                .column(n)
+                .ok_or_else(|| ApiError::no_column(n, &table.name.name))?;
+            let default = if req.prefer.missing_default {
+                col.default.clone()
+            } else {
+                None
+            };
+            columns.push(InsertColumn { name: n.clone(), default });
+        }
+        if req.method == Method::Put {
+            // PUT: a single-row upsert by primary key, filters must name it.
+            if table.primary_key.is_empty() {
+                return Err(ApiError::method("PUT requires a table with a primary key"));
+            }
+        }
+        let resolution = if req.method == Method::Put {
+            Some(Resolution::MergeDuplicates)
+        } else {
+            req.prefer.resolution
+        };
+        let on_conflict = match resolution {
+            Some(res) => {
+                let cols = match &req.on_conflict {
+                    Some(c) => c.clone(),
+                    None => table.primary_key.clone(),
+                };
+                if cols.is_empty() {
+                    return Err(ApiError::new(
+                        StatusCode::BAD_REQUEST,
+                        "PGRST100",
+                        "An upsert needs on_conflict columns or a primary key",
+                    ));
+                }
+                for c in &cols {
+                    if table.column(c).is_none() {
+                        return Err(ApiError::undefined_column(&table.name.name, c));
+                    }
+                }
+                Some((cols, res))
+            }
+            None => None,
+        };
+        let body = match body {
+            Value::Array(_) => body,
+            single => Value::Array(vec![single]),
+        };
+        let mutation = Mutation::Insert {
+            table: table.name.clone(),
+            columns,
+            body: body.to_string(),
+            on_conflict,
+        };
+        let returning = self.returning(req, table)?;
+        Ok(Action::Mutate { mutation, returning })
+    }
+
+    fn update(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Action, ApiError> {
+        let body = match &req.body {
+            Some(Value::Object(o)) => o.clone(),
+            None => Default::default(),
+            Some(_) => return Err(ApiError::bad_body("Expected a JSON object")),
+        };
+        let mut columns = Vec::new();
+        let allowed: Option<&Vec<String>> = req.columns.as_ref();
+        for k in body.keys() {
+            if allowed.is_some_and(|a| !a.contains(k)) {
+                continue;
+            }
+            if table.column(k).is_none() {
+                return Err(ApiError::no_column(k, &table.name.name));
+            }
+            columns.push(k.clone());
+        }
+        let alias = self.alias();
+        let conditions = self.mutation_conditions(req, table, alias)?;
+        let returning = self.returning(req, table)?;
+        Ok(Action::Mutate {
+            mutation: Mutation::Update {
+                table: table.name.clone(),
+                alias,
+                columns,
+                body: Value::Object(body).to_string(),
+                conditions,
+            },
+            returning,
+        })
+    }
+
+    fn delete(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Action, ApiError> {
+        let alias = self.alias();
+        let conditions = self.mutation_conditions(req, table, alias)?;
+        let returning = self.returning(req, table)?;
+        Ok(Action::Mutate {
+            mutation: Mutation::Delete {
+                table: table.name.clone(),
+                alias,
+                conditions,
+            },
+            returning,
+        })
+    }
+
+    fn mutation_conditions(&self, req: &ApiRequest, table: &'a Table, alias: usize) -> Result<Vec<Cond>, ApiError> {
+        let rel = Rel {
+            table: Some(table),
+            qualified: Some(table.name.clone()),
+            label: table.name.name.clone(),
+            columns: table_columns(table),
+        };
+        let parts = parts_for(req, &[]);
+        let mut conds = Vec::new();
+        for f in parts.filters {
+            conds.push(self.filter(&rel, alias, f)?);
+        }
+        for l in parts.logic {
+            conds.push(self.logic(&rel, alias, l)?);
+        }
+        if let Some((p, _)) = req.filters.iter().find(|(p, _)| !p.is_empty()) {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "PGRST108",
+                format!("'{}' is not an embedded resource in this request", p.join(".")),
+            ));
+        }
+        Ok(conds)
+    }
+
+    /// The read over the mutated rows, when the client wants them.
+    fn returning(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Option<ReadNode>, ApiError> {
+        let wants = match req.prefer.return_ {
+            Some(ReturnPref::Representation) => true,
+            Some(ReturnPref::HeadersOnly) => req.method == Method::Post,
+            _ => false,
+        };
+        let single = req.media == MediaType::SingleObject;
+        if !wants && !single {
+            return Ok(None);
+        }
+        let rel = Rel {
+            table: Some(table),
+            qualified: Some(table.name.clone()),
+            label: table.name.name.clone(),
+            columns: table_columns(table),
+        };
+        let alias = self.alias();
+        let select = if req.prefer.return_ == Some(ReturnPref::HeadersOnly) {
+            table
+                .primary_key
+                .iter()
+                .map(|c| SelectItem::Field {
+                    field: Field::plain(c),
+                    alias: None,
+                    cast: None,
+                    aggregate: None,
+                    aggregate_cast: None,
+                })
+                .collect()
+        } else {
+            req.select.clone()
+        };
+        // Filters were applied by the mutation itself; only embeds' own
+        // filters and order apply to the representation.
+        let mut stripped = req.clone();
+        stripped.filters.retain(|(p, _)| !p.is_empty());
+        stripped.logic.retain(|(p, _)| !p.is_empty());
+        stripped.ranges.retain(|(p, _)| !p.is_empty());
+        let mut node = self.node(&stripped, &[], Source::Mutated, alias, &rel, &select, true)?;
+        node.range = Range::default();
+        Ok(Some(node))
+    }
+
+    /// RPC: choose the function and plan its call. Returns whether it is volatile.
+    fn call(&mut self, req: &ApiRequest, name: &str) -> Result<(Action, bool), ApiError> {
+        let candidates = self.cache.functions(self.schema, name);
+        let is_read = req.method.is_read();
+        // Argument names on offer.
+        let (keys, body): (Vec<String>, Option<&Value>) = if is_read {
+            (req.rpc_params.iter().map(|(k, _)| k.clone()).collect(), None)
+        } else {
+            match &req.body {
+                Some(Value::Object(o)) => (o.keys().cloned().collect(), req.body.as_ref()),
+                Some(v) => (Vec::new(), Some(v)),
+                None => (Vec::new(), None),
+            }
+        };
+        let single_json = |f: &Function| {
+            f.params.len() == 1
+                && (f.params[0].name.is_empty() || req.prefer.single_object)
+                && matches!(f.params[0].ty.name.as_str(), "json" | "jsonb")
+                && f.params[0].ty.schema == "pg_catalog"
+        };
+        let mut matches: Vec<(&Function, bool)> = Vec::new();
+        for f in candidates {
+            if !is_read && single_json(f) && (req.prefer.single_object || !keys.iter().all(|k| f.params.iter().any(|p| &p.name == k)) || f.params[0].name.is_empty()) {
+                matches.push((f, true));
+                continue;
+            }
+            let names_ok = if is_read {
+                true
+            } else {
+                keys.iter().all(|k| f.params.iter().any(|p| &p.name == k))
+            };
+            let required_ok = f
+                .params
+                .iter()
+                .all(|p| p.has_default || keys.contains(&p.name));
+            if names_ok && required_ok && f.params.iter().all(|p| !p.name.is_empty()) {
+                matches.push((f, false));
+            }
+        }
+        if is_read && matches.len() > 1 {
+            // Prefer the overloads that use the most of the given parameters.
+            let score = |f: &Function| f.params.iter().filter(|p| keys.contains(&p.name)).count();
+            let best = matches.iter().map(|(f, _)| score(f)).max().unwrap_or(0);
+            matches.retain(|(f, _)| score(f) == best);
+        }
+        if !is_read && matches.len() > 1 && matches.iter().any(|(_, s)| !*s) {
+            matches.retain(|(_, s)| !*s);
+        }
+        let (function, single) = match matches.len() {
+            0 => {
+                let mut sorted = keys.clone();
+                sorted.sort();
+                return Err(ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    "PGRST202",
+                    format!(
+                        "Could not find the function {}.{}({}) in the schema cache",
+                        self.schema,
+                        name,
+                        sorted.join(", ")
+                    ),
+                )
+                .details(format!(
+                    "Searched for the function {}.{} with parameters {} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
+                    self.schema,
+                    name,
+                    sorted.join(", ")
+                ))
+                .hint(if candidates.is_empty() {
+                    Value::Null
+                } else {
+                    json!(format!(
+                        "Perhaps you meant to call the function {}.{}({})",
+                        self.schema,
+                        name,
+                        candidates[0].params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ))
+                }));
+            }
+            1 => matches.remove(0),
+            _ => {
+                return Err(ApiError::new(
+                    StatusCode::MULTIPLE_CHOICES,
+                    "PGRST203",
+                    format!(
+                        "Could not choose the best candidate function between: {}",
+                        matches
+                            .iter()
+                            .map(|(f, _)| format!(
+                                "{}.{}({})",
+                                f.name.schema,
+                                f.name.name,
+                                f.params.iter().map(|p| format!("{} => {}", p.name, p.ty.name)).collect::<Vec<_>>().join(", ")
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .hint("Try renaming the parameters or the function itself in the database so function overloading can be resolved"));
+            }
+        };
+
+        // Arguments; for GET the other parameters are filters on the result.
+        let mut filter_params = Vec::new();
+        let args = if single {
+            Args::Single {
+                body: body.map(Value::to_string).unwrap_or_else(|| "{}".into()),
+                ty: function.params[0].ty.clone(),
+            }
+        } else if is_read {
+            let mut args = Vec::new();
+            for (k, v) in &req.rpc_params {
+                match function.params.iter().find(|p| &p.name == k) {
+                    Some(p) => args.push((p.name.clone(), p.ty.clone(), p.variadic, v.clone())),
+                    None => filter_params.push((k.clone(), v.clone())),
+                }
+            }
+            Args::Text(args)
+        } else {
+            filter_params.extend(req.rpc_params.iter().cloned());
+            let params = function
+                .params
+                .iter()
+                .filter(|p| keys.contains(&p.name))
+                .map(|p| (p.name.clone(), p.ty.clone(), p.variadic))
+                .collect();
+            Args::Json {
+                body: body.map(Value::to_string).unwrap_or_else(|| "{}".into()),
+                params,
+            }
+        };
+        let call = Call {
+            function: function.name.clone(),
+            args,
+        };
+        let mut req2 = req.clone();
+        for (k, v) in &filter_params {
+            let (path, f) = parse_filter_param(k, v)?;
+            req2.filters.push((path, f));
+        }
+        let result = match &function.returns {
+            Returns::Void => CallResult::Void,
+            Returns::Scalar(_) => {
+                if !req2.filters.is_empty() || req2.select_given {
+                    // PostgREST lets a scalar result be filtered only as a set of rows.
+                    if !req2.filters.is_empty() {
+                        return Err(ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            "PGRST100",
+                            "Filters apply only to functions returning rows",
+                        ));
+                    }
+                }
+                CallResult::Scalar { set: function.returns_set }
+            }
+            Returns::Rows { columns, relation } => {
+                let table = relation.as_ref().and_then(|r| self.cache.tables.get(r));
+                let node = self.root_node(&req2, Source::Call(Box::new(call.clone())), columns.clone(), table)?;
+                CallResult::Rows { node, set: function.returns_set }
+            }
+        };
+        Ok((Action::Call { call, result }, function.volatility == Volatility::Volatile))
+    }
+}
+
+enum Found<'a> {
+    ManyToOne(&'a ForeignKey),
+    OneToMany(&'a ForeignKey),
+    ManyToMany {
+        junction: &'a QualifiedName,
+        to_parent: &'a ForeignKey,
+        to_child: &'a ForeignKey,
+    },
+    Computed(&'a Function),
+}
+
+impl Found<'_> {
+    fn hint_name(&self) -> String {
+        match self {
+            Found::ManyToOne(fk) | Found::OneToMany(fk) => fk.name.clone(),
+            Found::ManyToMany { junction, .. } => junction.name.clone(),
+            Found::Computed(f) => f.name.name.clone(),
+        }
+    }
+
+    fn describe(&self, parent: &QualifiedName) -> Value {
+        match self {
+            Found::ManyToOne(fk) => json!({
+                "cardinality": "many-to-one",
+                "embedding": format!("{} with {}", parent.name, fk.ref_table.name),
+                "relationship": format!("{} using {}({}) and {}({})", fk.name, fk.table.name, fk.columns.join(", "), fk.ref_table.name, fk.ref_columns.join(", ")),
+            }),
+            Found::OneToMany(fk) => json!({
+                "cardinality": "one-to-many",
+                "embedding": format!("{} with {}", parent.name, fk.table.name),
+                "relationship": format!("{} using {}({}) and {}({})", fk.name, fk.ref_table.name, fk.ref_columns.join(", "), fk.table.name, fk.columns.join(", ")),
+            }),
+            Found::ManyToMany { junction, to_parent, to_child } => json!({
+                "cardinality": "many-to-many",
+                "embedding": format!("{} with {}", parent.name, to_child.ref_table.name),
+                "relationship": format!("{} using {}({}) and {}({})", junction.name, to_parent.name, to_parent.columns.join(", "), to_child.name, to_child.columns.join(", ")),
+            }),
+            Found::Computed(f) => json!({
+                "cardinality": if f.returns_set { "one-to-many" } else { "many-to-one" },
+                "embedding": format!("{} with {}", parent.name, f.name.name),
+                "relationship": format!("computed relationship {}", f.name.name),
+            }),
+        }
+    }
+}
+
+fn no_relationship(parent: &str, name: &str, schema: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "PGRST200",
+        format!("Could not find a relationship between '{parent}' and '{name}' in the schema cache"),
+    )
+    .details(format!(
+        "Searched for a foreign key relationship between '{parent}' and '{name}' in the schema '{schema}', but no matches were found."
+    ))
+}

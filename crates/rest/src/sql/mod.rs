@@ -1,0 +1,724 @@
+//! Stage 4: one parameterised statement per plan.
+//!
+//! Invariant: the statement text is made only of this crate's fixed SQL,
+//! quoted identifiers and types that the plan took from the schema cache,
+//! checked cast words and escaped JSON-path keys; every value of the request
+//! is a bind parameter (see [`builder`]). The response body is built by
+//! Postgres (`json_agg`, `row_to_json`), so no row is decoded in Rust.
+
+pub mod builder;
+
+pub use builder::{Bind, Sql, quote_literal};
+
+use crate::plan::{
+    Action, Args, Call, CallResult, Cond, CondOp, Embed, Expr, Link, Mutation, Plan, Projection,
+    ReadNode, Source,
+};
+use crate::request::{IsValue, JoinType, JsonKey, MediaType, Nulls, Quantifier, Resolution};
+
+/// What the statement's result looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One row: `total`, `page_total`, `body`, `response_headers`, `response_status`.
+    Result,
+    /// No rows: the command's affected-row count is the result.
+    Affected,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    pub sql: Sql,
+    pub shape: Shape,
+}
+
+/// The name of the CTE holding a mutation's returned rows.
+const SOURCE_CTE: &str = "\"pgrst_source\"";
+
+/// Renders the main statement of a plan (`None` for plans that need no SQL).
+pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
+    let mut s = Sql::new();
+    let shape = match &plan.action {
+        Action::OpenApi | Action::Options => return None,
+        Action::Read { node } => {
+            wrap(&mut s, plan, node, csv_header, |s| node_select(s, node, Mode::Normal, None));
+            Shape::Result
+        }
+        Action::Mutate { mutation, returning } => match returning {
+            None => {
+                mutation_sql(&mut s, mutation, false);
+                Shape::Affected
+            }
+            Some(node) => {
+                s.push("WITH ").push(SOURCE_CTE).push(" AS (");
+                mutation_sql(&mut s, mutation, true);
+                s.push(") ");
+                wrap(&mut s, plan, node, csv_header, |s| node_select(s, node, Mode::Normal, None));
+                Shape::Result
+            }
+        },
+        Action::Call { call, result } => {
+            match result {
+                CallResult::Rows { node, set } => {
+                    if *set {
+                        wrap(&mut s, plan, node, csv_header, |s| node_select(s, node, Mode::Normal, None));
+                    } else {
+                        let mut single = plan.clone();
+                        single.media = MediaType::SingleObject;
+                        wrap_body(&mut s, &single, node, None, true, |s| {
+                            node_select(s, node, Mode::Normal, None)
+                        });
+                    }
+                }
+                CallResult::Scalar { set } => {
+                    s.push("SELECT NULL::bigint AS \"total\", pg_catalog.count(*) AS \"page_total\", ");
+                    if *set {
+                        s.push("coalesce(json_agg(\"pgrst_t\".\"pgrst_scalar\"), '[]')::text");
+                    } else {
+                        s.push("(json_agg(\"pgrst_t\".\"pgrst_scalar\")->0)::text");
+                    }
+                    s.push(" AS \"body\", ");
+                    response_gucs(&mut s);
+                    s.push(" FROM (SELECT ");
+                    scalar_call(&mut s, call);
+                    s.push(") AS \"pgrst_t\"");
+                }
+                CallResult::Void => {
+                    s.push("SELECT NULL::bigint AS \"total\", pg_catalog.count(*) AS \"page_total\", NULL::text AS \"body\", ");
+                    response_gucs(&mut s);
+                    s.push(" FROM (SELECT ");
+                    scalar_call(&mut s, call);
+                    s.push(") AS \"pgrst_t\"");
+                }
+            }
+            Shape::Result
+        }
+    };
+    Some(Statement { sql: s, shape })
+}
+
+/// The count query for `Prefer: count=planned` (wrapped in EXPLAIN by the caller).
+pub fn render_count(plan: &Plan) -> Option<Sql> {
+    let node = match &plan.action {
+        Action::Read { node } => node,
+        Action::Call { result: CallResult::Rows { node, .. }, .. } => node,
+        _ => return None,
+    };
+    let mut s = Sql::new();
+    s.push("EXPLAIN (FORMAT JSON) ");
+    node_select(&mut s, node, Mode::Count, None);
+    Some(s)
+}
+
+fn response_gucs(s: &mut Sql) {
+    s.push("nullif(current_setting('response.headers', true), '') AS \"response_headers\", nullif(current_setting('response.status', true), '') AS \"response_status\"");
+}
+
+/// `SELECT total, page_total, body, gucs FROM (<inner>) AS "pgrst_t"`.
+fn wrap(s: &mut Sql, plan: &Plan, node: &ReadNode, csv_header: Option<&str>, inner: impl Fn(&mut Sql)) {
+    wrap_body(s, plan, node, csv_header, plan.count == Some(crate::request::CountPref::Exact) || plan.count == Some(crate::request::CountPref::Estimated), inner)
+}
+
+fn wrap_body(
+    s: &mut Sql,
+    plan: &Plan,
+    node: &ReadNode,
+    csv_header: Option<&str>,
+    exact_count: bool,
+    inner: impl Fn(&mut Sql),
+) {
+    s.push("SELECT ");
+    let counts_rows = matches!(plan.action, Action::Read { .. } | Action::Call { .. });
+    if exact_count && counts_rows && !matches!(plan.action, Action::Call { result: CallResult::Rows { set: false, .. }, .. }) {
+        s.push("(SELECT pg_catalog.count(*) FROM (");
+        node_select(s, node, Mode::Count, None);
+        s.push(") AS \"pgrst_c\")");
+    } else if exact_count && !counts_rows {
+        s.push("(SELECT pg_catalog.count(*) FROM ").push(SOURCE_CTE).push(")");
+    } else {
+        s.push("NULL::bigint");
+    }
+    s.push(" AS \"total\", pg_catalog.count(\"pgrst_t\") AS \"page_total\", ");
+    match (&plan.media, csv_header) {
+        (MediaType::Csv, Some(header)) => {
+            s.bind(Bind::Text(header.to_owned()));
+            s.push(" || coalesce(E'\\n' || string_agg((SELECT string_agg(CASE WHEN \"pgrst_csv\".\"v\" IS NULL THEN '' WHEN \"pgrst_csv\".\"v\" ~ '[,\"\\r\\n]' THEN '\"' || replace(\"pgrst_csv\".\"v\", '\"', '\"\"') || '\"' ELSE \"pgrst_csv\".\"v\" END, ',' ORDER BY \"pgrst_csv\".\"n\") FROM json_each_text(row_to_json(\"pgrst_t\")) WITH ORDINALITY AS \"pgrst_csv\"(\"k\", \"v\", \"n\")), E'\\n'), '')");
+        }
+        (MediaType::SingleObject, _) => {
+            if plan.strip_nulls {
+                s.push("coalesce(json_strip_nulls(json_agg(\"pgrst_t\")->0)::text, '')");
+            } else {
+                s.push("coalesce((json_agg(\"pgrst_t\")->0)::text, '')");
+            }
+        }
+        _ => {
+            if plan.strip_nulls {
+                s.push("coalesce(json_strip_nulls(json_agg(\"pgrst_t\")), '[]')::text");
+            } else {
+                s.push("coalesce(json_agg(\"pgrst_t\"), '[]')::text");
+            }
+        }
+    }
+    s.push(" AS \"body\", ");
+    response_gucs(s);
+    s.push(" FROM (");
+    inner(s);
+    s.push(") AS \"pgrst_t\"");
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Normal,
+    /// `SELECT 1`, only the joins that can drop rows, no order or pagination.
+    Count,
+}
+
+/// `SELECT … FROM … WHERE … ORDER BY … LIMIT … OFFSET …` for one node.
+/// `link`: the parent's alias and how this node joins it.
+fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, usize)>) {
+    s.push("SELECT ");
+    if mode == Mode::Count {
+        s.push("1");
+    } else {
+        let mut first = true;
+        for p in &node.projections {
+            match p {
+                Projection::Star => {
+                    sep(s, &mut first);
+                    s.alias(node.alias).push(".*");
+                }
+                Projection::Column { expr, cast, name } => {
+                    sep(s, &mut first);
+                    expr_sql(s, expr);
+                    if let Some(c) = cast {
+                        s.cast(c);
+                    }
+                    s.push(" AS ").ident(name);
+                }
+                Projection::Aggregate { func, expr, arg_cast, cast, name } => {
+                    sep(s, &mut first);
+                    s.push(match func {
+                        crate::request::AggregateFn::Count => "pg_catalog.count(",
+                        crate::request::AggregateFn::Sum => "pg_catalog.sum(",
+                        crate::request::AggregateFn::Avg => "pg_catalog.avg(",
+                        crate::request::AggregateFn::Min => "pg_catalog.min(",
+                        crate::request::AggregateFn::Max => "pg_catalog.max(",
+                    });
+                    match expr {
+                        Some(e) => {
+                            expr_sql(s, e);
+                            if let Some(c) = arg_cast {
+                                s.cast(c);
+                            }
+                        }
+                        None => {
+                            s.push("*");
+                        }
+                    }
+                    s.push(")");
+                    if let Some(c) = cast {
+                        s.cast(c);
+                    }
+                    s.push(" AS ").ident(name);
+                }
+                Projection::Embed(i) => {
+                    let e = &node.embeds[*i];
+                    if e.node.projections.is_empty() {
+                        continue;
+                    }
+                    if e.spread {
+                        for n in e.node.output_names() {
+                            sep(s, &mut first);
+                            s.alias(e.lateral).push(".").ident(&n).push(" AS ").ident(&n);
+                        }
+                    } else {
+                        sep(s, &mut first);
+                        s.alias(e.lateral).push(".\"body\" AS ").ident(&e.name);
+                    }
+                }
+            }
+        }
+    }
+    s.push(" FROM ");
+    source_sql(s, &node.source, node.alias);
+    if let Some((Link::Junction { table, alias, child, .. }, _)) = link {
+        s.push(" INNER JOIN ").qualified(table).push(" AS ").alias(*alias).push(" ON ");
+        for (i, (jc, cc)) in child.iter().enumerate() {
+            if i > 0 {
+                s.push(" AND ");
+            }
+            s.alias(*alias).push(".").ident(jc).push(" = ").alias(node.alias).push(".").ident(cc);
+        }
+    }
+    for e in &node.embeds {
+        let needed = mode == Mode::Normal
+            || e.join == JoinType::Inner
+            || node.conditions.iter().any(|c| cond_uses_embed(c, node, e));
+        if needed {
+            embed_join(s, node, e, mode);
+        }
+    }
+    let mut conds: Vec<&Cond> = node.conditions.iter().collect();
+    let has_link = matches!(link, Some((Link::Columns(_) | Link::Junction { .. }, _)));
+    if has_link || !conds.is_empty() {
+        s.push(" WHERE ");
+        let mut first = true;
+        if let Some((link, parent)) = link {
+            match link {
+                Link::Columns(pairs) => {
+                    for (c, p) in pairs {
+                        and(s, &mut first);
+                        s.alias(node.alias).push(".").ident(c).push(" = ").alias(parent).push(".").ident(p);
+                    }
+                }
+                Link::Junction { alias, parent: pairs, .. } => {
+                    for (jc, p) in pairs {
+                        and(s, &mut first);
+                        s.alias(*alias).push(".").ident(jc).push(" = ").alias(parent).push(".").ident(p);
+                    }
+                }
+                Link::None => {}
+            }
+        }
+        for c in conds.drain(..) {
+            and(s, &mut first);
+            cond_sql(s, node, c);
+        }
+    }
+    if mode == Mode::Count {
+        return;
+    }
+    if node.has_aggregates() {
+        let mut first = true;
+        for p in &node.projections {
+            if let Projection::Column { expr, .. } = p {
+                if first {
+                    s.push(" GROUP BY ");
+                    first = false;
+                } else {
+                    s.push(", ");
+                }
+                expr_sql(s, expr);
+            }
+        }
+    }
+    if !node.order.is_empty() {
+        s.push(" ORDER BY ");
+        for (i, o) in node.order.iter().enumerate() {
+            if i > 0 {
+                s.push(", ");
+            }
+            expr_sql(s, &o.expr);
+            s.push(if o.desc { " DESC" } else { " ASC" });
+            match o.nulls {
+                Some(Nulls::First) => {
+                    s.push(" NULLS FIRST");
+                }
+                Some(Nulls::Last) => {
+                    s.push(" NULLS LAST");
+                }
+                None => {}
+            }
+        }
+    }
+    if let Some(limit) = node.range.limit {
+        s.push(" LIMIT ").int(limit);
+    }
+    if node.range.offset > 0 {
+        s.push(" OFFSET ").int(node.range.offset);
+    }
+}
+
+fn cond_uses_embed(c: &Cond, node: &ReadNode, e: &Embed) -> bool {
+    match c {
+        Cond::EmbedPresent { embed, .. } => std::ptr::eq(&node.embeds[*embed], e),
+        Cond::Group { children, .. } => children.iter().any(|c| cond_uses_embed(c, node, e)),
+        Cond::Filter { .. } => false,
+    }
+}
+
+fn sep(s: &mut Sql, first: &mut bool) {
+    if !*first {
+        s.push(", ");
+    }
+    *first = false;
+}
+
+fn and(s: &mut Sql, first: &mut bool) {
+    if !*first {
+        s.push(" AND ");
+    }
+    *first = false;
+}
+
+fn source_sql(s: &mut Sql, source: &Source, alias: usize) {
+    match source {
+        Source::Table(q) => {
+            s.qualified(q);
+        }
+        Source::Mutated => {
+            s.push(SOURCE_CTE);
+        }
+        Source::Call(call) => {
+            if let Args::Json { body, params } = &call.args
+                && !params.is_empty() {
+                    json_args_from(s, body, params);
+                    s.push(" CROSS JOIN LATERAL ");
+                }
+            call_expr(s, call);
+        }
+        Source::Computed { function, parent } => {
+            s.qualified(function).push("(").alias(*parent).push(")");
+        }
+    }
+    s.push(" AS ").alias(alias);
+}
+
+fn json_args_from(s: &mut Sql, body: &str, params: &[(String, crate::schema_cache::TypeRef, bool)]) {
+    s.push("json_to_record(").bind(Bind::Text(body.to_owned())).push("::json) AS \"pgrst_args\"(");
+    for (i, (name, ty, _)) in params.iter().enumerate() {
+        if i > 0 {
+            s.push(", ");
+        }
+        s.ident(name).push(" ").ty(ty);
+    }
+    s.push(")");
+}
+
+/// `"s"."fn"(named args)`.
+fn call_expr(s: &mut Sql, call: &Call) {
+    s.qualified(&call.function).push("(");
+    match &call.args {
+        Args::Json { params, .. } => {
+            for (i, (name, _, variadic)) in params.iter().enumerate() {
+                if i > 0 {
+                    s.push(", ");
+                }
+                if *variadic {
+                    s.push("VARIADIC ");
+                }
+                s.ident(name).push(" := \"pgrst_args\".").ident(name);
+            }
+        }
+        Args::Single { body, ty } => {
+            s.bind(Bind::Text(body.clone())).push("::").ty(ty);
+        }
+        Args::Text(args) => {
+            for (i, (name, ty, variadic, value)) in args.iter().enumerate() {
+                if i > 0 {
+                    s.push(", ");
+                }
+                if *variadic {
+                    s.push("VARIADIC ");
+                }
+                s.ident(name).push(" := ").typed_text(value, ty);
+            }
+        }
+    }
+    s.push(")");
+}
+
+/// `"s"."fn"(…) AS "pgrst_scalar" [FROM json_to_record(…)]`.
+fn scalar_call(s: &mut Sql, call: &Call) {
+    call_expr(s, call);
+    s.push(" AS \"pgrst_scalar\"");
+    if let Args::Json { body, params } = &call.args
+        && !params.is_empty() {
+            s.push(" FROM ");
+            json_args_from(s, body, params);
+        }
+}
+
+fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
+    let inner = e.join == JoinType::Inner;
+    s.push(if inner { " INNER JOIN LATERAL (" } else { " LEFT JOIN LATERAL (" });
+    let link = Some((&e.link, parent.alias));
+    if mode == Mode::Count {
+        // Only whether a row exists matters.
+        if e.to_one {
+            s.push("SELECT 1 AS \"body\" FROM (");
+            node_select(s, &e.node, Mode::Count, link);
+            s.push(") AS ").alias(e.lateral);
+        } else {
+            s.push("SELECT json_build_array() AS \"body\" FROM (");
+            node_select(s, &e.node, Mode::Count, link);
+            s.push(") AS ").alias(e.lateral);
+            if inner {
+                s.push(" HAVING pg_catalog.count(*) > 0");
+            } else {
+                s.push(" LIMIT 1");
+            }
+        }
+    } else if e.spread && e.to_one {
+        node_select(s, &e.node, Mode::Normal, link);
+    } else if e.spread {
+        s.push("SELECT ");
+        for (i, n) in e.node.output_names().iter().enumerate() {
+            if i > 0 {
+                s.push(", ");
+            }
+            s.push("coalesce(json_agg(").alias(e.lateral).push(".").ident(n).push("), '[]') AS ").ident(n);
+        }
+        s.push(" FROM (");
+        node_select(s, &e.node, Mode::Normal, link);
+        s.push(") AS ").alias(e.lateral);
+        if inner {
+            s.push(" HAVING pg_catalog.count(*) > 0");
+        }
+    } else if e.to_one {
+        s.push("SELECT row_to_json(").alias(e.lateral).push(") AS \"body\" FROM (");
+        node_select(s, &e.node, Mode::Normal, link);
+        s.push(") AS ").alias(e.lateral);
+    } else {
+        s.push("SELECT coalesce(json_agg(").alias(e.lateral).push("), '[]') AS \"body\" FROM (");
+        node_select(s, &e.node, Mode::Normal, link);
+        s.push(") AS ").alias(e.lateral);
+        if inner {
+            s.push(" HAVING pg_catalog.count(*) > 0");
+        }
+    }
+    s.push(") AS ").alias(e.lateral).push(" ON TRUE");
+}
+
+fn expr_sql(s: &mut Sql, e: &Expr) {
+    match &e.computed {
+        Some(f) => {
+            s.qualified(f).push("(").alias(e.alias).push(")");
+        }
+        None => {
+            s.alias(e.alias).push(".").ident(&e.column);
+        }
+    }
+    for step in &e.json_path {
+        s.push(if step.text { "->>" } else { "->" });
+        match &step.key {
+            JsonKey::Key(k) => {
+                s.literal(k);
+            }
+            JsonKey::Index(i) => {
+                s.push("(").int(*i).push("::int)");
+            }
+        }
+    }
+}
+
+fn cond_sql(s: &mut Sql, node: &ReadNode, c: &Cond) {
+    match c {
+        Cond::Group { or, negate, children } => {
+            if *negate {
+                s.push("NOT ");
+            }
+            if children.is_empty() {
+                s.push(if *or { "FALSE" } else { "TRUE" });
+                return;
+            }
+            s.push("(");
+            for (i, child) in children.iter().enumerate() {
+                if i > 0 {
+                    s.push(if *or { " OR " } else { " AND " });
+                }
+                cond_sql(s, node, child);
+            }
+            s.push(")");
+        }
+        Cond::EmbedPresent { embed, present } => {
+            let e = &node.embeds[*embed];
+            if e.to_one {
+                s.alias(e.lateral).push(".\"body\"");
+                s.push(if *present { " IS NOT NULL" } else { " IS NULL" });
+            } else {
+                s.push("json_array_length(coalesce(").alias(e.lateral).push(".\"body\", '[]'))");
+                s.push(if *present { " > 0" } else { " = 0" });
+            }
+        }
+        Cond::Filter { expr, negate, op } => {
+            if *negate {
+                s.push("NOT (");
+            }
+            match op {
+                CondOp::Op { op, value } => {
+                    expr_sql(s, expr);
+                    s.push(" ").push(op.sql()).push(" ");
+                    if op.is_pattern() {
+                        s.bind(Bind::Text(value.clone()));
+                    } else {
+                        s.typed_text(value, &expr.ty);
+                    }
+                }
+                CondOp::Quant { op, quant, values } => {
+                    expr_sql(s, expr);
+                    s.push(" ").push(op.sql()).push(match quant {
+                        Quantifier::Any => " ANY(",
+                        Quantifier::All => " ALL(",
+                    });
+                    s.bind(Bind::TextArray(values.clone()));
+                    if !op.is_pattern() {
+                        s.push("::").ty(&expr.ty).push("[]");
+                    }
+                    s.push(")");
+                }
+                CondOp::In(values) => {
+                    expr_sql(s, expr);
+                    s.push(" = ANY(").bind(Bind::TextArray(values.clone())).push("::").ty(&expr.ty).push("[])");
+                }
+                CondOp::Is(v) => {
+                    expr_sql(s, expr);
+                    s.push(match v {
+                        IsValue::Null => " IS NULL",
+                        IsValue::NotNull => " IS NOT NULL",
+                        IsValue::True => " IS TRUE",
+                        IsValue::False => " IS FALSE",
+                        IsValue::Unknown => " IS UNKNOWN",
+                    });
+                }
+                CondOp::Fts { kind, config, value } => {
+                    let is_vector = expr.ty.name == "tsvector" && expr.json_path.is_empty();
+                    if is_vector {
+                        expr_sql(s, expr);
+                    } else {
+                        s.push("to_tsvector(");
+                        if let Some(c) = config {
+                            s.bind(Bind::Text(c.clone())).push("::pg_catalog.regconfig, ");
+                        }
+                        expr_sql(s, expr);
+                        s.push(")");
+                    }
+                    s.push(" @@ ").push(kind.function()).push("(");
+                    if let Some(c) = config {
+                        s.bind(Bind::Text(c.clone())).push("::pg_catalog.regconfig, ");
+                    }
+                    s.bind(Bind::Text(value.clone())).push(")");
+                }
+            }
+            if *negate {
+                s.push(")");
+            }
+        }
+    }
+}
+
+fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
+    match m {
+        Mutation::Insert { table, columns, body, on_conflict } => {
+            s.push("INSERT INTO ").qualified(table);
+            if columns.is_empty() {
+                if body.trim() == "[]" {
+                    // Nothing to insert: a statement that inserts no row.
+                    s.push(" SELECT * FROM ").qualified(table).push(" WHERE FALSE");
+                } else {
+                    s.push(" DEFAULT VALUES");
+                }
+            } else {
+                s.push(" (");
+                for (i, c) in columns.iter().enumerate() {
+                    if i > 0 {
+                        s.push(", ");
+                    }
+                    s.ident(&c.name);
+                }
+                s.push(") SELECT ");
+                let with_defaults = columns.iter().any(|c| c.default.is_some());
+                for (i, c) in columns.iter().enumerate() {
+                    if i > 0 {
+                        s.push(", ");
+                    }
+                    match (&c.default, with_defaults) {
+                        (Some(default), true) => {
+                            s.push("CASE WHEN \"pgrst_body\".\"pgrst_j\"::jsonb ? ").literal(&c.name);
+                            s.push(" THEN (json_populate_record(NULL::").qualified(table).push(", \"pgrst_body\".\"pgrst_j\")).").ident(&c.name);
+                            s.push(" ELSE ").push_catalog_sql(default).push(" END");
+                        }
+                        (None, true) => {
+                            s.push("(json_populate_record(NULL::").qualified(table).push(", \"pgrst_body\".\"pgrst_j\")).").ident(&c.name);
+                        }
+                        (_, false) => {
+                            s.push("\"pgrst_body\".").ident(&c.name);
+                        }
+                    }
+                }
+                if with_defaults {
+                    s.push(" FROM json_array_elements(").bind(Bind::Text(body.clone())).push("::json) AS \"pgrst_body\"(\"pgrst_j\")");
+                } else {
+                    s.push(" FROM json_populate_recordset(NULL::").qualified(table).push(", ").bind(Bind::Text(body.clone())).push("::json) AS \"pgrst_body\"");
+                }
+            }
+            if let Some((cols, resolution)) = on_conflict {
+                s.push(" ON CONFLICT (");
+                for (i, c) in cols.iter().enumerate() {
+                    if i > 0 {
+                        s.push(", ");
+                    }
+                    s.ident(c);
+                }
+                s.push(")");
+                let updatable: Vec<_> = columns.iter().collect();
+                if *resolution == Resolution::IgnoreDuplicates || updatable.is_empty() {
+                    s.push(" DO NOTHING");
+                } else {
+                    s.push(" DO UPDATE SET ");
+                    for (i, c) in updatable.iter().enumerate() {
+                        if i > 0 {
+                            s.push(", ");
+                        }
+                        s.ident(&c.name).push(" = EXCLUDED.").ident(&c.name);
+                    }
+                }
+            }
+            if returning {
+                s.push(" RETURNING ").qualified(table).push(".*");
+            }
+        }
+        Mutation::Update { table, alias, columns, body, conditions } => {
+            if columns.is_empty() {
+                // An empty payload changes nothing.
+                s.push("SELECT * FROM ").qualified(table).push(" WHERE FALSE");
+                return;
+            }
+            s.push("UPDATE ").qualified(table).push(" AS ").alias(*alias).push(" SET ");
+            for (i, c) in columns.iter().enumerate() {
+                if i > 0 {
+                    s.push(", ");
+                }
+                s.ident(c).push(" = \"pgrst_body\".").ident(c);
+            }
+            s.push(" FROM (SELECT * FROM json_populate_record(NULL::").qualified(table).push(", ");
+            s.bind(Bind::Text(body.clone())).push("::json)) AS \"pgrst_body\"");
+            where_clause(s, conditions);
+            if returning {
+                s.push(" RETURNING ").alias(*alias).push(".*");
+            }
+        }
+        Mutation::Delete { table, alias, conditions } => {
+            s.push("DELETE FROM ").qualified(table).push(" AS ").alias(*alias);
+            where_clause(s, conditions);
+            if returning {
+                s.push(" RETURNING ").alias(*alias).push(".*");
+            }
+        }
+    }
+}
+
+fn where_clause(s: &mut Sql, conditions: &[Cond]) {
+    if conditions.is_empty() {
+        return;
+    }
+    let empty = ReadNode {
+        source: Source::Mutated,
+        alias: 0,
+        columns: Vec::new(),
+        projections: Vec::new(),
+        conditions: Vec::new(),
+        order: Vec::new(),
+        range: Default::default(),
+        embeds: Vec::new(),
+    };
+    s.push(" WHERE ");
+    for (i, c) in conditions.iter().enumerate() {
+        if i > 0 {
+            s.push(" AND ");
+        }
+        cond_sql(s, &empty, c);
+    }
+}
+
+#[cfg(test)]
+mod tests;

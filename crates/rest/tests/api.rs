@@ -1,0 +1,967 @@
+//! The gateway over HTTP against a real Postgres: one fresh database per
+//! test (a copy of a template holding the platform SQL, the gateway's SQL
+//! and the test schema below), served on 127.0.0.1:0, driven with raw HTTP
+//! (reqwest) and with postgrest-rs as a real PostgREST client.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use plinth_db::testing::TestDb;
+use plinth_db::{JwtSecret, MigrationSet};
+use plinth_rest::{RestConfig, RestState};
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+
+const SECRET: &str = "rest-tests-secret-of-at-least-32-characters";
+const ALICE: &str = "00000000-0000-0000-0000-00000000000a";
+const BOB: &str = "00000000-0000-0000-0000-00000000000b";
+
+/// The test schema: related tables (one join table), RLS policies, views,
+/// functions, a second exposed schema.
+const SCHEMA: &str = r#"
+create table users (id uuid primary key, name text not null, email text unique);
+create table categories (id serial primary key, name text not null unique);
+create table posts (
+  id serial primary key,
+  author_id uuid not null references users(id),
+  editor_id uuid references users(id),
+  category_id int references categories(id),
+  title text not null,
+  body text,
+  tags text[] not null default '{}',
+  meta jsonb not null default '{}',
+  published boolean not null default false,
+  views int not null default 0,
+  score numeric,
+  during tstzrange
+);
+create table labels (id serial primary key, name text not null);
+create table post_labels (
+  post_id int not null references posts(id) on delete cascade,
+  label_id int not null references labels(id),
+  primary key (post_id, label_id)
+);
+create table todos (
+  id serial primary key,
+  owner uuid not null default auth.uid(),
+  task text not null,
+  done boolean not null default false,
+  priority int default 3
+);
+create table secrets (id int primary key, value text);
+revoke all on secrets from anon, authenticated;
+
+alter table todos enable row level security;
+create policy todos_own_select on todos for select to authenticated using (owner = auth.uid());
+create policy todos_own_insert on todos for insert to authenticated with check (owner = auth.uid());
+create policy todos_own_update on todos for update to authenticated using (owner = auth.uid());
+create policy todos_own_delete on todos for delete to authenticated using (owner = auth.uid());
+
+alter table posts enable row level security;
+create policy posts_read on posts for select using (published or author_id = auth.uid());
+create policy posts_insert on posts for insert to authenticated with check (author_id = auth.uid());
+create policy posts_update on posts for update to authenticated using (author_id = auth.uid());
+create policy posts_delete on posts for delete to authenticated using (author_id = auth.uid());
+
+insert into users values
+  ('00000000-0000-0000-0000-00000000000a', 'Alice', 'alice@example.com'),
+  ('00000000-0000-0000-0000-00000000000b', 'Bob', 'bob@example.com'),
+  ('00000000-0000-0000-0000-00000000000c', 'Carol', null);
+insert into categories (name) values ('general'), ('tech');
+insert into posts (author_id, editor_id, category_id, title, body, tags, meta, published, views, score, during) values
+  ('00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000b', 1, 'Hello world', 'hello there world', '{intro,hello}', '{"lang":"en","stars":5}', true, 10, 1.5, '[2024-01-01,2024-02-01)'),
+  ('00000000-0000-0000-0000-00000000000a', null, null, 'Draft', null, '{draft}', '{"lang":"de"}', false, 0, null, null),
+  ('00000000-0000-0000-0000-00000000000b', '00000000-0000-0000-0000-00000000000a', 2, 'Rust tips', 'borrow checker wisdom', '{rust,tips}', '{"lang":"en","stars":3}', true, 30, 2.5, '[2024-03-01,2024-04-01)'),
+  ('00000000-0000-0000-0000-00000000000b', null, 2, 'Postgres, tricks (and more)', 'The quick brown fox jumps', '{postgres}', '{}', true, 20, null, null);
+insert into labels (name) values ('news'), ('howto'), ('unused');
+insert into post_labels values (1, 1), (3, 2), (4, 2), (4, 1);
+insert into todos (owner, task, done) values
+  ('00000000-0000-0000-0000-00000000000a', 'buy milk', false),
+  ('00000000-0000-0000-0000-00000000000a', 'write tests', true),
+  ('00000000-0000-0000-0000-00000000000b', 'sleep', false);
+
+create view published_posts as select id, author_id, title, views from posts where published;
+
+create function add(a int, b int default 1) returns int language sql immutable as $$ select a + b $$;
+create function posts_by(author uuid) returns setof posts language sql stable as $$ select * from posts where author_id = author order by id $$;
+create function post_titles() returns table(id int, title text) language sql stable as $$ select id, title from posts order by id $$;
+create function numbers(n int) returns setof int language sql immutable as $$ select generate_series(1, n) $$;
+create function bump(post int) returns void language sql as $$ update posts set views = views + 1 where id = post $$;
+create function fail(msg text) returns void language plpgsql as $$ begin raise exception '%', msg; end $$;
+create function teapot() returns void language plpgsql as $$ begin raise sqlstate 'PT418' using message = 'I am a teapot'; end $$;
+create function echo(jsonb) returns jsonb language sql immutable as $$ select $1 $$;
+create function whoami() returns text language sql stable as $$ select coalesce(auth.uid()::text, 'nobody') || ':' || current_user $$;
+create function with_header() returns int language plpgsql stable as $$
+begin
+  perform set_config('response.headers', '[{"X-Custom": "yes"}]', true);
+  return 1;
+end $$;
+create function title_upper(posts) returns text language sql stable as $$ select upper($1.title) $$;
+create function sum_of(a int, b int) returns int language sql immutable as $$ select a + b $$;
+create function sum_of(x int) returns int language sql immutable as $$ select x $$;
+
+create schema api;
+grant usage on schema api to anon, authenticated, service_role;
+create table api.notes (id serial primary key, body text not null);
+insert into api.notes (body) values ('from api');
+grant all on all tables in schema api to anon, authenticated, service_role;
+grant all on all sequences in schema api to anon, authenticated, service_role;
+"#;
+
+fn test_schema() -> MigrationSet {
+    MigrationSet::embedded("rest_test", "crates/rest/tests", &[("0001_schema.sql", SCHEMA)])
+        .expect("test schema set")
+}
+
+struct App {
+    base: String,
+    http: reqwest::Client,
+    secret: JwtSecret,
+    state: RestState,
+    test_db: TestDb,
+}
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+async fn spawn_app() -> App {
+    spawn_with(RestConfig {
+        db_schemas: vec!["public".into(), "api".into()],
+        aggregates_enabled: true,
+        plan_enabled: true,
+        tx_end: "commit-allow-override".into(),
+        ..RestConfig::default()
+    })
+    .await
+}
+
+async fn spawn_with(config: RestConfig) -> App {
+    let test_db = TestDb::new(&[
+        plinth_db::platform_migrations(),
+        plinth_rest::migrations(),
+        test_schema(),
+    ])
+    .await;
+    let secret = JwtSecret::new(SECRET).expect("secret");
+    let state = RestState::new(test_db.db.clone(), secret.clone(), config)
+        .await
+        .expect("rest state");
+    let app = axum::Router::new().nest("/rest/v1", plinth_rest::router(state.clone()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    App {
+        base: format!("http://{addr}/rest/v1"),
+        http: reqwest::Client::new(),
+        secret,
+        state,
+        test_db,
+    }
+}
+
+#[derive(Debug)]
+struct Res {
+    status: u16,
+    headers: HeaderMap,
+    text: String,
+}
+
+impl Res {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+    fn code(&self) -> String {
+        self.json()["code"].as_str().unwrap_or_default().to_owned()
+    }
+}
+
+impl App {
+    fn user(&self, sub: &str) -> String {
+        self.secret.sign(&json!({"sub": sub, "role": "authenticated", "aud": "authenticated", "exp": now() + 600}))
+    }
+    fn service(&self) -> String {
+        self.secret.api_key("service_role", now(), now() + 600)
+    }
+    fn anon(&self) -> String {
+        self.secret.api_key("anon", now(), now() + 600)
+    }
+
+    async fn req(&self, method: &str, path: &str, token: Option<&str>, headers: &[(&str, &str)], body: Option<Value>) -> Res {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+        let mut rb = self.http.request(method, format!("{}{}", self.base, path));
+        if let Some(t) = token {
+            rb = rb.header("apikey", t).header("authorization", format!("Bearer {t}"));
+        }
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        if let Some(b) = body {
+            rb = rb.header("content-type", "application/json").body(b.to_string());
+        }
+        let r = rb.send().await.expect("request");
+        let status = r.status().as_u16();
+        let headers = r.headers().clone();
+        let text = r.text().await.expect("body");
+        Res { status, headers, text }
+    }
+
+    async fn get(&self, path: &str) -> Res {
+        self.req("GET", path, None, &[], None).await
+    }
+
+    async fn get_as(&self, path: &str, token: &str) -> Res {
+        self.req("GET", path, Some(token), &[], None).await
+    }
+}
+
+fn ids(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(|r| r["id"].as_i64()).collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn select_columns_aliases_casts_and_json_paths() {
+    let app = spawn_app().await;
+    let r = app.get("/posts?select=id,heading:title,views::text,lang:meta->>lang,stars:meta->stars&order=id").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.header("content-type"), Some("application/json; charset=utf-8"));
+    assert_eq!(r.header("content-range"), Some("0-2/*"));
+    let body = r.json();
+    assert_eq!(body[0], json!({"id": 1, "heading": "Hello world", "views": "10", "lang": "en", "stars": 5}));
+    assert_eq!(ids(&body), vec![1, 3, 4], "anon sees published posts only");
+    assert!(r.header("server-timing").is_some_and(|t| t.contains("transaction;dur=")));
+
+    let r = app.get("/posts?select=*&id=eq.1").await;
+    let row = &r.json()[0];
+    assert_eq!(row["tags"], json!(["intro", "hello"]));
+    assert_eq!(row["meta"]["lang"], "en");
+
+    // Computed column and views.
+    let r = app.get("/posts?select=id,title_upper&id=eq.3").await;
+    assert_eq!(r.json(), json!([{"id": 3, "title_upper": "RUST TIPS"}]));
+    let r = app.get("/published_posts?select=title&order=views.desc&limit=1").await;
+    assert_eq!(r.json(), json!([{"title": "Rust tips"}]));
+}
+
+#[tokio::test]
+async fn embedding_to_one_to_many_many_to_many_and_hints() {
+    let app = spawn_app().await;
+    let r = app
+        .get("/posts?select=id,author:users!author_id(name),categories(name),labels(name)&order=id")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let body = r.json();
+    assert_eq!(body[0]["author"], json!({"name": "Alice"}));
+    assert_eq!(body[0]["categories"], json!({"name": "general"}));
+    assert_eq!(body[0]["labels"], json!([{"name": "news"}]));
+    let p4 = body.as_array().and_then(|a| a.iter().find(|p| p["id"] == 4)).cloned().unwrap_or_default();
+    assert_eq!(p4["labels"].as_array().map(Vec::len), Some(2));
+
+    // To-many with nested to-one, order and limit on the embed.
+    let r = app
+        .get("/users?select=name,posts!author_id(title,categories(name))&posts.order=title.desc&posts.limit=1&id=eq.00000000-0000-0000-0000-00000000000b")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), json!([{"name": "Bob", "posts": [{"title": "Rust tips", "categories": {"name": "tech"}}]}]));
+
+    // A missing to-one is null; a user without posts has [].
+    let r = app.get("/posts?select=id,editor:users!editor_id(name)&id=eq.4").await;
+    assert_eq!(r.json(), json!([{"id": 4, "editor": null}]));
+    let r = app.get("/users?select=name,posts!author_id(id)&name=eq.Carol").await;
+    assert_eq!(r.json(), json!([{"name": "Carol", "posts": []}]));
+
+    // !inner: filters on the embed restrict the parent rows.
+    let r = app
+        .get("/posts?select=id,labels!inner(name)&labels.name=eq.howto&order=id")
+        .await;
+    assert_eq!(ids(&r.json()), vec![3, 4]);
+    let r = app.get("/posts?select=id,labels(name)&labels.name=eq.howto&order=id").await;
+    assert_eq!(ids(&r.json()), vec![1, 3, 4], "without !inner the parent rows stay");
+    assert_eq!(r.json()[0]["labels"], json!([]));
+
+    // Embedded filter `is.null` / `not.is.null` on the embed itself.
+    let r = app.get("/posts?select=id,categories(name)&categories=not.is.null&order=id").await;
+    assert_eq!(ids(&r.json()), vec![1, 3, 4]);
+
+    // Spread of a to-one.
+    let r = app.get("/posts?select=title,...categories(category:name)&id=eq.3").await;
+    assert_eq!(r.json(), json!([{"title": "Rust tips", "category": "tech"}]));
+
+    // Embedding through a view that carries the foreign key.
+    let r = app.get("/published_posts?select=title,users(name)&id=eq.1").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), json!([{"title": "Hello world", "users": {"name": "Alice"}}]));
+
+    // Ambiguous and unknown relationships.
+    let r = app.get("/posts?select=*,users(*)").await;
+    assert_eq!(r.status, 300, "{}", r.text);
+    assert_eq!(r.code(), "PGRST201");
+    assert_eq!(r.json()["details"].as_array().map(Vec::len), Some(2));
+    let r = app.get("/posts?select=*,nope(*)").await;
+    assert_eq!((r.status, r.code()), (400, "PGRST200".to_owned()));
+    let r = app.get("/posts?select=id&nope.id=eq.1").await;
+    assert_eq!((r.status, r.code()), (400, "PGRST108".to_owned()));
+}
+
+#[tokio::test]
+async fn horizontal_filters() {
+    let app = spawn_app().await;
+    let svc = app.service();
+    let cases: &[(&str, &[i64])] = &[
+        ("id=eq.3", &[3]),
+        ("id=neq.3", &[1, 2, 4]),
+        ("views=gt.10", &[3, 4]),
+        ("views=gte.10", &[1, 3, 4]),
+        ("views=lt.10", &[2]),
+        ("views=lte.10", &[1, 2]),
+        ("title=like.*tips*", &[3]),
+        ("title=ilike.HELLO*", &[1]),
+        ("title=match.^R", &[3]),
+        ("title=imatch.^r", &[3]),
+        ("editor_id=is.null", &[2, 4]),
+        ("editor_id=not.is.null", &[1, 3]),
+        ("published=is.false", &[2]),
+        ("id=in.(1,4,99)", &[1, 4]),
+        ("id=not.in.(1,4)", &[2, 3]),
+        ("title=in.(\"Postgres, tricks (and more)\",Draft)", &[2, 4]),
+        ("tags=cs.{rust}", &[3]),
+        ("tags=cd.{rust,tips,other}", &[3]),
+        ("tags=ov.{draft,postgres}", &[2, 4]),
+        ("meta=cs.{\"lang\":\"en\"}", &[1, 3]),
+        ("meta->>lang=eq.de", &[2]),
+        ("meta->stars=gt.4", &[1]),
+        ("during=sl.[2024-02-15,2024-02-20)", &[1]),
+        ("during=sr.[2024-02-15,2024-02-20)", &[3]),
+        ("during=adj.[2024-02-01,2024-03-01)", &[1, 3]),
+        ("during=nxr.[2024-02-15,2024-02-20)", &[1]),
+        ("during=nxl.[2024-02-15,2024-02-20)", &[3]),
+        ("body=fts.quick%26fox", &[4]),
+        ("body=plfts(english).quick brown", &[4]),
+        ("body=phfts.quick brown fox", &[4]),
+        ("body=wfts.\"borrow checker\" -fox", &[3]),
+        ("title=like(any).{Hello*,Rust*}", &[1, 3]),
+        ("title=like(all).{*o*,*e*}", &[1, 4]),
+        ("id=gt(any).{3,2}", &[3, 4]),
+        ("score=isdistinct.1.5", &[2, 3, 4]),
+        ("or=(id.eq.1,views.gte.30)", &[1, 3]),
+        ("and=(published.is.true,or(views.lt.15,id.eq.4))", &[1, 4]),
+        ("not.or=(id.eq.1,id.eq.2)", &[3, 4]),
+        ("or=(title.eq.\"Postgres, tricks (and more)\",not.and(id.gte.2,id.lte.4))", &[1, 4]),
+        ("id=gte.2&id=lte.3", &[2, 3]),
+        ("title=not.like.*o*", &[2, 3]),
+    ];
+    for (query, expected) in cases {
+        let r = app.get_as(&format!("/posts?select=id&order=id&{query}"), &svc).await;
+        assert_eq!(r.status, 200, "{query}: {}", r.text);
+        assert_eq!(ids(&r.json()), expected.to_vec(), "{query}");
+    }
+}
+
+#[tokio::test]
+async fn order_pagination_counts_and_head() {
+    let app = spawn_app().await;
+    let svc = app.service();
+    let r = app.get_as("/posts?select=id&order=score.desc.nullslast,id.asc", &svc).await;
+    assert_eq!(ids(&r.json()), vec![3, 1, 2, 4]);
+    let r = app.get_as("/posts?select=id&order=score.asc.nullsfirst,id.desc", &svc).await;
+    assert_eq!(ids(&r.json()), vec![4, 2, 1, 3]);
+    let r = app.get_as("/posts?select=id&order=meta->>lang.asc.nullslast,id", &svc).await;
+    assert_eq!(ids(&r.json())[0], 2);
+
+    let r = app
+        .req("GET", "/posts?select=id&order=id&limit=2&offset=1", Some(&svc), &[("prefer", "count=exact")], None)
+        .await;
+    assert_eq!(r.status, 206);
+    assert_eq!(r.header("content-range"), Some("1-2/4"));
+    assert_eq!(r.header("preference-applied"), Some("count=exact"));
+    assert_eq!(ids(&r.json()), vec![2, 3]);
+
+    let r = app.req("GET", "/posts?select=id&order=id", Some(&svc), &[("range", "2-3")], None).await;
+    assert_eq!(ids(&r.json()), vec![3, 4]);
+    assert_eq!(r.header("content-range"), Some("2-3/*"));
+
+    let r = app.get_as("/posts?offset=9223372036854775807&limit=9223372036854775807", &svc).await;
+    assert_eq!((r.status, r.text.as_str()), (200, "[]"), "huge numbers neither overflow nor panic");
+    let r = app.req("GET", "/posts", Some(&svc), &[("range", "9223372036854775806-9223372036854775807")], None).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let r = app.req("GET", "/posts?offset=10", Some(&svc), &[("prefer", "count=exact")], None).await;
+    assert_eq!((r.status, r.code()), (416, "PGRST103".to_owned()));
+
+    let r = app.req("GET", "/posts?id=eq.999", Some(&svc), &[("prefer", "count=exact")], None).await;
+    assert_eq!((r.status, r.header("content-range")), (200, Some("*/0")));
+
+    let r = app.req("HEAD", "/posts", Some(&svc), &[("prefer", "count=exact")], None).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-range"), Some("0-3/4"));
+    assert!(r.text.is_empty());
+
+    let r = app.req("GET", "/posts?select=id", Some(&svc), &[("prefer", "count=planned")], None).await;
+    assert!(r.status == 200 || r.status == 206, "{}", r.text);
+    assert!(r.header("content-range").is_some_and(|c| !c.ends_with("/*")), "{:?}", r.header("content-range"));
+
+    // Count with an !inner embed counts only the matching parents.
+    let r = app
+        .req("GET", "/posts?select=id,labels!inner(id)&labels.name=eq.news", Some(&svc), &[("prefer", "count=exact")], None)
+        .await;
+    assert_eq!(r.header("content-range"), Some("0-1/2"));
+
+    // max_rows caps the page.
+    let capped = spawn_with(RestConfig { max_rows: Some(2), ..RestConfig::default() }).await;
+    let r = capped.get_as("/posts?select=id&order=id", &capped.service()).await;
+    assert_eq!(ids(&r.json()), vec![1, 2]);
+}
+
+#[tokio::test]
+async fn singular_responses_csv_and_strip_nulls() {
+    let app = spawn_app().await;
+    let one = [("accept", "application/vnd.pgrst.object+json")];
+    let r = app.req("GET", "/posts?select=id,title&id=eq.1", None, &one, None).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/vnd.pgrst.object+json; charset=utf-8"));
+    assert_eq!(r.json(), json!({"id": 1, "title": "Hello world"}));
+    let r = app.req("GET", "/posts?select=id", None, &one, None).await;
+    assert_eq!((r.status, r.code()), (406, "PGRST116".to_owned()));
+    assert_eq!(r.json()["details"], "The result contains 3 rows");
+    let r = app.req("GET", "/posts?id=eq.99", None, &one, None).await;
+    assert_eq!(r.json()["details"], "The result contains 0 rows");
+
+    let r = app.req("GET", "/posts?select=id,title,editor_id&order=id&limit=2", None, &[("accept", "text/csv")], None).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.header("content-type"), Some("text/csv; charset=utf-8"));
+    assert_eq!(r.text, "id,title,editor_id\n1,Hello world,00000000-0000-0000-0000-00000000000b\n3,Rust tips,00000000-0000-0000-0000-00000000000a");
+    let r = app.req("GET", "/posts?select=title&id=eq.4", None, &[("accept", "text/csv")], None).await;
+    assert_eq!(r.text, "title\n\"Postgres, tricks (and more)\"");
+
+    let r = app
+        .req("GET", "/posts?select=id,editor_id&id=eq.4", None, &[("accept", "application/vnd.pgrst.array+json;nulls=stripped")], None)
+        .await;
+    assert_eq!(r.json(), json!([{"id": 4}]));
+    let r = app.req("GET", "/posts", None, &[("accept", "application/xml")], None).await;
+    assert_eq!((r.status, r.code()), (406, "PGRST107".to_owned()));
+}
+
+#[tokio::test]
+async fn inserts_upserts_updates_and_deletes() {
+    let app = spawn_app().await;
+    let alice = app.user(ALICE);
+    let rep = [("prefer", "return=representation")];
+
+    // Minimal insert: 201, empty body.
+    let r = app.req("POST", "/todos", Some(&alice), &[], Some(json!({"task": "a"}))).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert!(r.text.is_empty());
+    assert_eq!(r.header("content-range"), Some("*/*"));
+
+    // Representation with select and an embed-free projection.
+    let r = app
+        .req("POST", "/todos?select=task,done", Some(&alice), &rep, Some(json!({"task": "b", "done": true})))
+        .await;
+    assert_eq!((r.status, r.json()), (201, json!([{"task": "b", "done": true}])));
+    assert_eq!(r.header("preference-applied"), Some("return=representation"));
+
+    // Bulk with columns=: keys outside the list are ignored; missing keys are null.
+    let r = app
+        .req(
+            "POST",
+            "/todos?columns=task,priority&select=task,priority,done",
+            Some(&alice),
+            &rep,
+            Some(json!([{"task": "c", "priority": 1, "done": true}, {"task": "d"}])),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json(), json!([{"task": "c", "priority": 1, "done": false}, {"task": "d", "priority": null, "done": false}]));
+
+    // missing=default uses the column default for absent keys.
+    let r = app
+        .req(
+            "POST",
+            "/todos?columns=task,priority&select=task,priority",
+            Some(&alice),
+            &[("prefer", "return=representation, missing=default")],
+            Some(json!([{"task": "e", "priority": 1}, {"task": "f"}])),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json(), json!([{"task": "e", "priority": 1}, {"task": "f", "priority": 3}]));
+
+    // headers-only: Location from the primary key.
+    let r = app
+        .req("POST", "/todos", Some(&alice), &[("prefer", "return=headers-only")], Some(json!({"task": "g"})))
+        .await;
+    assert_eq!(r.status, 201);
+    assert!(r.header("location").is_some_and(|l| l.starts_with("/todos?id=eq.")), "{:?}", r.headers);
+
+    // Upsert: merge and ignore duplicates, on_conflict.
+    let svc = app.service();
+    let r = app
+        .req("POST", "/categories?select=id,name", Some(&svc), &[("prefer", "return=representation,resolution=merge-duplicates")], Some(json!([{"id": 1, "name": "misc"}, {"id": 3, "name": "new"}])))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json(), json!([{"id": 1, "name": "misc"}, {"id": 3, "name": "new"}]));
+    let r = app
+        .req("POST", "/categories?on_conflict=name&select=name", Some(&svc), &[("prefer", "return=representation,resolution=ignore-duplicates")], Some(json!([{"name": "tech"}, {"name": "other"}])))
+        .await;
+    assert_eq!(r.json(), json!([{"name": "other"}]));
+    let r = app.req("POST", "/categories", Some(&svc), &[], Some(json!({"name": "tech"}))).await;
+    assert_eq!((r.status, r.code()), (409, "23505".to_owned()));
+
+    // Update with filters and representation; update of rows RLS hides changes nothing.
+    let r = app
+        .req("PATCH", "/todos?task=eq.buy%20milk&select=task,done", Some(&alice), &rep, Some(json!({"done": true})))
+        .await;
+    assert_eq!((r.status, r.json()), (200, json!([{"task": "buy milk", "done": true}])));
+    let r = app.req("PATCH", "/todos?task=eq.sleep", Some(&alice), &[], Some(json!({"done": true}))).await;
+    assert_eq!(r.status, 204);
+    assert_eq!(r.header("content-range"), Some("*/*"));
+    let r = app.get_as("/todos?select=done&task=eq.sleep", &svc).await;
+    assert_eq!(r.json(), json!([{"done": false}]));
+
+    // Delete with count; delete with representation.
+    let r = app
+        .req("DELETE", "/todos?task=in.(a,b)", Some(&alice), &[("prefer", "count=exact")], None)
+        .await;
+    assert_eq!((r.status, r.header("content-range")), (204, Some("*/2")));
+    let r = app.req("DELETE", "/todos?task=eq.c&select=task", Some(&alice), &rep, None).await;
+    assert_eq!(r.json(), json!([{"task": "c"}]));
+
+    // Writes return embeds.
+    let r = app
+        .req("POST", "/posts?select=title,users!author_id(name)", Some(&alice), &rep, Some(json!({"author_id": ALICE, "title": "New"})))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json(), json!([{"title": "New", "users": {"name": "Alice"}}]));
+
+    // Singular mutation: more than one row rolls back.
+    let r = app
+        .req("PATCH", "/todos", Some(&alice), &[("accept", "application/vnd.pgrst.object+json"), ("prefer", "return=representation")], Some(json!({"priority": 9})))
+        .await;
+    assert_eq!((r.status, r.code()), (406, "PGRST116".to_owned()));
+    let r = app.get_as("/todos?priority=eq.9", &svc).await;
+    assert_eq!(r.json(), json!([]), "the update was rolled back");
+
+    // max-affected with handling=strict.
+    let r = app
+        .req("DELETE", "/todos", Some(&alice), &[("prefer", "handling=strict, max-affected=1")], None)
+        .await;
+    assert_eq!((r.status, r.code()), (400, "PGRST124".to_owned()));
+    let r = app
+        .req("DELETE", "/todos?task=eq.d", Some(&alice), &[("prefer", "handling=strict, max-affected=1")], None)
+        .await;
+    assert_eq!(r.status, 204);
+
+    // tx=rollback: the write is undone but answered.
+    let r = app
+        .req("POST", "/todos?select=task", Some(&alice), &[("prefer", "return=representation, tx=rollback")], Some(json!({"task": "ghost"})))
+        .await;
+    assert_eq!(r.status, 201);
+    assert!(r.header("preference-applied").is_some_and(|p| p.contains("tx=rollback")));
+    assert_eq!(app.get_as("/todos?task=eq.ghost", &svc).await.json(), json!([]));
+}
+
+#[tokio::test]
+async fn rpc_calls() {
+    let app = spawn_app().await;
+    let r = app.req("POST", "/rpc/add", None, &[], Some(json!({"a": 1, "b": 2}))).await;
+    assert_eq!((r.status, r.text.as_str()), (200, "3"));
+    let r = app.req("POST", "/rpc/add", None, &[], Some(json!({"a": 41}))).await;
+    assert_eq!(r.text, "42", "defaults apply");
+    let r = app.get("/rpc/add?a=2&b=5").await;
+    assert_eq!(r.text, "7");
+    let r = app.get("/rpc/numbers?n=3").await;
+    assert_eq!(r.json(), json!([1, 2, 3]));
+
+    // Set-returning table functions take filters, order, limit and select.
+    let r = app.get(&format!("/rpc/posts_by?author={BOB}&select=id,title&views=gt.25")).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), json!([{"id": 3, "title": "Rust tips"}]));
+    let r = app
+        .req("POST", "/rpc/posts_by?select=title,users!author_id(name)&order=id.desc&limit=1", None, &[], Some(json!({"author": BOB})))
+        .await;
+    assert_eq!(r.json(), json!([{"title": "Postgres, tricks (and more)", "users": {"name": "Bob"}}]));
+    let r = app.req("POST", "/rpc/post_titles?id=lt.3", None, &[("prefer", "count=exact")], Some(json!({}))).await;
+    assert_eq!(r.json(), json!([{"id": 1, "title": "Hello world"}]), "RLS applies inside functions");
+    assert_eq!(r.header("content-range"), Some("0-0/1"));
+
+    // Void: 204; the volatile function works by POST, not by GET.
+    let r = app.req("POST", "/rpc/bump", Some(&app.service()), &[], Some(json!({"post": 1}))).await;
+    assert_eq!(r.status, 204, "{}", r.text);
+    let r = app.get("/rpc/bump?post=1").await;
+    assert_eq!((r.status, r.code()), (405, "25006".to_owned()));
+
+    // A single unnamed json argument gets the whole body.
+    let r = app.req("POST", "/rpc/echo", None, &[], Some(json!({"x": [1, 2]}))).await;
+    assert_eq!(r.json(), json!({"x": [1, 2]}));
+
+    // Claims reach the function.
+    let r = app.req("POST", "/rpc/whoami", Some(&app.user(ALICE)), &[], Some(json!({}))).await;
+    assert_eq!(r.json(), json!(format!("{ALICE}:authenticated")));
+    let r = app.req("POST", "/rpc/whoami", None, &[], Some(json!({}))).await;
+    assert_eq!(r.json(), json!("nobody:anon"));
+
+    // response.headers set by SQL.
+    let r = app.req("POST", "/rpc/with_header", None, &[], Some(json!({}))).await;
+    assert_eq!(r.header("x-custom"), Some("yes"));
+
+    // Overloads resolved by argument names.
+    let r = app.req("POST", "/rpc/sum_of", None, &[], Some(json!({"x": 5}))).await;
+    assert_eq!(r.text, "5");
+    let r = app.req("POST", "/rpc/sum_of", None, &[], Some(json!({"a": 5, "b": 6}))).await;
+    assert_eq!(r.text, "11");
+
+    // Errors.
+    let r = app.req("POST", "/rpc/nope", None, &[], Some(json!({}))).await;
+    assert_eq!((r.status, r.code()), (404, "PGRST202".to_owned()));
+    let r = app.req("POST", "/rpc/add", None, &[], Some(json!({"z": 1}))).await;
+    assert_eq!((r.status, r.code()), (404, "PGRST202".to_owned()));
+    let r = app.req("POST", "/rpc/fail", None, &[], Some(json!({"msg": "boom"}))).await;
+    assert_eq!((r.status, r.code()), (400, "P0001".to_owned()));
+    assert_eq!(r.json()["message"], "boom");
+    let r = app.req("POST", "/rpc/teapot", None, &[], Some(json!({}))).await;
+    assert_eq!((r.status, r.code()), (418, "PT418".to_owned()));
+    let r = app.req("POST", "/rpc/add", None, &[], Some(json!({"a": "x"}))).await;
+    assert_eq!((r.status, r.code()), (400, "22P02".to_owned()));
+}
+
+#[tokio::test]
+async fn row_level_security_matrix() {
+    let app = spawn_app().await;
+    let alice = app.user(ALICE);
+    let bob = app.user(BOB);
+    let svc = app.service();
+    let anon = app.anon();
+
+    // Reads: anon none, each user their own, service role all.
+    assert_eq!(app.get("/todos").await.json(), json!([]));
+    assert_eq!(app.get_as("/todos", &anon).await.json(), json!([]));
+    assert_eq!(ids(&app.get_as("/todos?order=id", &alice).await.json()), vec![1, 2]);
+    assert_eq!(ids(&app.get_as("/todos?order=id", &bob).await.json()), vec![3]);
+    assert_eq!(ids(&app.get_as("/todos?order=id", &svc).await.json()), vec![1, 2, 3]);
+    assert_eq!(ids(&app.get_as("/posts?order=id", &alice).await.json()), vec![1, 2, 3, 4], "own draft visible");
+    assert_eq!(ids(&app.get_as("/posts?order=id", &bob).await.json()), vec![1, 3, 4]);
+
+    // Writes: anon 401, another user's row 403 (with check) or nothing.
+    let r = app.req("POST", "/todos", None, &[], Some(json!({"task": "x", "owner": ALICE}))).await;
+    assert_eq!((r.status, r.code()), (401, "42501".to_owned()));
+    assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+    let r = app.req("POST", "/todos", Some(&anon), &[], Some(json!({"task": "x", "owner": ALICE}))).await;
+    assert_eq!(r.status, 401);
+    let r = app.req("POST", "/todos", Some(&bob), &[], Some(json!({"task": "x", "owner": ALICE}))).await;
+    assert_eq!((r.status, r.code()), (403, "42501".to_owned()));
+    assert!(r.json()["message"].as_str().is_some_and(|m| m.contains("row-level security")));
+    let r = app.req("POST", "/todos", Some(&bob), &[("prefer", "return=representation")], Some(json!({"task": "mine"}))).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json()[0]["owner"], BOB, "default auth.uid() filled in");
+    let r = app.req("DELETE", "/todos?id=eq.1", Some(&bob), &[("prefer", "count=exact")], None).await;
+    assert_eq!(r.header("content-range"), Some("*/0"), "bob cannot delete alice's todo");
+    let r = app.req("DELETE", "/todos?id=eq.1", Some(&svc), &[("prefer", "count=exact")], None).await;
+    assert_eq!(r.header("content-range"), Some("*/1"), "service role bypasses RLS");
+
+    // Table privileges: 42501 without any grant.
+    let r = app.get("/secrets").await;
+    assert_eq!((r.status, r.code()), (401, "42501".to_owned()));
+    let r = app.get_as("/secrets", &alice).await;
+    assert_eq!((r.status, r.code()), (403, "42501".to_owned()));
+    let r = app.get_as("/secrets", &svc).await;
+    assert_eq!(r.status, 200);
+}
+
+#[tokio::test]
+async fn jwt_errors_are_401_never_anon() {
+    let app = spawn_app().await;
+    let r = app.get_as("/posts", "not-a-jwt").await;
+    assert_eq!((r.status, r.code()), (401, "PGRST301".to_owned()));
+    assert!(r.header("www-authenticate").is_some_and(|w| w.contains("invalid_token")));
+    let other = JwtSecret::new("another-secret-which-is-32-characters-long").expect("secret");
+    let forged = other.api_key("service_role", now(), now() + 60);
+    let r = app.get_as("/secrets", &forged).await;
+    assert_eq!((r.status, r.code()), (401, "PGRST301".to_owned()));
+    let expired = app.secret.api_key("anon", now() - 100, now() - 50);
+    let r = app.get_as("/posts", &expired).await;
+    assert_eq!((r.status, r.code()), (401, "PGRST303".to_owned()));
+    assert_eq!(r.json()["message"], "JWT expired");
+    // A role that does not exist is refused by Postgres, not downgraded.
+    let weird = app.secret.sign(&json!({"role": "postgres_superuser_wannabe", "exp": now() + 60}));
+    let r = app.get_as("/posts", &weird).await;
+    assert!(r.status >= 400, "{}", r.text);
+}
+
+#[tokio::test]
+async fn error_codes() {
+    let app = spawn_app().await;
+    let svc = app.service();
+    let cases: Vec<(Res, u16, &str)> = vec![
+        (app.get("/nope").await, 404, "PGRST205"),
+        (app.get("/posts?select=nope").await, 400, "42703"),
+        (app.get("/posts?nope=eq.1").await, 400, "42703"),
+        (app.get("/posts?order=nope").await, 400, "42703"),
+        (app.get("/posts?id=zz.1").await, 400, "PGRST100"),
+        (app.get("/posts?select=id,").await, 400, "PGRST100"),
+        (app.get("/posts?limit=x").await, 400, "PGRST100"),
+        (app.get("/posts?id=eq.abc").await, 400, "22P02"),
+        (app.req("GET", "/posts", None, &[("accept-profile", "private")], None).await, 406, "PGRST106"),
+        (app.req("POST", "/todos", Some(&svc), &[], Some(json!({"nope": 1}))).await, 400, "PGRST204"),
+        (app.req("POST", "/posts", Some(&svc), &[], Some(json!({"author_id": "00000000-0000-0000-0000-0000000000ff", "title": "x"}))).await, 409, "23503"),
+        (app.req("POST", "/todos", Some(&svc), &[], Some(json!({"owner": ALICE}))).await, 400, "23502"),
+        (app.req("POST", "/todos", Some(&svc), &[("content-type", "application/json")], None).await, 400, "23502"),
+        (app.req("GET", "/posts", None, &[("prefer", "handling=strict, nonsense")], None).await, 400, "PGRST122"),
+        (app.req("GET", "/posts?select=count()", None, &[], None).await, 200, ""),
+        (app.req("GET", "/a/b/c", None, &[], None).await, 404, "PGRST125"),
+    ];
+    for (i, (r, status, code)) in cases.iter().enumerate() {
+        assert_eq!(r.status, *status, "case {i}: {}", r.text);
+        if !code.is_empty() {
+            assert_eq!(r.code(), *code, "case {i}: {}", r.text);
+            let body = r.json();
+            for key in ["code", "message", "details", "hint"] {
+                assert!(body.get(key).is_some(), "case {i} lacks {key}: {}", r.text);
+            }
+        }
+    }
+    // Bad JSON body.
+    let r = app
+        .http
+        .post(format!("{}/todos", app.base))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(r.status().as_u16(), 400);
+    let v: Value = r.json().await.expect("json");
+    assert_eq!(v["code"], "PGRST102");
+}
+
+#[tokio::test]
+async fn sql_injection_attempts_are_rejected_or_bound() {
+    let app = spawn_app().await;
+    let svc = app.service();
+    let attempts = [
+        // Column names.
+        "/posts?select=id;drop table users--",
+        "/posts?select=id,(select 1)",
+        "/posts?select=\"id\"\"; drop table users; --\"",
+        "/posts?select=id::text;drop table users",
+        "/posts?select=id::text)from users--",
+        "/posts?id;drop table users=eq.1",
+        // Order terms.
+        "/posts?order=id;drop table users",
+        "/posts?order=(select 1)",
+        "/posts?order=id.desc,1",
+        // JSON paths.
+        "/posts?select=meta->>'a'';drop table users--'",
+        "/posts?meta->>x');drop table users--=eq.1",
+        // Embeds.
+        "/posts?select=users!inner;drop(*)",
+        // Profiles.
+    ];
+    for path in attempts {
+        let r = app.get_as(path, &svc).await;
+        assert!(r.status >= 400 && r.status < 500, "{path}: {} {}", r.status, r.text);
+        let _ = r.json()["code"].as_str().expect("error code");
+    }
+    // Values are bound: they match nothing instead of changing the query.
+    let values = [
+        "/posts?title=eq.x' or '1'='1",
+        "/posts?title=eq.x%27%3B%20drop%20table%20users%3B--",
+        "/posts?title=in.(x') or true --)",
+        "/posts?title=like.*' or 1=1--",
+        "/posts?or=(title.eq.x' or 'a'='a,id.eq.-1)",
+        "/posts?body=fts(english').x",
+        "/posts?meta->>lang=eq.en' or '1'='1",
+        "/posts?select=meta->>\"a'); drop table users; --\"",
+    ];
+    for path in values {
+        let r = app.get_as(path, &svc).await;
+        assert!(r.status == 200 || r.status == 400 || r.status == 404, "{path}: {} {}", r.status, r.text);
+        if r.status == 200 {
+            let rows = r.json();
+            let n = rows.as_array().map(Vec::len).unwrap_or(0);
+            let nulls = rows.as_array().is_some_and(|a| a.iter().all(|row| row.as_object().is_some_and(|o| o.values().all(Value::is_null))));
+            assert!(n == 0 || nulls, "{path}: {}", r.text);
+        }
+    }
+    // RPC and table names.
+    for path in ["/rpc/add;drop table users", "/rpc/pg_sleep", "/users;drop", "/rpc/\"add\""] {
+        let r = app.req("POST", path, Some(&svc), &[], Some(json!({}))).await;
+        assert!(r.status == 404, "{path}: {} {}", r.status, r.text);
+    }
+    let r = app.req("POST", "/todos", Some(&svc), &[], Some(json!({"task\"); drop table users; --": 1}))).await;
+    assert_eq!(r.code(), "PGRST204");
+    let r = app.req("POST", "/todos?columns=task,\"x\"\"); drop table users --\"", Some(&svc), &[], Some(json!({"task": "t"}))).await;
+    assert_eq!(r.code(), "PGRST204");
+    let users = app.get_as("/users?select=id", &svc).await;
+    assert_eq!(users.json().as_array().map(Vec::len), Some(3), "users survived");
+}
+
+#[tokio::test]
+async fn profiles_aggregates_openapi_and_explain() {
+    let app = spawn_app().await;
+    let r = app.req("GET", "/notes?select=body", None, &[("accept-profile", "api")], None).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), json!([{"body": "from api"}]));
+    assert_eq!(r.header("content-profile"), Some("api"));
+    let r = app
+        .req("POST", "/notes?select=body", None, &[("content-profile", "api"), ("prefer", "return=representation")], Some(json!({"body": "new"})))
+        .await;
+    assert_eq!((r.status, r.json()), (201, json!([{"body": "new"}])));
+    let r = app.get("/notes").await;
+    assert_eq!(r.code(), "PGRST205", "not in the default schema");
+
+    let svc = app.service();
+    let r = app.get_as("/posts?select=count(),total:views.sum(),avg_views:views.avg()::int,views.max()", &svc).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), json!([{"count": 4, "total": 60, "avg_views": 15, "max": 30}]));
+    let r = app.get_as("/posts?select=author_id,count()&order=author_id", &svc).await;
+    assert_eq!(r.json(), json!([{"author_id": ALICE, "count": 2}, {"author_id": BOB, "count": 2}]));
+    let off = spawn_with(RestConfig::default()).await;
+    let r = off.get("/posts?select=count()").await;
+    assert_eq!((r.status, r.code()), (400, "PGRST123".to_owned()));
+
+    // `/rest/v1` itself (axum's `nest` does not route the trailing-slash form).
+    let r = app.get("").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let doc = r.json();
+    assert_eq!(doc["swagger"], "2.0");
+    assert!(doc["paths"]["/posts"]["get"].is_object());
+    assert!(doc["paths"]["/rpc/add"]["post"].is_object());
+    assert_eq!(doc["definitions"]["posts"]["properties"]["tags"]["type"], "array");
+
+    let r = app.req("GET", "/posts?id=eq.1", None, &[("accept", "application/vnd.pgrst.plan+json")], None).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert!(r.json()[0]["Plan"].is_object());
+    let r = off.req("GET", "/posts", None, &[("accept", "application/vnd.pgrst.plan+json")], None).await;
+    assert_eq!(r.status, 406);
+
+    let r = app.req("OPTIONS", "/posts", None, &[], None).await;
+    assert_eq!(r.status, 200);
+}
+
+#[tokio::test]
+async fn schema_reloads_after_ddl_and_notify() {
+    let app = spawn_app().await;
+    assert_eq!(app.get("/fresh").await.code(), "PGRST205");
+    sqlx::raw_sql("create table fresh (id int primary key); insert into fresh values (7)")
+        .execute(&app.test_db.db.owner)
+        .await
+        .expect("ddl");
+    let mut status = 0;
+    for _ in 0..100 {
+        let r = app.get("/fresh").await;
+        status = r.status;
+        if status == 200 {
+            assert_eq!(r.json(), json!([{"id": 7}]));
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, 200, "the event trigger's NOTIFY reloaded the cache");
+
+    // Explicit NOTIFY and the direct reload both work too.
+    sqlx::raw_sql("alter table fresh add column label text; notify pgrst, 'reload schema'")
+        .execute(&app.test_db.db.owner)
+        .await
+        .expect("ddl");
+    app.state.reload_schema().await.expect("reload");
+    let r = app.get("/fresh?select=id,label").await;
+    assert_eq!(r.json(), json!([{"id": 7, "label": null}]));
+}
+
+#[tokio::test]
+async fn postgrest_rs_client_works_against_the_gateway() {
+    let app = spawn_app().await;
+    let alice = app.user(ALICE);
+    let client = postgrest::Postgrest::new(app.base.clone()).insert_header("apikey", app.anon());
+
+    let r = client
+        .from("posts")
+        .select("id,title,users!author_id(name)")
+        .eq("published", "true")
+        .order("id.desc")
+        .limit(2)
+        .execute()
+        .await
+        .expect("request");
+    assert_eq!(r.status().as_u16(), 200);
+    let v: Value = serde_json::from_str(&r.text().await.expect("body")).expect("json");
+    assert_eq!(v[0], json!({"id": 4, "title": "Postgres, tricks (and more)", "users": {"name": "Bob"}}));
+
+    let r = client
+        .from("posts")
+        .select("id")
+        .in_("id", ["1", "3"])
+        .or("views.gt.20,title.ilike.*hello*")
+        .exact_count()
+        .execute()
+        .await
+        .expect("request");
+    // postgrest-rs asks for the count with `Range: 0-0`, as PostgREST clients did.
+    assert_eq!(r.status().as_u16(), 206);
+    assert_eq!(r.headers().get("content-range").and_then(|v| v.to_str().ok()), Some("0-0/2"));
+
+    let r = client.from("posts").select("title").eq("id", "3").single().execute().await.expect("request");
+    let v: Value = serde_json::from_str(&r.text().await.expect("body")).expect("json");
+    assert_eq!(v, json!({"title": "Rust tips"}));
+
+    let r = client.from("posts").select("id").range(0, 1).order("id").execute().await.expect("request");
+    let v: Value = serde_json::from_str(&r.text().await.expect("body")).expect("json");
+    assert_eq!(ids(&v), vec![1, 3]);
+
+    let r = client
+        .from("todos")
+        .auth(&alice)
+        .insert(json!({"task": "via postgrest-rs"}).to_string())
+        .execute()
+        .await
+        .expect("request");
+    assert_eq!(r.status().as_u16(), 201);
+    let v: Value = serde_json::from_str(&r.text().await.expect("body")).expect("json");
+    assert_eq!(v[0]["task"], "via postgrest-rs");
+
+    let r = client
+        .from("todos")
+        .auth(&alice)
+        .eq("task", "via postgrest-rs")
+        .update(json!({"done": true}).to_string())
+        .execute()
+        .await
+        .expect("request");
+    let v: Value = serde_json::from_str(&r.text().await.expect("body")).expect("json");
+    assert_eq!(v[0]["done"], true);
+
+    let r = client
+        .from("categories")
+        .auth(app.service())
+        .upsert(json!([{"id": 2, "name": "technology"}]).to_string())
+        .execute()
+        .await
+        .expect("request");
+    assert_eq!(r.status().as_u16(), 201);
+
+    let r = client.from("todos").auth(&alice).delete().eq("task", "via postgrest-rs").execute().await.expect("request");
+    let v: Value = serde_json::from_str(&r.text().await.expect("body")).expect("json");
+    assert_eq!(v.as_array().map(Vec::len), Some(1));
+
+    let r = client.rpc("add", json!({"a": 20, "b": 22}).to_string()).execute().await.expect("request");
+    assert_eq!(r.text().await.expect("body"), "42");
+
+    let r = client.from("posts").select("id").fts("body", "quick & fox", Some("english")).execute().await.expect("request");
+    let v: Value = serde_json::from_str(&r.text().await.expect("body")).expect("json");
+    assert_eq!(ids(&v), vec![4]);
+
+    let r = client.from("posts").select("id").cs("tags", "{rust}").not("is", "category_id", "null").execute().await.expect("request");
+    let v: Value = serde_json::from_str(&r.text().await.expect("body")).expect("json");
+    assert_eq!(ids(&v), vec![3]);
+
+    let r = client.from("nope").select("*").execute().await.expect("request");
+    assert_eq!(r.status().as_u16(), 404);
+}

@@ -1,0 +1,122 @@
+//! Configuration of the storage service. The server crate fills it from the
+//! platform's environment names (`STORAGE_BACKEND`, `FILE_STORAGE_BACKEND_PATH`,
+//! `GLOBAL_S3_*`, `AWS_*`, `FILE_SIZE_LIMIT`, `STORAGE_PUBLIC_URL`, ...).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything the storage service needs to know besides the database and the
+/// JWT secret.
+#[derive(Debug, Clone)]
+pub struct StorageConfig {
+    /// Where the bytes go (`STORAGE_BACKEND`: `file` or `s3`).
+    pub backend: Backend,
+    /// Largest object accepted in any bucket, in bytes (`FILE_SIZE_LIMIT`,
+    /// default 50 MB); a bucket's own `file_size_limit` can only be lower.
+    pub file_size_limit: u64,
+    /// Absolute URL under which `/storage/v1` is reachable from outside
+    /// (`STORAGE_PUBLIC_URL`), for operators and logs; the API itself answers
+    /// with paths relative to `/storage/v1`, as the platform does.
+    pub public_url: Option<String>,
+    /// Lifetime of a signed download URL when the caller does not say
+    /// (the client always does; 3600 s on the platform's dashboard).
+    pub signed_url_default_expiry: Duration,
+    /// Longest lifetime a caller may ask for a signed download URL.
+    pub signed_url_max_expiry: Duration,
+    /// Lifetime of a signed upload URL (two hours on the platform).
+    pub signed_upload_url_expiry: Duration,
+    /// Temporary upload files older than this are removed by the start-up
+    /// sweep. Younger ones may belong to an upload still running on another
+    /// node that shares the byte store, so they are left alone.
+    pub orphan_grace: Duration,
+    /// Default `Cache-Control` max-age (seconds) of uploads that send none.
+    pub default_cache_control: u64,
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        Self {
+            backend: Backend::default(),
+            file_size_limit: 50 * 1024 * 1024,
+            public_url: None,
+            signed_url_default_expiry: Duration::from_secs(3600),
+            signed_url_max_expiry: Duration::from_secs(60 * 60 * 24 * 365),
+            signed_upload_url_expiry: Duration::from_secs(2 * 60 * 60),
+            orphan_grace: Duration::from_secs(60 * 60),
+            default_cache_control: 3600,
+        }
+    }
+}
+
+/// Where object bytes are kept.
+#[derive(Clone)]
+pub enum Backend {
+    /// A folder of the local file system (`STORAGE_BACKEND=file`,
+    /// `FILE_STORAGE_BACKEND_PATH`; default `./data/storage`).
+    FileSystem { root: PathBuf },
+    /// Any S3-compatible object store (`STORAGE_BACKEND=s3`).
+    S3(S3Config),
+    /// Process memory; for tests and throw-away instances only (bytes are lost
+    /// at exit while their rows stay).
+    Memory,
+}
+
+impl Default for Backend {
+    fn default() -> Self {
+        Backend::FileSystem {
+            root: PathBuf::from("data").join("storage"),
+        }
+    }
+}
+
+impl fmt::Debug for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Backend::FileSystem { root } => {
+                f.debug_struct("FileSystem").field("root", root).finish()
+            }
+            Backend::S3(s3) => f.debug_tuple("S3").field(s3).finish(),
+            Backend::Memory => f.write_str("Memory"),
+        }
+    }
+}
+
+/// An S3-compatible bucket. Secrets are never printed.
+#[derive(Clone, Default)]
+pub struct S3Config {
+    /// `GLOBAL_S3_BUCKET`.
+    pub bucket: String,
+    /// `GLOBAL_S3_ENDPOINT`, e.g. `http://127.0.0.1:9000` for MinIO; `None`
+    /// for AWS itself.
+    pub endpoint: Option<String>,
+    /// `REGION` (`AWS_DEFAULT_REGION`); `us-east-1` when unset.
+    pub region: Option<String>,
+    /// `AWS_ACCESS_KEY_ID`.
+    pub access_key_id: Option<String>,
+    /// `AWS_SECRET_ACCESS_KEY`.
+    pub secret_access_key: Option<String>,
+    /// `GLOBAL_S3_FORCE_PATH_STYLE`: `true` addresses the bucket as
+    /// `endpoint/bucket/key` (MinIO and most self-hosted stores); `false` as
+    /// `bucket.endpoint/key`.
+    pub force_path_style: bool,
+    /// A key prefix inside the bucket (several projects may share one).
+    pub prefix: Option<String>,
+}
+
+impl fmt::Debug for S3Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("S3Config")
+            .field("bucket", &self.bucket)
+            .field("endpoint", &self.endpoint)
+            .field("region", &self.region)
+            .field("access_key_id", &self.access_key_id.as_ref().map(|_| ".."))
+            .field(
+                "secret_access_key",
+                &self.secret_access_key.as_ref().map(|_| ".."),
+            )
+            .field("force_path_style", &self.force_path_style)
+            .field("prefix", &self.prefix)
+            .finish()
+    }
+}

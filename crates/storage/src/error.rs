@@ -1,0 +1,149 @@
+//! The one error type of the storage API and its wire shape.
+//!
+//! The platform answers HTTP 400 for every client error and puts the real
+//! status, as a string, in the body's `statusCode`; storage-js reads it from
+//! there. Server faults are HTTP 500 with a generic message; their cause is
+//! logged, never sent.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    #[error("The resource already exists")]
+    Duplicate,
+    #[error("The resource already exists")]
+    BucketExists,
+    #[error("Object not found")]
+    ObjectNotFound,
+    #[error("Bucket not found")]
+    BucketNotFound,
+    /// Row-level security or a grant refused the statement (SQLSTATE 42501).
+    #[error("{0}")]
+    AccessDenied(String),
+    /// No usable JWT on a route that needs one.
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("The object exceeded the maximum allowed size")]
+    TooLarge,
+    #[error("mime type {0} is not supported")]
+    InvalidMimeType(String),
+    #[error("Invalid key: {0}")]
+    InvalidKey(String),
+    #[error("Bucket name invalid")]
+    InvalidBucketName,
+    #[error("{0}")]
+    InvalidRequest(String),
+    #[error("The bucket you tried to delete is not empty")]
+    BucketNotEmpty,
+    #[error("Invalid range")]
+    RangeNotSatisfiable { size: u64 },
+    #[error("too many connections")]
+    SlowDown,
+    /// A server fault; the message is logged, not sent.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl StorageError {
+    pub(crate) fn internal(context: &str, cause: impl std::fmt::Display) -> Self {
+        StorageError::Internal(format!("{context}: {cause}"))
+    }
+
+    /// `(HTTP status, body statusCode, code, error)`.
+    fn parts(&self) -> (StatusCode, &'static str, &'static str, &'static str) {
+        let bad = StatusCode::BAD_REQUEST;
+        match self {
+            StorageError::Duplicate => (bad, "409", "KeyAlreadyExists", "Duplicate"),
+            StorageError::BucketExists => (bad, "409", "BucketAlreadyExists", "Duplicate"),
+            StorageError::ObjectNotFound => (bad, "404", "NoSuchKey", "not_found"),
+            StorageError::BucketNotFound => (bad, "404", "NoSuchBucket", "Bucket not found"),
+            StorageError::AccessDenied(_) => (bad, "403", "AccessDenied", "Unauthorized"),
+            StorageError::Unauthorized(_) => (bad, "403", "AccessDenied", "Unauthorized"),
+            StorageError::TooLarge => (bad, "413", "EntityTooLarge", "Payload too large"),
+            StorageError::InvalidMimeType(_) => {
+                (bad, "415", "InvalidMimeType", "invalid_mime_type")
+            }
+            StorageError::InvalidKey(_) => (bad, "400", "InvalidKey", "InvalidKey"),
+            StorageError::InvalidBucketName => (bad, "400", "InvalidBucketName", "Invalid Input"),
+            StorageError::InvalidRequest(_) => (bad, "400", "InvalidRequest", "Invalid Input"),
+            StorageError::BucketNotEmpty => (bad, "409", "InvalidRequest", "Bucket not empty"),
+            // Media players rely on a real 416 here.
+            StorageError::RangeNotSatisfiable { .. } => (
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                "416",
+                "InvalidRange",
+                "Invalid range",
+            ),
+            StorageError::SlowDown => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "429",
+                "SlowDown",
+                "too_many_connections",
+            ),
+            StorageError::Internal(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "500",
+                "InternalError",
+                "Internal Server Error",
+            ),
+        }
+    }
+}
+
+impl IntoResponse for StorageError {
+    fn into_response(self) -> Response {
+        let (status, status_code, code, error) = self.parts();
+        let message = match &self {
+            StorageError::Internal(cause) => {
+                tracing::error!(%cause, "storage request failed");
+                "Internal Server Error".to_owned()
+            }
+            other => other.to_string(),
+        };
+        let body = json!({
+            "statusCode": status_code,
+            "code": code,
+            "error": error,
+            "message": message,
+        });
+        let mut response = (status, axum::Json(body)).into_response();
+        if let StorageError::RangeNotSatisfiable { size } = self
+            && let Ok(value) = HeaderValue::from_str(&format!("bytes */{size}"))
+        {
+            response.headers_mut().insert(header::CONTENT_RANGE, value);
+        }
+        response
+    }
+}
+
+/// Database errors as the platform reports them: 42501 -> AccessDenied,
+/// 23505 -> Duplicate, pool exhaustion -> SlowDown, the rest internal.
+impl From<sqlx::Error> for StorageError {
+    fn from(error: sqlx::Error) -> Self {
+        match &error {
+            sqlx::Error::Database(db) => match db.code().as_deref() {
+                Some("42501") => {
+                    StorageError::AccessDenied(if db.message().contains("row-level security") {
+                        "new row violates row-level security policy".to_owned()
+                    } else {
+                        db.message().to_owned()
+                    })
+                }
+                Some("23505") => StorageError::Duplicate,
+                Some("23503") => StorageError::BucketNotFound,
+                Some("53300") => StorageError::SlowDown,
+                _ => StorageError::internal("database", &error),
+            },
+            sqlx::Error::PoolTimedOut => StorageError::SlowDown,
+            _ => StorageError::internal("database", &error),
+        }
+    }
+}
+
+impl From<opendal::Error> for StorageError {
+    fn from(error: opendal::Error) -> Self {
+        StorageError::internal("byte store", error)
+    }
+}

@@ -1,0 +1,452 @@
+//! Who is asking, and the rows of `storage.buckets` / `storage.objects`.
+//!
+//! Every statement runs in a transaction opened by
+//! [`plinth_db::Database::begin_as`]: as the caller for anything a user asks
+//! for (so row-level security decides), or as `service_role` for the reads
+//! the platform also does as a system user (bucket limits, public buckets,
+//! signed URLs, whose permission was checked when the URL was signed).
+
+use axum::http::{HeaderMap, Method};
+use chrono::{DateTime, Utc};
+use plinth_db::{JwtError, RequestContext, presented_token};
+use serde_json::{Value, json};
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, Row};
+use uuid::Uuid;
+
+use crate::StorageState;
+use crate::error::StorageError;
+
+/// The identity a request runs with.
+#[derive(Debug, Clone)]
+pub(crate) struct Caller {
+    pub ctx: RequestContext,
+}
+
+impl Caller {
+    /// The verified caller of a request that needs a token (every route but
+    /// public and signed downloads): `Authorization: Bearer`, else `apikey`.
+    pub fn from_request(
+        state: &StorageState,
+        headers: &HeaderMap,
+        method: &Method,
+        path: &str,
+    ) -> Result<Self, StorageError> {
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let token = presented_token(header("authorization"), header("apikey"))
+            .ok_or_else(|| StorageError::Unauthorized("Missing authorization header".into()))?;
+        let claims = state.inner.jwt.verify(token).map_err(|e| {
+            StorageError::Unauthorized(match e {
+                JwtError::Expired => "jwt expired".into(),
+                JwtError::Invalid(_) => "invalid signature".into(),
+            })
+        })?;
+        let mut ctx = RequestContext::from_claims(claims, "anon");
+        ctx.method = method.to_string();
+        ctx.path = path.to_owned();
+        ctx.headers = headers_json(headers);
+        Ok(Self { ctx })
+    }
+
+    /// The service role, acting for `sub` when given (so `owner` is recorded).
+    pub fn system(sub: Option<&str>) -> Self {
+        let mut claims = json!({ "role": "service_role" });
+        if let Some(sub) = sub {
+            claims["sub"] = Value::String(sub.to_owned());
+        }
+        Self {
+            ctx: RequestContext::new("service_role", claims),
+        }
+    }
+
+    /// The JWT `sub`, if any.
+    pub fn sub(&self) -> Option<&str> {
+        self.ctx.claims.get("sub").and_then(Value::as_str)
+    }
+
+    /// `owner` as the platform records it: `auth.uid()`, the sub as a UUID.
+    pub fn owner_uuid(&self) -> Option<Uuid> {
+        self.sub().and_then(|s| Uuid::parse_str(s).ok())
+    }
+}
+
+/// Request headers as `request.headers`, without credentials.
+fn headers_json(headers: &HeaderMap) -> Value {
+    let mut map = serde_json::Map::new();
+    for (name, value) in headers {
+        let name = name.as_str();
+        if matches!(name, "authorization" | "apikey" | "cookie") {
+            continue;
+        }
+        if let Ok(value) = value.to_str() {
+            map.insert(name.to_owned(), Value::String(value.to_owned()));
+        }
+    }
+    Value::Object(map)
+}
+
+/// A row of `storage.buckets`.
+#[derive(Debug, Clone)]
+pub(crate) struct BucketRow {
+    pub id: String,
+    pub name: String,
+    pub owner: Option<Uuid>,
+    pub owner_id: Option<String>,
+    pub public: bool,
+    pub file_size_limit: Option<i64>,
+    pub allowed_mime_types: Option<Vec<String>>,
+    pub kind: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+pub(crate) const BUCKET_COLUMNS: &str = "id, name, owner, owner_id, public, file_size_limit, \
+     allowed_mime_types, type, created_at, updated_at";
+
+impl BucketRow {
+    pub fn from_row(row: &PgRow) -> Result<Self, sqlx::Error> {
+        Ok(Self {
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+            owner: row.try_get("owner")?,
+            owner_id: row.try_get("owner_id")?,
+            public: row.try_get("public")?,
+            file_size_limit: row.try_get("file_size_limit")?,
+            allowed_mime_types: row.try_get("allowed_mime_types")?,
+            kind: row.try_get("type")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "name": self.name,
+            "owner": self.owner.map(|o| o.to_string()).unwrap_or_default(),
+            "owner_id": self.owner_id,
+            "public": self.public,
+            "file_size_limit": self.file_size_limit,
+            "allowed_mime_types": self.allowed_mime_types,
+            "type": self.kind,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        })
+    }
+
+    /// The effective size limit: the bucket's, never above the global one.
+    pub fn size_limit(&self, global: u64) -> u64 {
+        match self.file_size_limit {
+            Some(limit) if limit >= 0 => (limit as u64).min(global),
+            _ => global,
+        }
+    }
+}
+
+/// A row of `storage.objects`.
+#[derive(Debug, Clone)]
+pub(crate) struct ObjectRow {
+    pub id: Uuid,
+    pub bucket_id: String,
+    pub name: String,
+    pub owner: Option<Uuid>,
+    pub owner_id: Option<String>,
+    pub metadata: Option<Value>,
+    pub user_metadata: Option<Value>,
+    pub version: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub last_accessed_at: DateTime<Utc>,
+}
+
+pub(crate) const OBJECT_COLUMNS: &str = "id, bucket_id, name, owner, owner_id, metadata, \
+     user_metadata, version, created_at, updated_at, last_accessed_at";
+
+impl ObjectRow {
+    pub fn from_row(row: &PgRow) -> Result<Self, sqlx::Error> {
+        Ok(Self {
+            id: row.try_get("id")?,
+            bucket_id: row.try_get("bucket_id")?,
+            name: row.try_get("name")?,
+            owner: row.try_get("owner")?,
+            owner_id: row.try_get("owner_id")?,
+            metadata: row.try_get("metadata")?,
+            user_metadata: row.try_get("user_metadata")?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+            last_accessed_at: row.try_get("last_accessed_at")?,
+        })
+    }
+
+    /// The row as `remove` returns it.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "bucket_id": self.bucket_id,
+            "name": self.name,
+            "owner": self.owner,
+            "owner_id": self.owner_id,
+            "metadata": self.metadata,
+            "user_metadata": self.user_metadata,
+            "version": self.version,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "last_accessed_at": self.last_accessed_at,
+        })
+    }
+
+    fn meta(&self, key: &str) -> Option<&Value> {
+        self.metadata.as_ref().and_then(|m| m.get(key))
+    }
+
+    pub fn size(&self) -> u64 {
+        self.meta("size").and_then(Value::as_u64).unwrap_or(0)
+    }
+
+    pub fn mimetype(&self) -> String {
+        self.meta("mimetype")
+            .and_then(Value::as_str)
+            .unwrap_or("application/octet-stream")
+            .to_owned()
+    }
+
+    pub fn cache_control(&self) -> String {
+        self.meta("cacheControl")
+            .and_then(Value::as_str)
+            .unwrap_or("no-cache")
+            .to_owned()
+    }
+
+    pub fn etag(&self) -> String {
+        self.meta("eTag")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("\"{}\"", self.version.as_deref().unwrap_or_default()))
+    }
+
+    pub fn last_modified(&self) -> DateTime<Utc> {
+        self.meta("lastModified")
+            .and_then(Value::as_str)
+            .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+            .map(|d| d.with_timezone(&Utc))
+            .unwrap_or(self.updated_at)
+    }
+
+    /// The row as `info` returns it (storage-js camel-cases the keys).
+    pub fn to_info_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "version": self.version,
+            "name": self.name,
+            "bucket_id": self.bucket_id,
+            "owner": self.owner,
+            "owner_id": self.owner_id,
+            "size": self.size(),
+            "content_type": self.mimetype(),
+            "cache_control": self.cache_control(),
+            "etag": self.etag(),
+            "last_modified": self.last_modified(),
+            "metadata": self.user_metadata,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "last_accessed_at": self.last_accessed_at,
+        })
+    }
+}
+
+/// The bucket `id`, read as the service role (limits and publicity are not
+/// secret to the storage service itself).
+pub(crate) async fn system_bucket(
+    state: &StorageState,
+    id: &str,
+) -> Result<BucketRow, StorageError> {
+    let mut tx = state.inner.db.begin_as(&Caller::system(None).ctx).await?;
+    let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "select {BUCKET_COLUMNS} from storage.buckets where id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    match row {
+        Some(row) => Ok(BucketRow::from_row(&row)?),
+        None => Err(StorageError::BucketNotFound),
+    }
+}
+
+/// One object row, as whoever `conn` runs as.
+pub(crate) async fn find_object(
+    conn: &mut PgConnection,
+    bucket: &str,
+    name: &str,
+) -> Result<Option<ObjectRow>, StorageError> {
+    let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "select {OBJECT_COLUMNS} from storage.objects where bucket_id = $1 and name = $2"
+    )))
+    .bind(bucket)
+    .bind(name)
+    .fetch_optional(conn)
+    .await?;
+    Ok(row.as_ref().map(ObjectRow::from_row).transpose()?)
+}
+
+/// Reads one object as `caller` (row-level security decides).
+pub(crate) async fn object_as(
+    state: &StorageState,
+    caller: &Caller,
+    bucket: &str,
+    name: &str,
+) -> Result<ObjectRow, StorageError> {
+    let mut tx = state.inner.db.begin_as(&caller.ctx).await?;
+    let row = find_object(&mut tx, bucket, name).await?;
+    tx.commit().await?;
+    row.ok_or(StorageError::ObjectNotFound)
+}
+
+/// The metadata JSON stored with an object.
+pub(crate) fn object_metadata(size: u64, md5: &str, mimetype: &str, cache_control: &str) -> Value {
+    json!({
+        "eTag": format!("\"{md5}\""),
+        "size": size,
+        "mimetype": mimetype,
+        "cacheControl": cache_control,
+        "lastModified": Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        "contentLength": size,
+        "httpStatusCode": 200,
+    })
+}
+
+/// What is written into a new or replaced object row.
+#[derive(Debug)]
+pub(crate) struct NewObject<'a> {
+    pub bucket: &'a str,
+    pub name: &'a str,
+    pub version: &'a str,
+    pub metadata: Value,
+    pub user_metadata: Option<Value>,
+}
+
+/// Writes the row of an upload as `caller` inside `conn`'s transaction:
+/// inserts it, or with `upsert` replaces the existing one. Returns the
+/// object's id and the version it replaced (whose bytes the caller removes
+/// after commit).
+pub(crate) async fn write_object_row(
+    conn: &mut PgConnection,
+    caller: &Caller,
+    object: &NewObject<'_>,
+    upsert: bool,
+) -> Result<(Uuid, Option<String>), StorageError> {
+    let owner = caller.owner_uuid();
+    let owner_id = caller.sub().map(str::to_owned);
+    for attempt in 0..2 {
+        if upsert {
+            // FOR UPDATE also applies the UPDATE policies' USING clause.
+            let existing = sqlx::query(
+                "select id, version from storage.objects \
+                 where bucket_id = $1 and name = $2 for update",
+            )
+            .bind(object.bucket)
+            .bind(object.name)
+            .fetch_optional(&mut *conn)
+            .await?;
+            if let Some(existing) = existing {
+                let id: Uuid = existing.try_get("id")?;
+                let old: Option<String> = existing.try_get("version")?;
+                let updated = sqlx::query(
+                    "update storage.objects set version = $2, metadata = $3, user_metadata = $4, \
+                         owner = $5, owner_id = $6, updated_at = now(), last_accessed_at = now() \
+                     where id = $1 returning id",
+                )
+                .bind(id)
+                .bind(object.version)
+                .bind(&object.metadata)
+                .bind(&object.user_metadata)
+                .bind(owner)
+                .bind(&owner_id)
+                .fetch_optional(&mut *conn)
+                .await?;
+                return match updated {
+                    Some(_) => Ok((id, old)),
+                    None => Err(StorageError::AccessDenied(
+                        "new row violates row-level security policy".into(),
+                    )),
+                };
+            }
+        }
+        sqlx::query("savepoint plinth_storage_insert")
+            .execute(&mut *conn)
+            .await?;
+        let inserted = sqlx::query(
+            "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
+             values ($1, $2, $3, $4, $5, $6, $7) returning id",
+        )
+        .bind(object.bucket)
+        .bind(object.name)
+        .bind(owner)
+        .bind(&owner_id)
+        .bind(&object.metadata)
+        .bind(&object.user_metadata)
+        .bind(object.version)
+        .fetch_one(&mut *conn)
+        .await;
+        match inserted {
+            Ok(row) => return Ok((row.try_get("id")?, None)),
+            Err(e) => {
+                let error = StorageError::from(e);
+                sqlx::query("rollback to savepoint plinth_storage_insert")
+                    .execute(&mut *conn)
+                    .await?;
+                match error {
+                    // Someone else's row, or one created since we looked.
+                    StorageError::Duplicate if upsert && attempt == 0 => continue,
+                    StorageError::Duplicate if upsert => {
+                        return Err(StorageError::AccessDenied(
+                            "new row violates row-level security policy".into(),
+                        ));
+                    }
+                    other => return Err(other),
+                }
+            }
+        }
+    }
+    Err(StorageError::Duplicate)
+}
+
+/// Checks, before any byte is received, that `caller` may create the object
+/// (and, without upsert, that it does not exist yet): a test insert that is
+/// rolled back, as the platform does.
+pub(crate) async fn precheck_insert(
+    state: &StorageState,
+    caller: &Caller,
+    bucket: &str,
+    name: &str,
+    upsert: bool,
+) -> Result<(), StorageError> {
+    let mut tx = state.inner.db.begin_as(&caller.ctx).await?;
+    let result = sqlx::query(
+        "insert into storage.objects (bucket_id, name, owner, owner_id, metadata) \
+         values ($1, $2, $3, $4, '{}'::jsonb)",
+    )
+    .bind(bucket)
+    .bind(name)
+    .bind(caller.owner_uuid())
+    .bind(caller.sub())
+    .execute(&mut *tx)
+    .await;
+    tx.rollback().await?;
+    match result.map_err(StorageError::from) {
+        Ok(_) => Ok(()),
+        Err(StorageError::Duplicate) if upsert => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Marks a transaction as the storage service's own, so that the trigger
+/// guarding `storage.objects` lets it delete rows.
+pub(crate) async fn allow_delete(conn: &mut PgConnection) -> Result<(), StorageError> {
+    sqlx::query("select set_config('storage.allow_delete_query', 'true', true)")
+        .execute(conn)
+        .await?;
+    Ok(())
+}

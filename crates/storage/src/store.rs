@@ -1,0 +1,364 @@
+//! The byte store: object bytes in opendal under generated keys.
+//!
+//! Layout inside the operator's root:
+//!
+//! * `objects/<v0v1>/<version>`: the bytes of one object version. `version` is
+//!   a random UUID recorded in the object's row; object names never appear in
+//!   keys, so no name can reach outside the store or collide with another.
+//! * `tmp/<uuid>`: an upload being received. It becomes an object key only
+//!   once complete ([`ByteStore::commit`]); anything left here by a crash is
+//!   removed by [`ByteStore::sweep_temporary`] at start-up.
+
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use md5::{Digest, Md5};
+use opendal::{ErrorKind, Operator};
+
+use crate::error::StorageError;
+
+const TMP: &str = "tmp/";
+
+/// A completely received upload, still under its temporary key.
+#[derive(Debug)]
+pub(crate) struct Received {
+    pub temp_key: String,
+    pub size: u64,
+    /// Hex MD5 of the bytes (the platform's eTag, without quotes).
+    pub md5: String,
+}
+
+/// Why receiving an upload stopped.
+#[derive(Debug)]
+pub(crate) enum ReceiveError {
+    /// More than `limit` bytes arrived.
+    TooLarge,
+    /// The client's body broke off.
+    Body(String),
+    /// The byte store failed.
+    Store(opendal::Error),
+}
+
+impl From<ReceiveError> for StorageError {
+    fn from(error: ReceiveError) -> Self {
+        match error {
+            ReceiveError::TooLarge => StorageError::TooLarge,
+            ReceiveError::Body(why) => {
+                StorageError::InvalidRequest(format!("the request body could not be read: {why}"))
+            }
+            ReceiveError::Store(e) => StorageError::internal("writing an upload", e),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ByteStore {
+    op: Operator,
+}
+
+/// A fresh object version (32 hex digits).
+pub(crate) fn new_version() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// The key holding the bytes of `version`.
+pub(crate) fn object_key(version: &str) -> String {
+    let shard: String = version.chars().take(2).collect();
+    format!("objects/{shard}/{version}")
+}
+
+impl ByteStore {
+    pub fn new(op: Operator) -> Self {
+        Self { op }
+    }
+
+    /// Streams `body` into a new temporary key, stopping after `limit` bytes.
+    /// On any failure the temporary key is gone again.
+    pub async fn receive<S, E>(&self, body: S, limit: u64) -> Result<Received, ReceiveError>
+    where
+        S: Stream<Item = Result<Bytes, E>> + Unpin,
+        E: std::fmt::Display,
+    {
+        let temp_key = format!("{TMP}{}", uuid::Uuid::new_v4().simple());
+        let result = self.receive_into(&temp_key, body, limit).await;
+        match result {
+            Ok((size, md5)) => Ok(Received {
+                temp_key,
+                size,
+                md5,
+            }),
+            Err(e) => {
+                self.remove(&temp_key).await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn receive_into<S, E>(
+        &self,
+        key: &str,
+        mut body: S,
+        limit: u64,
+    ) -> Result<(u64, String), ReceiveError>
+    where
+        S: Stream<Item = Result<Bytes, E>> + Unpin,
+        E: std::fmt::Display,
+    {
+        let mut writer = self.op.writer(key).await.map_err(ReceiveError::Store)?;
+        let mut size: u64 = 0;
+        let mut digest = Md5::new();
+        let outcome = loop {
+            match body.next().await {
+                None => break Ok(()),
+                Some(Err(e)) => break Err(ReceiveError::Body(e.to_string())),
+                Some(Ok(chunk)) => {
+                    size += chunk.len() as u64;
+                    if size > limit {
+                        break Err(ReceiveError::TooLarge);
+                    }
+                    digest.update(&chunk);
+                    if let Err(e) = writer.write(chunk).await {
+                        break Err(ReceiveError::Store(e));
+                    }
+                }
+            }
+        };
+        match outcome {
+            Ok(()) => {
+                writer.close().await.map_err(ReceiveError::Store)?;
+                let md5 = digest
+                    .finalize()
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>();
+                Ok((size, md5))
+            }
+            Err(e) => {
+                if let Err(abort) = writer.abort().await {
+                    tracing::debug!(%abort, key, "aborting a failed upload");
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Moves a received temporary key to the key of `version`.
+    pub async fn commit(&self, temp_key: &str, version: &str) -> Result<(), opendal::Error> {
+        let target = object_key(version);
+        let capability = self.op.info().capability();
+        if capability.rename {
+            self.op.rename(temp_key, &target).await
+        } else if capability.copy {
+            self.op.copy(temp_key, &target).await?;
+            self.remove(temp_key).await;
+            Ok(())
+        } else {
+            self.stream_copy(temp_key, &target).await?;
+            self.remove(temp_key).await;
+            Ok(())
+        }
+    }
+
+    /// Copies the bytes of `version` to a new temporary key (for `copy`).
+    pub async fn copy_to_temporary(&self, version: &str) -> Result<String, opendal::Error> {
+        let temp_key = format!("{TMP}{}", uuid::Uuid::new_v4().simple());
+        let source = object_key(version);
+        let result = if self.op.info().capability().copy {
+            self.op.copy(&source, &temp_key).await.map(|_| ())
+        } else {
+            self.stream_copy(&source, &temp_key).await
+        };
+        match result {
+            Ok(()) => Ok(temp_key),
+            Err(e) => {
+                self.remove(&temp_key).await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn stream_copy(&self, from: &str, to: &str) -> Result<(), opendal::Error> {
+        let reader = self.op.reader(from).await?;
+        let mut stream = reader.into_bytes_stream(..).await?;
+        let mut writer = self.op.writer(to).await?;
+        while let Some(chunk) = stream.next().await {
+            match chunk {
+                Ok(chunk) => writer.write(chunk).await?,
+                Err(e) => {
+                    let _ = writer.abort().await;
+                    return Err(
+                        opendal::Error::new(ErrorKind::Unexpected, "copy read failed")
+                            .set_source(e),
+                    );
+                }
+            }
+        }
+        writer.close().await.map(|_| ())
+    }
+
+    /// The bytes of `version` from `start` to `end` (exclusive), as a stream.
+    pub async fn read(
+        &self,
+        version: &str,
+        start: u64,
+        end: u64,
+    ) -> Result<impl Stream<Item = std::io::Result<Bytes>> + Send + use<>, opendal::Error> {
+        let reader = self.op.reader(&object_key(version)).await?;
+        reader.into_bytes_stream(start..end).await
+    }
+
+    /// Removes the bytes of `version`; a failure is logged and leaves
+    /// unreferenced bytes behind (never a row without bytes).
+    pub async fn remove_version(&self, version: &str) {
+        self.remove(&object_key(version)).await;
+    }
+
+    /// Removes a key, logging failures (a missing key is fine).
+    pub async fn remove(&self, key: &str) {
+        match self.op.delete(key).await {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => tracing::warn!(%e, key, "could not remove bytes from the byte store"),
+        }
+    }
+
+    /// Removes temporary upload keys older than `grace`: what a crash during
+    /// an upload left behind. Returns how many were removed.
+    pub async fn sweep_temporary(&self, grace: Duration) -> Result<usize, opendal::Error> {
+        let entries = match self.op.list_with(TMP).recursive(true).await {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        let now = SystemTime::now();
+        let mut removed = 0;
+        for entry in entries {
+            let path = entry.path();
+            if path.ends_with('/') || !path.starts_with(TMP) {
+                continue;
+            }
+            let modified = match entry.metadata().last_modified() {
+                Some(at) => Some(SystemTime::from(at)),
+                None => self
+                    .op
+                    .stat(path)
+                    .await
+                    .ok()
+                    .and_then(|m| m.last_modified())
+                    .map(SystemTime::from),
+            };
+            let old_enough = match modified {
+                Some(at) => now.duration_since(at).unwrap_or_default() >= grace,
+                // No time known: only an immediate sweep removes it.
+                None => grace.is_zero(),
+            };
+            if old_enough {
+                self.remove(path).await;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opendal::services::Memory;
+
+    fn store() -> ByteStore {
+        ByteStore::new(Operator::new(Memory::default()).unwrap())
+    }
+
+    fn chunks(parts: &[&'static [u8]]) -> impl Stream<Item = Result<Bytes, String>> + Unpin {
+        futures_util::stream::iter(
+            parts
+                .iter()
+                .map(|p| Ok(Bytes::from_static(p)))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    async fn read_all(store: &ByteStore, version: &str, start: u64, end: u64) -> Vec<u8> {
+        let mut stream = Box::pin(store.read(version, start, end).await.unwrap());
+        let mut out = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            out.extend_from_slice(&chunk.unwrap());
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn receive_commit_read_and_remove() {
+        let store = store();
+        let received = store
+            .receive(chunks(&[b"hello ", b"world"]), 100)
+            .await
+            .unwrap();
+        assert_eq!(received.size, 11);
+        assert_eq!(received.md5, "5eb63bbbe01eeed093cb22bb8f5acdc3");
+        let version = new_version();
+        store.commit(&received.temp_key, &version).await.unwrap();
+        assert!(!store.op.exists(&received.temp_key).await.unwrap());
+        assert_eq!(read_all(&store, &version, 0, 11).await, b"hello world");
+        assert_eq!(read_all(&store, &version, 6, 11).await, b"world");
+
+        let copy = store.copy_to_temporary(&version).await.unwrap();
+        let copied = new_version();
+        store.commit(&copy, &copied).await.unwrap();
+        assert_eq!(read_all(&store, &copied, 0, 11).await, b"hello world");
+
+        store.remove_version(&version).await;
+        assert!(!store.op.exists(&object_key(&version)).await.unwrap());
+        store.remove_version(&version).await; // missing is fine
+    }
+
+    #[tokio::test]
+    async fn oversized_and_broken_bodies_leave_nothing() {
+        let store = store();
+        let err = store
+            .receive(chunks(&[b"12345", b"67890"]), 7)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ReceiveError::TooLarge));
+        let broken = futures_util::stream::iter(vec![
+            Ok(Bytes::from_static(b"abc")),
+            Err("connection reset".to_owned()),
+        ]);
+        let err = store.receive(broken, 100).await.unwrap_err();
+        assert!(matches!(err, ReceiveError::Body(ref why) if why.contains("reset")));
+        assert!(
+            store
+                .op
+                .list_with(TMP)
+                .recursive(true)
+                .await
+                .unwrap_or_default()
+                .iter()
+                .all(|e| e.path().ends_with('/'))
+        );
+    }
+
+    #[tokio::test]
+    async fn sweep_removes_only_old_temporary_files() {
+        let store = store();
+        store.op.write("tmp/left-by-a-crash", "x").await.unwrap();
+        store.op.write(&object_key("ab12"), "kept").await.unwrap();
+        assert_eq!(
+            store
+                .sweep_temporary(Duration::from_secs(3600))
+                .await
+                .unwrap(),
+            0
+        );
+        assert_eq!(store.sweep_temporary(Duration::ZERO).await.unwrap(), 1);
+        assert!(!store.op.exists("tmp/left-by-a-crash").await.unwrap());
+        assert!(store.op.exists(&object_key("ab12")).await.unwrap());
+    }
+
+    #[test]
+    fn keys_are_sharded_by_version() {
+        assert_eq!(object_key("abcdef"), "objects/ab/abcdef");
+    }
+}

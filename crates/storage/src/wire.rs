@@ -1,0 +1,322 @@
+//! Pure helpers for the HTTP side: ranges, entity tags, MIME allow-lists,
+//! size strings, cache-control and content-disposition values.
+
+use chrono::{DateTime, Utc};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
+/// A satisfiable byte range, both ends inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteRange {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl ByteRange {
+    pub fn len(&self) -> u64 {
+        self.end - self.start + 1
+    }
+}
+
+/// What a `Range` header asks of an object of `size` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeRequest {
+    /// No header, or one we ignore (several ranges, other units, garbage):
+    /// the whole object with 200, as RFC 9110 allows.
+    Full,
+    Partial(ByteRange),
+    /// Well-formed but outside the object: 416.
+    Unsatisfiable,
+}
+
+/// Parses `bytes=a-b`, `bytes=a-` and `bytes=-n`.
+pub fn parse_range(header: Option<&str>, size: u64) -> RangeRequest {
+    let Some(value) = header else {
+        return RangeRequest::Full;
+    };
+    let Some(spec) = value.trim().strip_prefix("bytes=") else {
+        return RangeRequest::Full;
+    };
+    if spec.contains(',') {
+        return RangeRequest::Full;
+    }
+    let Some((first, last)) = spec.trim().split_once('-') else {
+        return RangeRequest::Full;
+    };
+    let (first, last) = (first.trim(), last.trim());
+    let parse = |s: &str| s.parse::<u64>().ok();
+    match (first.is_empty(), last.is_empty()) {
+        // bytes=-n: the last n bytes
+        (true, false) => match parse(last) {
+            Some(0) => RangeRequest::Unsatisfiable,
+            Some(n) if size > 0 => RangeRequest::Partial(ByteRange {
+                start: size.saturating_sub(n),
+                end: size - 1,
+            }),
+            Some(_) => RangeRequest::Unsatisfiable,
+            None => RangeRequest::Full,
+        },
+        (false, true) => match parse(first) {
+            Some(start) if start < size => RangeRequest::Partial(ByteRange {
+                start,
+                end: size - 1,
+            }),
+            Some(_) => RangeRequest::Unsatisfiable,
+            None => RangeRequest::Full,
+        },
+        (false, false) => match (parse(first), parse(last)) {
+            (Some(start), Some(end)) if start <= end => {
+                if start >= size {
+                    RangeRequest::Unsatisfiable
+                } else {
+                    RangeRequest::Partial(ByteRange {
+                        start,
+                        end: end.min(size - 1),
+                    })
+                }
+            }
+            _ => RangeRequest::Full,
+        },
+        (true, true) => RangeRequest::Full,
+    }
+}
+
+/// Whether an `If-None-Match` header matches `etag` (weak comparison, `*`,
+/// lists).
+pub fn none_match(header: Option<&str>, etag: &str) -> bool {
+    let Some(value) = header else {
+        return false;
+    };
+    let strip = |t: &str| -> String {
+        let t = t.trim();
+        t.strip_prefix("W/")
+            .unwrap_or(t)
+            .trim_matches('"')
+            .to_owned()
+    };
+    let ours = strip(etag);
+    value
+        .split(',')
+        .any(|candidate| candidate.trim() == "*" || strip(candidate) == ours)
+}
+
+/// The media type without parameters, lower-cased (`Image/PNG; q=1` -> `image/png`).
+pub fn essence(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether `content_type` is allowed by a bucket's list (`image/*`, `*/*`,
+/// exact types); `None` allows everything.
+pub fn mime_allowed(allowed: Option<&[String]>, content_type: &str) -> bool {
+    let Some(allowed) = allowed else {
+        return true;
+    };
+    let ours = essence(content_type);
+    let Some((kind, _)) = ours.split_once('/') else {
+        return false;
+    };
+    allowed.iter().any(|entry| {
+        let entry = essence(entry);
+        entry == ours
+            || entry == "*/*"
+            || entry
+                .strip_suffix("/*")
+                .is_some_and(|entry_kind| entry_kind == kind)
+    })
+}
+
+/// A valid `type/subtype` media type.
+pub fn is_media_type(content_type: &str) -> bool {
+    let essence = essence(content_type);
+    let Some((kind, sub)) = essence.split_once('/') else {
+        return false;
+    };
+    let token = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+*".contains(&b))
+    };
+    token(kind) && token(sub)
+}
+
+/// Parses a bucket's `file_size_limit` as the client may send it: a number
+/// of bytes, or a string such as `"5MB"`, `"100kb"`, `"1GB"`, `"2048"`.
+pub fn parse_size(value: &serde_json::Value) -> Option<u64> {
+    match value {
+        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::String(s) => {
+            let s = s.trim().to_ascii_lowercase();
+            let digits_end = s
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(s.len());
+            let (number, unit) = s.split_at(digits_end);
+            let number: f64 = number.parse().ok()?;
+            let factor: f64 = match unit.trim() {
+                "" | "b" => 1.0,
+                "k" | "kb" => 1024.0,
+                "m" | "mb" => 1024.0 * 1024.0,
+                "g" | "gb" => 1024.0 * 1024.0 * 1024.0,
+                _ => return None,
+            };
+            let bytes = number * factor;
+            (bytes.is_finite() && bytes >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
+        }
+        _ => None,
+    }
+}
+
+/// `3600` or `max-age=3600` or a full directive list -> a `Cache-Control`
+/// value.
+pub fn cache_control(value: Option<&str>, default_max_age: u64) -> String {
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => format!("max-age={default_max_age}"),
+        Some(v) if v.bytes().all(|b| b.is_ascii_digit()) => format!("max-age={v}"),
+        Some(v) if v.bytes().all(|b| (0x20..0x7f).contains(&b)) => v.to_owned(),
+        Some(_) => format!("max-age={default_max_age}"),
+    }
+}
+
+const FILENAME: &AsciiSet = &NON_ALPHANUMERIC.remove(b'.').remove(b'-').remove(b'_');
+
+/// `attachment; filename="x.png"; filename*=UTF-8''x.png`, with anything
+/// unsafe in the quoted form replaced.
+pub fn attachment(file_name: &str) -> String {
+    let plain: String = file_name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let encoded = utf8_percent_encode(file_name, FILENAME);
+    format!("attachment; filename=\"{plain}\"; filename*=UTF-8''{encoded}")
+}
+
+/// An HTTP date (`Tue, 15 Nov 1994 08:12:31 GMT`).
+pub fn http_date(at: DateTime<Utc>) -> String {
+    at.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ranges() {
+        let cases: &[(Option<&str>, u64, RangeRequest)] = &[
+            (None, 10, RangeRequest::Full),
+            (
+                Some("bytes=0-4"),
+                10,
+                RangeRequest::Partial(ByteRange { start: 0, end: 4 }),
+            ),
+            (
+                Some("bytes=5-"),
+                10,
+                RangeRequest::Partial(ByteRange { start: 5, end: 9 }),
+            ),
+            (
+                Some("bytes=-3"),
+                10,
+                RangeRequest::Partial(ByteRange { start: 7, end: 9 }),
+            ),
+            (
+                Some("bytes=-30"),
+                10,
+                RangeRequest::Partial(ByteRange { start: 0, end: 9 }),
+            ),
+            (
+                Some("bytes=8-100"),
+                10,
+                RangeRequest::Partial(ByteRange { start: 8, end: 9 }),
+            ),
+            (Some("bytes=10-"), 10, RangeRequest::Unsatisfiable),
+            (Some("bytes=10-12"), 10, RangeRequest::Unsatisfiable),
+            (Some("bytes=-0"), 10, RangeRequest::Unsatisfiable),
+            (Some("bytes=0-"), 0, RangeRequest::Unsatisfiable),
+            (Some("bytes=5-2"), 10, RangeRequest::Full),
+            (Some("bytes=0-1,3-4"), 10, RangeRequest::Full),
+            (Some("items=0-1"), 10, RangeRequest::Full),
+            (Some("bytes=x-y"), 10, RangeRequest::Full),
+            (Some("bytes=-"), 10, RangeRequest::Full),
+        ];
+        for (header, size, expected) in cases {
+            assert_eq!(
+                parse_range(*header, *size),
+                *expected,
+                "{header:?} of {size}"
+            );
+        }
+        assert_eq!(ByteRange { start: 2, end: 4 }.len(), 3);
+    }
+
+    #[test]
+    fn entity_tags() {
+        let etag = "\"abc\"";
+        assert!(none_match(Some("\"abc\""), etag));
+        assert!(none_match(Some("W/\"abc\""), etag));
+        assert!(none_match(Some("\"x\", \"abc\""), etag));
+        assert!(none_match(Some("*"), etag));
+        assert!(!none_match(Some("\"abd\""), etag));
+        assert!(!none_match(None, etag));
+    }
+
+    #[test]
+    fn mime_types() {
+        let images = vec!["image/*".to_owned()];
+        assert!(mime_allowed(Some(&images), "image/png"));
+        assert!(mime_allowed(Some(&images), "Image/JPEG; charset=x"));
+        assert!(!mime_allowed(Some(&images), "text/plain"));
+        assert!(!mime_allowed(Some(&images), "imagepng"));
+        let exact = vec!["application/pdf".to_owned()];
+        assert!(mime_allowed(Some(&exact), "application/pdf"));
+        assert!(!mime_allowed(Some(&exact), "application/zip"));
+        assert!(mime_allowed(Some(&["*/*".to_owned()]), "a/b"));
+        assert!(mime_allowed(None, "whatever"));
+        assert!(is_media_type("text/plain;charset=UTF-8"));
+        assert!(!is_media_type("text"));
+        assert!(!is_media_type("te xt/plain"));
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size(&json!(1024)), Some(1024));
+        assert_eq!(parse_size(&json!("5MB")), Some(5 * 1024 * 1024));
+        assert_eq!(parse_size(&json!("100kb")), Some(102_400));
+        assert_eq!(parse_size(&json!("1 GB")), Some(1024 * 1024 * 1024));
+        assert_eq!(parse_size(&json!("2048")), Some(2048));
+        assert_eq!(parse_size(&json!("1.5mb")), Some(1_572_864));
+        assert_eq!(parse_size(&json!("5 parsecs")), None);
+        assert_eq!(parse_size(&json!(-1)), None);
+        assert_eq!(parse_size(&json!(true)), None);
+    }
+
+    #[test]
+    fn cache_control_and_disposition() {
+        assert_eq!(cache_control(None, 3600), "max-age=3600");
+        assert_eq!(cache_control(Some("60"), 3600), "max-age=60");
+        assert_eq!(cache_control(Some("max-age=60"), 3600), "max-age=60");
+        assert_eq!(cache_control(Some("no-cache"), 3600), "no-cache");
+        assert_eq!(cache_control(Some("bad\u{1}"), 10), "max-age=10");
+        assert_eq!(
+            attachment("a b.png"),
+            "attachment; filename=\"a b.png\"; filename*=UTF-8''a%20b.png"
+        );
+        assert_eq!(
+            attachment("é\".txt"),
+            "attachment; filename=\"__.txt\"; filename*=UTF-8''%C3%A9%22.txt"
+        );
+        let at = DateTime::parse_from_rfc3339("1994-11-15T08:12:31Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(http_date(at), "Tue, 15 Nov 1994 08:12:31 GMT");
+    }
+}
