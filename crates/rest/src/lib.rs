@@ -43,6 +43,7 @@ pub mod request;
 pub mod response;
 pub mod schema_cache;
 pub mod sql;
+pub mod typegen;
 
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};

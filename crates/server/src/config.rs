@@ -30,6 +30,36 @@ pub enum Command {
     Seed(SeedArgs),
     /// Manage the project's admins (rows of public.admins).
     Admin(AdminArgs),
+    /// Generate code from the live schema.
+    Gen {
+        #[command(subcommand)]
+        what: GenCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GenCommand {
+    /// Types of the schema.
+    Types {
+        #[command(subcommand)]
+        language: TypesLanguage,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TypesLanguage {
+    /// The `Database` type for `createClient<Database>()`, printed to stdout.
+    Typescript(TypegenArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TypegenArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+
+    /// Schemas to describe, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "public")]
+    pub schema: Vec<String>,
 }
 
 #[derive(Debug, Args)]

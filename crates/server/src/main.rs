@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use plinth_server::config::{Cli, Command};
+use plinth_server::config::{Cli, Command, GenCommand, TypesLanguage};
 use plinth_server::startup;
 
 #[tokio::main]
@@ -14,6 +14,11 @@ async fn main() -> ExitCode {
             Command::Keys(args) => startup::keys(args),
             Command::Seed(args) => startup::seed(args).await,
             Command::Admin(args) => startup::admin(args).await,
+            Command::Gen {
+                what: GenCommand::Types {
+                    language: TypesLanguage::Typescript(args),
+                },
+            } => startup::gen_types(args).await,
         },
         Err(e) => Err(e),
     };

@@ -23,6 +23,7 @@ use tower_http::normalize_path::NormalizePathLayer;
 use crate::app::{AppState, Services, router};
 use crate::config::{
     AdminAction, AdminArgs, DbArgs, KeysArgs, LogArgs, LogFormat, ProjectDir, SeedArgs, ServeArgs,
+    TypegenArgs,
 };
 use crate::keys::Keys;
 
@@ -324,6 +325,29 @@ fn db_message(error: &sqlx::Error) -> String {
         sqlx::Error::Database(db) => db.message().to_owned(),
         other => other.to_string(),
     }
+}
+
+/// `plinth gen types typescript`: applies the migrations (so the types are
+/// those of the schema `plinth serve` would serve), then prints the types.
+pub async fn gen_types(args: TypegenArgs) -> anyhow::Result<()> {
+    init_logging(&args.db.log);
+    let backend = Backend::open(&args.db).await?;
+    let result = async {
+        backend.migrate(&args.db).await?;
+        let schemas: Vec<String> = args
+            .schema
+            .iter()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect();
+        Ok::<_, anyhow::Error>(plinth_rest::typegen::typescript(&backend.db.owner, &schemas).await?)
+    }
+    .await;
+    let closed = backend.close().await;
+    let types = result?;
+    closed?;
+    print!("{types}");
+    Ok(())
 }
 
 /// `plinth keys`.

@@ -2,7 +2,7 @@
 // (DATABASE_URL, else 127.0.0.1:5432) and hands its URL and keys to the tests;
 // stops it and drops the database afterwards.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, existsSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -10,22 +10,12 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { startFakeGithub } from './fake-github'
+import { plinthBinary } from './binary'
 
 const repo = resolve(import.meta.dirname, '../../..')
 
 export const JWT_SECRET = 'node-suite-secret-of-at-least-32-characters'
 export const SITE_URL = 'http://localhost:3000'
-
-function plinthBinary(): string {
-  const candidates = [
-    process.env.PLINTH_BIN,
-    process.env.CARGO_TARGET_DIR && join(process.env.CARGO_TARGET_DIR, 'debug/plinth'),
-    join(repo, 'target/debug/plinth'),
-  ].filter((c): c is string => !!c)
-  const found = candidates.find((c) => existsSync(c))
-  if (!found) throw new Error(`no plinth binary (looked at ${candidates.join(', ')}); run cargo build -p plinth-server`)
-  return found
-}
 
 function freePort(): Promise<number> {
   return new Promise((ok, fail) => {

@@ -29,6 +29,12 @@ pub struct TestApp {
 }
 
 pub async fn spawn_app() -> TestApp {
+    spawn_app_with(Default::default()).await
+}
+
+/// [`spawn_app`] with the REST gateway configured by `rest_config` (e.g.
+/// `tx_end: "commit-allow-override"` so a request may ask for `Prefer: tx=rollback`).
+pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
     let root = repo_root();
     let sets = migration_sets(
         &ProjectDir::Dir(root.join("migrations")),
@@ -51,7 +57,7 @@ pub async fn spawn_app() -> TestApp {
     let mut auth_config = plinth_auth::AuthConfig::default();
     auth_config.password_hash = plinth_auth::HashCost::cheap();
     let auth = plinth_auth::AuthState::new(test_db.db.clone(), keys.secret.clone(), auth_config).unwrap();
-    let rest = plinth_rest::RestState::new(test_db.db.clone(), keys.secret.clone(), Default::default())
+    let rest = plinth_rest::RestState::new(test_db.db.clone(), keys.secret.clone(), rest_config)
         .await
         .unwrap();
     let storage_config = plinth_storage::StorageConfig {

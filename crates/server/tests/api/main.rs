@@ -4,3 +4,7 @@ mod cli;
 mod cluster;
 mod health;
 mod helpers;
+mod marketplace_functions;
+mod marketplace_policies;
+mod marketplace_queries;
+mod marketplace_support;
