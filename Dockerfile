@@ -6,6 +6,12 @@ COPY Cargo.toml Cargo.lock ./
 COPY crates crates
 RUN cargo build --release --locked -p plinth-server
 
+FROM node:20-bookworm-slim AS app
+WORKDIR /src
+COPY sdk-ts sdk-ts
+COPY app app
+RUN cd app && npm ci --no-audit --no-fund && npx vite build
+
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends postgresql ca-certificates \
@@ -14,6 +20,8 @@ COPY --from=build /src/target/release/plinth /usr/local/bin/plinth
 WORKDIR /srv/plinth
 COPY migrations migrations
 COPY policies policies
+COPY seed seed
+COPY --from=app /src/app/dist app/dist
 ENV PLINTH_HOST=0.0.0.0 \
     PLINTH_DATA_DIR=/var/lib/plinth \
     PORT=8000

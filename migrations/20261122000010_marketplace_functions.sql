@@ -5,14 +5,24 @@
 -- happens whole or not at all. Functions that must touch rows the caller may
 -- not touch directly are `security definer` with an empty search path, and
 -- check who is calling first.
+--
+-- Errors carry the status the gateway should answer with: 42501 (401/403)
+-- for a caller who may not, 22023 (400) for a bad argument, and PostgREST's
+-- custom 'PT404' (404) for a row that is not there or not the caller's
+-- (plain P0002 would be a 500).
 
 -- ---------------------------------------------------------------------------
 -- Helpers
 
--- Whether `uid` is an admin (a row in public.admins).
+-- Whether `uid` is an admin (a row in public.admins). It answers only for
+-- the caller themself (or the service role): like the admins table, it must
+-- not tell anyone who else is an admin.
 create function public.is_admin(uid uuid default auth.uid()) returns boolean
 language sql stable security definer set search_path = ''
-as $$ select exists (select 1 from public.admins a where a.user_id = uid) $$;
+as $$
+  select exists (select 1 from public.admins a where a.user_id = uid)
+     and (uid is not distinct from auth.uid() or auth.role() is not distinct from 'service_role')
+$$;
 
 create function public.touch_updated_at() returns trigger
 language plpgsql set search_path = ''
@@ -35,6 +45,26 @@ create trigger template_ratings_touch before update on public.template_ratings
 create trigger orders_touch before update on public.orders
   for each row execute function public.touch_updated_at();
 
+-- price_in_cents is always price times 100, rounded: derived here, so a write
+-- that changes only the price (as the edit-template screen does) keeps the
+-- two in step instead of failing their check constraint.
+create function public.derive_price_in_cents() returns trigger
+language plpgsql set search_path = ''
+as $$
+begin
+  new.price_in_cents := round(new.price * 100)::int;
+  return new;
+end $$;
+
+create trigger templates_price_in_cents before insert or update on public.templates
+  for each row execute function public.derive_price_in_cents();
+create trigger templates_draft_price_in_cents before insert or update on public.templates_draft
+  for each row execute function public.derive_price_in_cents();
+create trigger templates_pending_price_in_cents before insert or update on public.templates_pending_approval
+  for each row execute function public.derive_price_in_cents();
+create trigger templates_rejected_price_in_cents before insert or update on public.templates_rejected
+  for each row execute function public.derive_price_in_cents();
+
 -- ---------------------------------------------------------------------------
 -- Profiles
 
@@ -46,13 +76,15 @@ as $$
 declare
   meta jsonb := coalesce(new.raw_user_meta_data, '{}'::jsonb);
 begin
-  insert into public.profiles (id, display_name, full_name, avatar_url)
+  insert into public.profiles (id, display_name, full_name, avatar_url, created_at)
   values (
     new.id,
     coalesce(nullif(meta ->> 'display_name', ''), nullif(meta ->> 'full_name', ''),
              nullif(meta ->> 'name', ''), nullif(meta ->> 'user_name', '')),
     coalesce(nullif(meta ->> 'full_name', ''), nullif(meta ->> 'name', '')),
-    nullif(meta ->> 'avatar_url', '')
+    nullif(meta ->> 'avatar_url', ''),
+    -- The account's creation time: the creators page lists profiles newest first.
+    coalesce(new.created_at, now())
   )
   on conflict (id) do nothing;
   return new;
@@ -91,8 +123,10 @@ declare
 begin
   -- Lock the template first: concurrent ratings then recompute one after the
   -- other, each seeing the other's committed row (read committed takes a new
-  -- snapshot per statement).
-  perform 1 from public.templates where id = tid for update;
+  -- snapshot per statement). `for no key update`, not `for update`: the
+  -- rating's foreign key already holds a key-share lock on the template, and
+  -- two raters each upgrading theirs to `for update` deadlock.
+  perform 1 from public.templates where id = tid for no key update;
   update public.templates t
      set average_rating = coalesce(r.avg, 0), total_ratings = r.n
     from (select round(avg(rating)::numeric, 2) as avg, count(*)::int as n
@@ -254,7 +288,7 @@ begin
      where r.id = rejected_id and r.creator_id = uid
     returning r.original_template_id into original;
     if not found then
-      raise exception 'Rejected template not found' using errcode = 'P0002';
+      raise exception 'Rejected template not found' using errcode = 'PT404';
     end if;
   end if;
   if (template ->> 'original_template_id') is not null then
@@ -262,7 +296,7 @@ begin
     select t.id into original from public.templates t
      where t.id = (template ->> 'original_template_id')::uuid and t.user_id = uid;
     if not found then
-      raise exception 'Template to edit not found' using errcode = 'P0002';
+      raise exception 'Template to edit not found' using errcode = 'PT404';
     end if;
   end if;
   insert into public.templates_pending_approval (
@@ -304,7 +338,7 @@ begin
   end if;
   select * into p from public.templates_pending_approval where id = pending_template_id for update;
   if not found then
-    raise exception 'Pending template not found' using errcode = 'P0002';
+    raise exception 'Pending template not found' using errcode = 'PT404';
   end if;
   insert into public.templates as t (
     id, user_id, title, description, about_template, price, price_in_cents, category_id, tags,
@@ -352,7 +386,7 @@ begin
    where id = pending_template_id
   returning * into p;
   if not found then
-    raise exception 'Pending template not found' using errcode = 'P0002';
+    raise exception 'Pending template not found' using errcode = 'PT404';
   end if;
   insert into public.templates_rejected (
     id, creator_id, title, description, about_template, price, price_in_cents, category_id, tags,
@@ -378,7 +412,7 @@ begin
    where id = rejected_id and creator_id = auth.uid()
   returning * into r;
   if not found then
-    raise exception 'Rejected template not found' using errcode = 'P0002';
+    raise exception 'Rejected template not found' using errcode = 'PT404';
   end if;
   insert into public.templates_draft (
     id, creator_id, title, description, about_template, price, price_in_cents, category_id, tags,
@@ -419,7 +453,7 @@ begin
     raise exception 'kind must be draft, pending or rejected' using errcode = '22023';
   end if;
   if files is null then
-    raise exception 'Template not found' using errcode = 'P0002';
+    raise exception 'Template not found' using errcode = 'PT404';
   end if;
   return files;
 end $$;

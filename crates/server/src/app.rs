@@ -33,6 +33,7 @@ pub struct Services {
     pub auth: plinth_auth::AuthState,
     pub rest: plinth_rest::RestState,
     pub storage: plinth_storage::StorageState,
+    pub realtime: plinth_realtime::RealtimeState,
 }
 
 /// The node's router. `app_dir` is the built web app (served with a fallback
@@ -46,6 +47,7 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
         .nest("/auth/v1", plinth_auth::router(services.auth.clone()))
         .nest("/rest/v1", plinth_rest::router(services.rest))
         .nest("/storage/v1", plinth_storage::router(services.storage))
+        .nest("/realtime/v1", plinth_realtime::router(services.realtime))
         .nest("/_/mailbox", plinth_auth::mailbox_router(services.auth));
     let index = app_dir.join("index.html");
     let api = if index.is_file() {

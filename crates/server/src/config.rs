@@ -124,6 +124,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub storage: crate::services::StorageArgs,
+
+    #[command(flatten)]
+    pub realtime: crate::services::RealtimeArgs,
 }
 
 #[derive(Debug, Args)]

@@ -285,3 +285,32 @@ impl StorageArgs {
         })
     }
 }
+
+/// Realtime (`/realtime/v1`): limits of one node.
+#[derive(Debug, Clone, Args)]
+pub struct RealtimeArgs {
+    /// Most websocket connections one node accepts.
+    #[arg(long, env = "REALTIME_MAX_CONNECTIONS", default_value_t = 10_000)]
+    pub realtime_max_connections: usize,
+    /// Most channels one connection may join.
+    #[arg(long, env = "REALTIME_MAX_CHANNELS_PER_CONNECTION", default_value_t = 100)]
+    pub realtime_max_channels_per_connection: usize,
+    /// Largest message, in bytes.
+    #[arg(long, env = "REALTIME_MAX_MESSAGE_SIZE", default_value_t = 262_144)]
+    pub realtime_max_message_size: usize,
+    /// Most events a connection may send per second.
+    #[arg(long, env = "REALTIME_MAX_EVENTS_PER_SECOND", default_value_t = 100)]
+    pub realtime_max_events_per_second: u32,
+}
+
+impl RealtimeArgs {
+    pub fn to_config(&self) -> plinth_realtime::RealtimeConfig {
+        plinth_realtime::RealtimeConfig {
+            max_connections: self.realtime_max_connections,
+            max_channels_per_connection: self.realtime_max_channels_per_connection,
+            max_message_size: self.realtime_max_message_size,
+            max_events_per_second: self.realtime_max_events_per_second,
+            ..Default::default()
+        }
+    }
+}

@@ -35,6 +35,7 @@ pub fn migration_sets(migrations: &ProjectDir, policies: &ProjectDir) -> anyhow:
         plinth_auth::migrations(),
         plinth_rest::migrations(),
         plinth_storage::migrations(),
+        plinth_realtime::migrations(),
     ];
     for (name, dir, default) in [
         ("project", migrations, "migrations"),
@@ -216,7 +217,14 @@ async fn serve_on(
     let storage = plinth_storage::StorageState::new(backend.db.clone(), state.keys.secret.clone(), storage_config)
         .await
         .context("cannot set up storage")?;
-    let app = router(state.clone(), &args.app_dir, Services { auth, rest, storage });
+    let realtime = plinth_realtime::RealtimeState::new(backend.db.clone(), state.keys.secret.clone(), args.realtime.to_config())
+        .await
+        .context("cannot start realtime")?;
+    let app = router(
+        state.clone(),
+        &args.app_dir,
+        Services { auth, rest, storage, realtime: realtime.clone() },
+    );
     tracing::info!(%url, "plinth is listening");
     if state.keys.generated {
         println!("API keys (made on first start; `plinth keys` prints them again):");
@@ -225,6 +233,13 @@ async fn serve_on(
         println!("API keys: `plinth keys` prints them.");
     }
     println!("Plinth is ready at {url}");
+    // On shutdown, websockets are closed (with a close frame) first, so that
+    // the HTTP drain does not wait on them.
+    let closing = realtime.clone();
+    let shutdown = async move {
+        shutdown.await;
+        closing.shutdown().await;
+    };
     run(listener, app, shutdown).await?;
     Ok(())
 }

@@ -1,0 +1,110 @@
+// Starts a real plinth for the browser tests, the way sdk-ts's suites do: a
+// fresh database on the test server (DATABASE_URL, else 127.0.0.1:5432), a
+// free port, a temporary data folder, the built app; then loads the demo data
+// with `plinth seed --demo`. Returns its URL and a stop function.
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+
+const app = resolve(import.meta.dirname, '..')
+const repo = resolve(app, '..')
+
+function plinthBinary() {
+  const candidates = [
+    process.env.PLINTH_BIN,
+    process.env.CARGO_TARGET_DIR && join(process.env.CARGO_TARGET_DIR, 'debug/plinth'),
+    join(repo, 'target/debug/plinth'),
+  ].filter(Boolean)
+  const found = candidates.find((c) => existsSync(c))
+  if (!found) throw new Error(`no plinth binary (looked at ${candidates.join(', ')}); set PLINTH_BIN or run cargo build -p plinth-server`)
+  return found
+}
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const server = createServer()
+    server.once('error', fail)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => ok(port))
+    })
+  })
+}
+
+function withDatabase(url, name) {
+  const u = new URL(url)
+  u.pathname = `/${name}`
+  return u.toString()
+}
+
+export async function startPlinth() {
+  const binary = plinthBinary()
+  if (!existsSync(join(app, 'dist/index.html'))) throw new Error('app/dist is missing: run npm run build first')
+  const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const dbName = `plinth_e2e_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  await admin.query(`create database "${dbName}"`)
+  await admin.end()
+
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-e2e-'))
+  const env = {
+    ...process.env,
+    DATABASE_URL: withDatabase(serverUrl, dbName),
+    PLINTH_DATA_DIR: dataDir,
+    JWT_SECRET: 'e2e-secret-of-at-least-32-characters-long',
+    PLINTH_APP_DIR: join(app, 'dist'),
+    PLINTH_ENV_FILE: '/dev/null',
+    PLINTH_MIGRATIONS: join(repo, 'migrations'),
+    PLINTH_POLICIES: join(repo, 'policies'),
+    RUST_LOG: process.env.RUST_LOG ?? 'warn',
+    SITE_URL: url,
+    ENABLE_EMAIL_AUTOCONFIRM: 'true',
+    GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS: '10000',
+    GOTRUE_RATE_LIMIT_EMAIL_SENT: '10000',
+    GOTRUE_RATE_LIMIT_VERIFY: '10000',
+  }
+  const child = spawn(binary, ['serve', '--port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const output = []
+  await new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`plinth did not start:\n${output.join('')}`)), 90_000)
+    const watch = (chunk) => {
+      output.push(chunk.toString())
+      if (process.env.PLINTH_LOG) process.stderr.write(chunk)
+      if (output.join('').includes('Plinth is ready')) {
+        clearTimeout(timer)
+        ok()
+      }
+    }
+    child.stdout.on('data', watch)
+    child.stderr.on('data', watch)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      fail(new Error(`plinth exited with ${code}:\n${output.join('')}`))
+    })
+  })
+
+  const seeded = spawnSync(binary, ['seed', '--demo'], { env, cwd: repo, encoding: 'utf8' })
+  if (seeded.status !== 0) throw new Error(`plinth seed --demo failed:\n${seeded.stdout}\n${seeded.stderr}`)
+
+  async function stop() {
+    const exited = new Promise((ok) => child.once('exit', ok))
+    child.kill('SIGINT')
+    let timer
+    await Promise.race([exited, new Promise((ok) => (timer = setTimeout(ok, 15_000)))])
+    clearTimeout(timer)
+    if (child.exitCode === null) child.kill('SIGKILL')
+    const cleanup = new pg.Client({ connectionString: serverUrl })
+    await cleanup.connect()
+    await cleanup.query(`drop database if exists "${dbName}" with (force)`)
+    await cleanup.end()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  return { url, stop, output }
+}

@@ -1,0 +1,196 @@
+// Browser end-to-end walks of the public screens against a real plinth with
+// the demo data, on a phone-sized and a desktop viewport. Needs Debian's
+// chromium (apt-get install -y chromium) and a built app (npm run build).
+import { chromium } from 'playwright-core'
+import { startPlinth } from './plinth.mjs'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const VIEWPORTS = [
+  { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+  { name: 'desktop', viewport: { width: 1280, height: 800 } },
+]
+const TIMEOUT = 15_000
+
+function expect(condition, message) {
+  if (!condition) throw new Error(message)
+}
+
+async function waitForCount(locator, n, what) {
+  const until = Date.now() + TIMEOUT
+  let count = -1
+  while (Date.now() < until) {
+    count = await locator.count()
+    if (count === n) return
+    await new Promise((ok) => setTimeout(ok, 100))
+  }
+  throw new Error(`expected ${n} ${what}, saw ${count}`)
+}
+
+async function logout(page, viewport) {
+  if (viewport === 'phone') {
+    await page.getByRole('button', { name: 'Open menu' }).click()
+    await page.getByRole('dialog', { name: 'Menu' }).getByRole('button', { name: 'Logout' }).click()
+    await page.getByRole('button', { name: 'Open menu' }).click()
+    const drawer = page.getByRole('dialog', { name: 'Menu' })
+    await drawer.getByRole('link', { name: 'Sign In' }).waitFor()
+    await drawer.getByRole('button', { name: 'Close menu' }).click()
+  } else {
+    await page.getByRole('button', { name: 'Account menu' }).click()
+    await page.getByRole('menuitem', { name: 'Logout' }).click()
+    await page.getByRole('banner').getByRole('link', { name: 'Sign In' }).waitFor()
+  }
+}
+
+const walks = [
+  {
+    name: 'home loads with trending and latest templates',
+    async run(page, { url }) {
+      await page.goto(url + '/')
+      await page.getByRole('heading', { name: 'Find the perfect template for your workspace' }).waitFor()
+      const trending = page.getByRole('region', { name: 'Trending Templates' })
+      await trending.getByRole('article').first().waitFor()
+      expect((await trending.getByRole('article').count()) === 3, 'three trending templates')
+      const latest = page.getByRole('region', { name: 'Latest Templates' })
+      await latest.getByRole('article').first().waitFor()
+      expect((await latest.getByRole('article').count()) >= 4, 'a latest grid')
+      await latest.getByText('Travel Planner').waitFor() // the newest demo template
+      await page.getByText('Total Templates').waitFor()
+      await page.getByRole('region', { name: 'Top Creators' }).getByRole('article').first().waitFor()
+    },
+  },
+  {
+    name: 'discover filters live in the URL',
+    async run(page, { url }) {
+      await page.goto(url + '/discover')
+      await page.getByRole('article').first().waitFor()
+      await page.getByLabel('Price').selectOption('free')
+      await page.waitForURL(/price=free/)
+      await page.getByRole('button', { name: 'Remove filter Price: Free' }).waitFor()
+      await page.getByRole('searchbox', { name: 'Search templates' }).fill('habit')
+      await page.waitForURL(/search=habit/)
+      await page.getByRole('heading', { name: 'Habit Tracker' }).waitFor()
+      await waitForCount(page.getByRole('article'), 1, 'free templates matching "habit"')
+      await page.getByRole('button', { name: 'Clear Filters' }).click()
+      await page.waitForURL((u) => u.search === '')
+      await page.goto(url + '/discover?search=zzzz-nothing')
+      await page.getByText('No templates found').waitFor()
+    },
+  },
+  {
+    name: 'a template page shows its details and the guest download modal',
+    async run(page, { url }) {
+      await page.goto(url + '/template/e0000000-0000-4000-8000-000000000001')
+      await page.getByRole('heading', { level: 1, name: 'Calm Weekly Planner' }).waitFor()
+      await page.getByRole('region', { name: 'About this template' }).getByText('What you get').waitFor()
+      await page.getByText('Real Template').waitFor()
+      await page.getByRole('button', { name: 'Download Free' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Get Your Free Template' })
+      await dialog.waitFor()
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.waitFor({ state: 'hidden' })
+      await page.getByRole('region', { name: 'You May Also Like' }).getByRole('article').first().waitFor()
+      await page.goto(url + '/template/e0000000-0000-4000-8000-000000000003')
+      await page.getByTestId('price').filter({ hasText: '$19.00' }).waitFor()
+      await page.getByLabel('Email for your receipt and download').fill('buyer@example.com')
+      await page.getByRole('button', { name: 'Purchase & Download' }).click()
+      await page.waitForURL(/\/checkout\?templateId=e0000000-0000-4000-8000-000000000003&buyerEmail=buyer%40example\.com/)
+    },
+  },
+  {
+    name: 'sign up, sign out and sign in again',
+    async run(page, { url, viewport }) {
+      const email = `e2e-${viewport}-${Date.now()}@example.com`
+      await page.goto(url + '/auth?mode=sign-up')
+      await page.getByLabel('Display name').fill('E2E Person')
+      await page.getByLabel('Email').fill(email)
+      await page.getByLabel('Password').fill('a-long-password-1')
+      await page.getByRole('button', { name: 'Create Account' }).click()
+      await page.getByText('Account created!').waitFor()
+      // With e-mail autoconfirm the new account is signed in at once.
+      await page.waitForURL((u) => u.pathname === '/')
+      if (viewport === 'phone') {
+        await page.getByRole('button', { name: 'Open menu' }).click()
+        await page.getByRole('dialog', { name: 'Menu' }).getByText('E2E Person').waitFor()
+        await page.getByRole('dialog', { name: 'Menu' }).getByRole('button', { name: 'Close menu' }).click()
+      } else {
+        await page.getByRole('button', { name: 'Account menu' }).waitFor()
+      }
+      await logout(page, viewport)
+      await page.goto(url + '/auth?mode=sign-in&redirect=%2Fcreators')
+      await page.getByLabel('Email').fill(email)
+      await page.getByLabel('Password').fill('a-long-password-1')
+      await page.getByRole('button', { name: 'Sign In' }).click()
+      await page.getByText('Welcome back!').first().waitFor()
+      await page.waitForURL(/\/creators$/)
+      await logout(page, viewport)
+      // The demo account signs in too, and is sent to a guarded page after.
+      await page.goto(url + '/dashboard')
+      await page.waitForURL(/\/auth\?mode=sign-in&redirect=%2Fdashboard/)
+      await page.getByLabel('Email').fill('maya@demo.plinth.dev')
+      await page.getByLabel('Password').fill('demo-password')
+      await page.getByRole('button', { name: 'Sign In' }).click()
+      await page.waitForURL(/\/dashboard$/)
+    },
+  },
+  {
+    name: 'categories, a category, creators, a profile and the 404 page',
+    async run(page, { url }) {
+      await page.goto(url + '/categories')
+      await page.getByRole('link', { name: /Business/ }).click()
+      await page.getByRole('heading', { level: 1, name: 'Business' }).waitFor()
+      await page.getByText('2 templates found').waitFor()
+      await page.goto(url + '/creators')
+      await page.getByRole('article').first().waitFor()
+      await page.goto(url + '/profile/mayachen')
+      await page.getByRole('heading', { level: 1, name: 'Maya Chen' }).waitFor()
+      await page.getByRole('region', { name: 'Creator statistics' }).waitFor()
+      await page.goto(url + '/nowhere')
+      await page.getByText('Oops! Page not found').waitFor()
+    },
+  },
+]
+
+async function main() {
+  const plinth = await startPlinth()
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  })
+  let passed = 0
+  let failed = 0
+  try {
+    for (const vp of VIEWPORTS) {
+      for (const walk of walks) {
+        const context = await browser.newContext({ viewport: vp.viewport, isMobile: vp.isMobile, hasTouch: vp.hasTouch, locale: 'en-US' })
+        context.setDefaultTimeout(TIMEOUT)
+        const page = await context.newPage()
+        const errors = []
+        page.on('pageerror', (e) => errors.push(e.message))
+        const started = Date.now()
+        try {
+          await walk.run(page, { url: plinth.url, viewport: vp.name })
+          expect(errors.length === 0, `page errors: ${errors.join('; ')}`)
+          passed++
+          console.log(`  ✓ [${vp.name}] ${walk.name} (${Date.now() - started} ms)`)
+        } catch (error) {
+          failed++
+          console.log(`  ✗ [${vp.name}] ${walk.name}\n      ${String(error?.message ?? error).split('\n').slice(0, 6).join('\n      ')}`)
+          if (process.env.E2E_SCREENSHOTS) await page.screenshot({ path: `${process.env.E2E_SCREENSHOTS}/${vp.name}-${walks.indexOf(walk)}.png`, fullPage: true })
+        } finally {
+          await context.close()
+        }
+      }
+    }
+  } finally {
+    await browser.close()
+    await plinth.stop()
+  }
+  console.log(`\n${passed} passed, ${failed} failed`)
+  process.exitCode = failed ? 1 : 0
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

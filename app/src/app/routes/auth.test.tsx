@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest'
+import { act, screen, waitFor } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { here, renderApp } from '@/testing/render'
+import { marketplace, MAYA } from '@/testing/fixtures'
+import { useNavMemory } from '@/lib/nav-memory'
+
+describe('auth page', () => {
+  it('requires every field and a valid e-mail on sign-in', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/auth', { tables: marketplace(), users: [MAYA] })
+    await user.click(await screen.findByRole('button', { name: 'Sign In' }))
+    expect(screen.getByText('Email is required')).toBeInTheDocument()
+    expect(screen.getByText('Password is required')).toBeInTheDocument()
+    await user.type(screen.getByLabelText('Email'), 'not-an-email')
+    await user.click(screen.getByRole('button', { name: 'Sign In' }))
+    expect(screen.getByText('Please enter a valid email address')).toBeInTheDocument()
+    expect(screen.getByLabelText('Email')).toHaveAttribute('aria-invalid', 'true')
+    expect(fake.auth.signInWithPassword).not.toHaveBeenCalled()
+  })
+
+  it('asks for a display name on sign-up (mode=sign-up)', async () => {
+    const user = userEvent.setup()
+    renderApp('/auth?mode=sign-up', { tables: marketplace() })
+    expect(await screen.findByRole('tab', { name: 'Sign Up' })).toHaveAttribute('aria-selected', 'true')
+    await user.click(screen.getByRole('button', { name: 'Create Account' }))
+    expect(screen.getByText('Display name is required')).toBeInTheDocument()
+    expect(screen.getByText('Email is required')).toBeInTheDocument()
+    expect(screen.getByText('Password is required')).toBeInTheDocument()
+  })
+
+  it('signs in, greets, and goes to the redirect target', async () => {
+    const user = userEvent.setup()
+    const { router, fake } = renderApp('/auth?mode=sign-in&redirect=%2Fcreators', { tables: marketplace(), users: [MAYA] })
+    await user.type(await screen.findByLabelText('Email'), MAYA.email)
+    await user.type(screen.getByLabelText('Password'), MAYA.password)
+    await user.click(screen.getByRole('button', { name: 'Sign In' }))
+    expect(await screen.findByText('Welcome back!')).toBeInTheDocument()
+    expect(screen.getByText("You've been signed in successfully.")).toBeInTheDocument()
+    await waitFor(() => expect(here(router)).toBe('/creators'))
+    expect(fake.auth.signInWithPassword).toHaveBeenCalledWith({ email: MAYA.email, password: MAYA.password })
+  })
+
+  it('goes home after sign-in when there is no redirect', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/auth', { tables: marketplace(), users: [MAYA] })
+    await user.type(await screen.findByLabelText('Email'), MAYA.email)
+    await user.type(screen.getByLabelText('Password'), MAYA.password)
+    await user.click(screen.getByRole('button', { name: 'Sign In' }))
+    await waitFor(() => expect(here(router)).toBe('/'))
+  })
+
+  it("shows the server's message when sign-in fails", async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/auth', { tables: marketplace(), users: [MAYA] })
+    await user.type(await screen.findByLabelText('Email'), MAYA.email)
+    await user.type(screen.getByLabelText('Password'), 'wrong')
+    await user.click(screen.getByRole('button', { name: 'Sign In' }))
+    expect(await screen.findByText('Invalid login credentials')).toBeInTheDocument()
+    expect(screen.getByText('Error')).toBeInTheDocument()
+    expect(here(router)).toBe('/auth')
+  })
+
+  it('creates an account and asks to verify the e-mail', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/auth?mode=sign-up', { tables: marketplace() })
+    await user.type(await screen.findByLabelText('Display name'), 'New Person')
+    await user.type(screen.getByLabelText('Email'), 'new@example.com')
+    await user.type(screen.getByLabelText('Password'), 'long-password')
+    await user.click(screen.getByRole('button', { name: 'Create Account' }))
+    expect(await screen.findByText('Account created!')).toBeInTheDocument()
+    expect(screen.getByText('Please check your email to verify your account.')).toBeInTheDocument()
+    expect(fake.auth.signUp).toHaveBeenCalledWith(
+      expect.objectContaining({
+        email: 'new@example.com',
+        options: expect.objectContaining({ data: { display_name: 'New Person', avatar_url: '' } }),
+      }),
+    )
+  })
+
+  it('offers both social providers', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/auth', { tables: marketplace() })
+    await user.click(await screen.findByRole('button', { name: 'GitHub' }))
+    expect(fake.auth.signInWithOAuth).toHaveBeenCalledWith(expect.objectContaining({ provider: 'github' }))
+    expect(screen.getByRole('button', { name: 'Google' })).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'Back to Home' })).toHaveAttribute('href', '/')
+  })
+})
+
+describe('navigation memory and guarded routes', () => {
+  it('sends visitors from /upload to sign-in and back after signing in', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/upload', { tables: marketplace(), users: [MAYA] })
+    await waitFor(() => expect(here(router)).toBe('/auth?mode=sign-in&redirect=%2Fupload'))
+    await user.type(await screen.findByLabelText('Email'), MAYA.email)
+    await user.type(screen.getByLabelText('Password'), MAYA.password)
+    await user.click(screen.getByRole('button', { name: 'Sign In' }))
+    await waitFor(() => expect(here(router)).toBe('/upload'))
+    expect(await screen.findByRole('heading', { name: 'Upload a template' })).toBeInTheDocument()
+  })
+
+  it('returns to the remembered dashboard path after sign-in, then forgets it', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/dashboard/templates?tab=draft', { tables: marketplace(), users: [MAYA] })
+    await waitFor(() => expect(router.state.location.pathname).toBe('/auth'))
+    expect(useNavMemory.getState().lastPath).toBe('/dashboard/templates?tab=draft')
+    await user.type(await screen.findByLabelText('Email'), MAYA.email)
+    await user.type(screen.getByLabelText('Password'), MAYA.password)
+    await user.click(screen.getByRole('button', { name: 'Sign In' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates?tab=draft'))
+  })
+
+  it('remembers where a signed-in user is and restores it 100 ms after load', async () => {
+    useNavMemory.setState({ lastPath: '/discover?price=free' })
+    const { router } = renderApp('/', { tables: marketplace(), signedInAs: MAYA })
+    await screen.findByRole('button', { name: 'Account menu' })
+    await waitFor(() => expect(here(router)).toBe('/discover?price=free'))
+    await waitFor(() => expect(useNavMemory.getState().lastPath).toBe('/discover?price=free'))
+    await act(() => router.navigate('/categories'))
+    await waitFor(() => expect(useNavMemory.getState().lastPath).toBe('/categories'))
+  })
+
+  it('does not remember anything for visitors and forgets on sign-out', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/categories', { tables: marketplace(), signedInAs: MAYA })
+    await screen.findByRole('button', { name: 'Account menu' })
+    await waitFor(() => expect(useNavMemory.getState().lastPath).toBe('/categories'))
+    await user.click(screen.getByRole('button', { name: 'Account menu' }))
+    await user.click(await screen.findByRole('menuitem', { name: 'Logout' }))
+    await waitFor(() => expect(here(router)).toBe('/'))
+    expect(useNavMemory.getState().lastPath).toBeNull()
+    await act(() => router.navigate('/creators'))
+    expect(useNavMemory.getState().lastPath).toBeNull()
+  })
+})

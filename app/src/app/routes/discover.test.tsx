@@ -1,0 +1,99 @@
+import { describe, expect, it, vi } from 'vitest'
+import { act, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { here, renderApp } from '@/testing/render'
+import { marketplace, template } from '@/testing/fixtures'
+
+async function titles() {
+  const cards = await screen.findAllByRole('article')
+  return cards.map((c) => within(c).getByRole('heading', { level: 3 }).textContent)
+}
+
+describe('discover', () => {
+  it('reads category, price and sort from the URL and shows them as chips', async () => {
+    renderApp('/discover?category=productivity&price=free', { tables: marketplace() })
+    expect(await titles()).toEqual(['Calm Weekly Planner'])
+    expect(screen.getByLabelText('Category')).toHaveValue('productivity')
+    expect(screen.getByLabelText('Price')).toHaveValue('free')
+    const chips = screen.getByRole('list', { name: 'Active filters' })
+    expect(within(chips).getByText('Category: Productivity')).toBeInTheDocument()
+    expect(within(chips).getByText('Price: Free')).toBeInTheDocument()
+  })
+
+  it('writes select changes to the URL', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/discover', { tables: marketplace() })
+    expect(await titles()).toEqual(['Calm Weekly Planner', 'Startup CRM', 'Budget Planner'])
+    await user.selectOptions(screen.getByLabelText('Price'), 'paid')
+    await waitFor(() => expect(here(router)).toBe('/discover?price=paid'))
+    await waitFor(async () => expect(await titles()).toEqual(['Startup CRM', 'Budget Planner']))
+    await user.selectOptions(screen.getByLabelText('Sort'), 'price-low')
+    await waitFor(() => expect(here(router)).toBe('/discover?price=paid&sort=price-low'))
+    await waitFor(async () => expect(await titles()).toEqual(['Budget Planner', 'Startup CRM']))
+  })
+
+  it('debounces the search box by 300 ms before it reaches the URL', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime })
+    const { router, fake } = renderApp('/discover', { tables: marketplace() })
+    await titles()
+    const reads = () => fake.callsTo('templates', 'select').filter((c) => c.filters.some((f) => f.startsWith('or=('))).length
+    await user.type(screen.getByRole('searchbox', { name: 'Search templates' }), 'crm')
+    // (The fake clock also follows real time a little, so stay clear of the edge.)
+    act(() => vi.advanceTimersByTime(250))
+    expect(here(router)).toBe('/discover')
+    expect(reads()).toBe(0)
+    act(() => vi.advanceTimersByTime(60))
+    await waitFor(() => expect(here(router)).toBe('/discover?search=crm'))
+    await waitFor(async () => expect(await titles()).toEqual(['Startup CRM']))
+    expect(reads()).toBe(1) // one read for the whole word, not one per keystroke
+  })
+
+  it('removes a filter with its chip and all of them with Clear Filters', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/discover?search=planner&price=paid&sort=oldest', { tables: marketplace() })
+    expect(await titles()).toEqual(['Budget Planner'])
+    expect(screen.getByRole('searchbox', { name: 'Search templates' })).toHaveValue('planner')
+    await user.click(screen.getByRole('button', { name: 'Remove filter Price: Paid' }))
+    await waitFor(() => expect(here(router)).toBe('/discover?search=planner&sort=oldest'))
+    await waitFor(async () => expect(await titles()).toEqual(['Budget Planner', 'Calm Weekly Planner']))
+    await user.click(screen.getByRole('button', { name: 'Clear Filters' }))
+    await waitFor(() => expect(here(router)).toBe('/discover'))
+    expect(screen.getByRole('searchbox', { name: 'Search templates' })).toHaveValue('')
+    expect(screen.queryByRole('list', { name: 'Active filters' })).not.toBeInTheDocument()
+  })
+
+  it('most popular keeps only templates with at least 2 upvotes', async () => {
+    renderApp('/discover?sort=most-popular', { tables: marketplace() })
+    // planner 3 and budget 2 qualify; crm (1 upvote) does not.
+    expect(await titles()).toEqual(['Calm Weekly Planner', 'Budget Planner'])
+  })
+
+  it('most popular with no template at 2 upvotes is empty', async () => {
+    renderApp('/discover?sort=most-popular', {
+      tables: marketplace({ template_upvote_counts: [{ template_id: 't-crm', upvote_count: 1 }] }),
+    })
+    expect(await screen.findByText('No templates found')).toBeInTheDocument()
+    expect(screen.getByText('Try adjusting your filters or search terms')).toBeInTheDocument()
+  })
+
+  it('shows the empty state when nothing matches', async () => {
+    renderApp('/discover?search=zzz', { tables: marketplace() })
+    expect(await screen.findByText('No templates found')).toBeInTheDocument()
+  })
+
+  it('reports a failed load', async () => {
+    renderApp('/discover', { tables: marketplace(), failing: { templates: { message: 'down' } } })
+    expect(await screen.findByText('Failed to load templates')).toBeInTheDocument()
+    expect(screen.getByText('No templates found')).toBeInTheDocument()
+  })
+
+  it('the header links open discover with sort or price set', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/', { tables: marketplace({ templates: [template({ id: 't-x', title: 'X' })] }) })
+    await user.click(await screen.findByRole('button', { name: 'Discover' }))
+    await user.click(await screen.findByRole('menuitem', { name: 'Premium Templates' }))
+    await waitFor(() => expect(here(router)).toBe('/discover?price=paid'))
+    expect(await screen.findByLabelText('Price')).toHaveValue('paid')
+  })
+})

@@ -1,0 +1,90 @@
+import { useEffect } from 'react'
+import { useParams, useSearchParams } from 'react-router'
+import * as Tabs from '@radix-ui/react-tabs'
+import { UserX } from 'lucide-react'
+import { ButtonLink } from '@/components/ui/button'
+import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { Container } from '@/components/ui/layout'
+import { useSession } from '@/lib/session'
+import { toastError } from '@/lib/toast'
+import { useProfile } from '@/features/profiles/api/get-profile'
+import { useCreatorStatistics } from '@/features/profiles/api/get-creator-statistics'
+import { usePendingTemplates } from '@/features/profiles/api/get-pending-templates'
+import { ProfileHeader } from '@/features/profiles/components/profile-header'
+import { CreatorStatsBlock } from '@/features/profiles/components/creator-stats-block'
+import { PendingTemplates } from '@/features/profiles/components/pending-templates'
+import { useUserTemplates } from '@/features/templates/api/get-user-templates'
+import { TemplateGrid, TemplateGridSkeleton } from '@/features/templates/components/template-card'
+
+const tab =
+  'rounded-md px-4 py-2 text-sm font-medium text-slate-700 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500 data-[state=active]:bg-white data-[state=active]:text-slate-900 data-[state=active]:shadow-sm'
+
+export default function ProfileRoute() {
+  const { usernameOrId = '' } = useParams()
+  const [params, setParams] = useSearchParams()
+  const { user } = useSession()
+  const profile = useProfile(usernameOrId)
+  const id = profile.data?.id
+  const owner = !!user && user.id === id
+  const templates = useUserTemplates(id)
+  const stats = useCreatorStatistics(id)
+  const pending = usePendingTemplates(owner ? id : undefined)
+
+  useEffect(() => {
+    if (profile.isError) toastError('Failed to load profile')
+  }, [profile.isError])
+  useEffect(() => {
+    if (templates.isError) toastError('Failed to load templates. Please try again.')
+  }, [templates.isError])
+  useEffect(() => {
+    if (pending.isError) toastError('Failed to load pending templates')
+  }, [pending.isError])
+
+  if (profile.isLoading) return <Spinner label="Loading profile..." />
+  if (!profile.data) {
+    return (
+      <Container className="py-16">
+        <EmptyState
+          icon={<UserX className="h-10 w-10" aria-hidden />}
+          title="Profile Not Found"
+          description="The requested profile could not be found."
+          action={<ButtonLink to="/creators" variant="outline">Browse creators</ButtonLink>}
+        />
+      </Container>
+    )
+  }
+  const list = templates.data ?? []
+  const pendingList = pending.data ?? []
+  const showPending = owner && pendingList.length > 0
+  const current = params.get('tab') === 'pending' && showPending ? 'pending' : 'templates'
+  const downloads = list.reduce((sum, t) => sum + (Number(t.downloads_count) || 0), 0)
+  return (
+    <Container className="space-y-8 py-8">
+      <ProfileHeader profile={profile.data} viewerId={user?.id ?? null} templateCount={list.length} downloads={downloads} />
+      {stats.data && <CreatorStatsBlock stats={stats.data} />}
+      <Tabs.Root
+        value={current}
+        onValueChange={(v) => setParams(v === 'templates' ? {} : { tab: v }, { replace: true })}
+      >
+        <Tabs.List aria-label="Profile sections" className="inline-flex rounded-lg bg-slate-100 p-1">
+          <Tabs.Trigger value="templates" className={tab}>Templates ({list.length})</Tabs.Trigger>
+          {showPending && <Tabs.Trigger value="pending" className={tab}>Pending Review ({pendingList.length})</Tabs.Trigger>}
+        </Tabs.List>
+        <Tabs.Content value="templates" className="mt-6 focus-visible:outline-none">
+          {templates.isLoading ? (
+            <TemplateGridSkeleton count={3} />
+          ) : list.length === 0 ? (
+            <EmptyState title="No templates yet" description={owner ? 'Upload your first template to start sharing.' : 'This creator has not published any templates yet.'} />
+          ) : (
+            <TemplateGrid templates={list} />
+          )}
+        </Tabs.Content>
+        {showPending && (
+          <Tabs.Content value="pending" className="mt-6 focus-visible:outline-none">
+            <PendingTemplates creatorId={profile.data.id} templates={pendingList} />
+          </Tabs.Content>
+        )}
+      </Tabs.Root>
+    </Container>
+  )
+}

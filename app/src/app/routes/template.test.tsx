@@ -1,0 +1,222 @@
+import { describe, expect, it, vi } from 'vitest'
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { here, renderApp } from '@/testing/render'
+import { marketplace, MAYA, LEO, template, TEMPLATES } from '@/testing/fixtures'
+import { browser } from '@/lib/browser'
+import { lensGeometry } from '@/features/templates/components/gallery'
+
+const EVIL_ABOUT = [
+  '## Hello',
+  '',
+  '<script>window.__pwned = true</script>',
+  '',
+  '<img src=x onerror="window.__pwned = true">',
+  '',
+  '[click me](javascript:window.__pwned=true)',
+  '',
+  '**bold** and a [safe link](https://example.com)',
+].join('\n')
+
+describe('template detail', () => {
+  it('renders About as Markdown without scripts or javascript: links', async () => {
+    renderApp('/template/t-evil', {
+      tables: marketplace({ templates: [...TEMPLATES, template({ id: 't-evil', title: 'Evil', about_template: EVIL_ABOUT })] }),
+    })
+    const about = await screen.findByRole('region', { name: 'About this template' })
+    expect(within(about).getByRole('heading', { name: 'Hello' })).toBeInTheDocument()
+    expect(within(about).getByText('bold').tagName).toBe('STRONG')
+    expect(about.querySelector('script')).toBeNull()
+    expect(about.querySelector('[onerror]')).toBeNull()
+    const click = within(about).getByText('click me')
+    expect(click.closest('a')?.getAttribute('href') ?? '').not.toMatch(/javascript:/i)
+    expect(within(about).getByRole('link', { name: 'safe link' })).toHaveAttribute('href', 'https://example.com')
+    expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined()
+  })
+
+  it('shows the parts of the page with defaults for missing lists', async () => {
+    renderApp('/template/t-planner', {
+      tables: marketplace({ templates: [template({ id: 't-planner', title: 'Calm Weekly Planner', description: '', tags: ['planner'], preview_images: ['/demo/a.svg', '/demo/b.svg'], total_views: 5400, downloads_count: 1240 })] }),
+    })
+    expect(await screen.findByRole('heading', { level: 1, name: 'Calm Weekly Planner' })).toBeInTheDocument()
+    expect(screen.getByText('Real Template')).toBeInTheDocument()
+    expect(screen.getByText('No description available for this template.')).toBeInTheDocument()
+    expect(screen.getByText('Video tutorial')).toBeInTheDocument()
+    expect(screen.getByText('A free workspace-app account')).toBeInTheDocument()
+    expect(screen.getByText('5,400 views')).toBeInTheDocument()
+    expect(screen.getByText('1,240 downloads')).toBeInTheDocument()
+    expect(screen.getByTestId('price')).toHaveTextContent('Free')
+    expect(screen.getByRole('link', { name: 'Back to Templates' })).toHaveAttribute('href', '/discover')
+    // Gallery: three images, four-column thumbnails.
+    expect(screen.getAllByRole('button', { name: /Show image/ })).toHaveLength(3)
+  })
+
+  it('magnifies 10x under a 200 px lens', async () => {
+    renderApp('/template/t-planner', { tables: marketplace() })
+    const main = await screen.findByTestId('gallery-main')
+    main.getBoundingClientRect = () => ({ left: 0, top: 0, width: 400, height: 250, right: 400, bottom: 250, x: 0, y: 0, toJSON: () => ({}) })
+    fireEvent.mouseMove(main, { clientX: 100, clientY: 50 })
+    const lens = screen.getByTestId('magnifier-lens')
+    expect(lens.style.width).toBe('200px')
+    expect(lens.style.backgroundSize).toBe('4000px 2500px')
+    expect(lens.style.backgroundPosition).toBe('-900px -400px')
+    fireEvent.mouseLeave(main)
+    expect(screen.queryByTestId('magnifier-lens')).not.toBeInTheDocument()
+    expect(lensGeometry(100, 50, 400, 250).left).toBe(0)
+  })
+
+  it('shows Template Not Found for an unknown id', async () => {
+    renderApp('/template/nope', { tables: marketplace() })
+    expect(await screen.findByText('Template Not Found')).toBeInTheDocument()
+    expect(screen.getByText("The template you're looking for doesn't exist or has been removed.")).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'Back to Discover' })).toHaveAttribute('href', '/discover')
+  })
+
+  it('asks a guest for an e-mail to download a free template', async () => {
+    const user = userEvent.setup()
+    const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {})
+    const { fake } = renderApp('/template/t-planner', {
+      tables: marketplace(),
+      functions: { 'create-free-order': () => ({ data: { downloadUrl: 'https://files.example/planner.zip' } }) },
+    })
+    await user.click(await screen.findByRole('button', { name: 'Download Free' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Get Your Free Template' })
+    await user.click(within(dialog).getByRole('button', { name: 'Send Download Link' }))
+    expect(within(dialog).getByText('Please enter your email.')).toBeInTheDocument()
+    expect(fake.callsTo('fn:create-free-order')).toHaveLength(0)
+    await user.type(within(dialog).getByLabelText('Email'), 'guest@example.com')
+    await user.click(within(dialog).getByRole('button', { name: 'Send Download Link' }))
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('https://files.example/planner.zip'))
+    expect(fake.callsTo('fn:create-free-order')[0].payload).toEqual({ product_id: 't-planner', buyer_email: 'guest@example.com' })
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument())
+  })
+
+  it('lets a guest cancel the free-download modal', async () => {
+    const user = userEvent.setup()
+    renderApp('/template/t-planner', { tables: marketplace() })
+    await user.click(await screen.findByRole('button', { name: 'Download Free' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Get Your Free Template' })
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }))
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument())
+  })
+
+  it('shows the server error when the free order fails', async () => {
+    const user = userEvent.setup()
+    renderApp('/template/t-planner', {
+      tables: marketplace(),
+      functions: { 'create-free-order': () => ({ data: { error: 'Too many downloads today' } }) },
+    })
+    await user.click(await screen.findByRole('button', { name: 'Download Free' }))
+    const dialog = await screen.findByRole('dialog')
+    await user.type(within(dialog).getByLabelText('Email'), 'guest@example.com')
+    await user.click(within(dialog).getByRole('button', { name: 'Send Download Link' }))
+    expect(await screen.findByText('Too many downloads today')).toBeInTheDocument()
+  })
+
+  it('downloads directly for a signed-in user after the 1.2 s preparing state', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime })
+    const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {})
+    const { fake } = renderApp('/template/t-crm', {
+      tables: marketplace({ templates: [...TEMPLATES.filter((t) => t.id !== 't-crm'), template({ id: 't-crm', title: 'Free CRM', user_id: 'u-leo' })] }),
+      signedInAs: MAYA,
+      functions: { 'create-free-order': () => ({ data: { downloadUrl: 'https://files.example/crm.zip' } }) },
+    })
+    await user.click(await screen.findByRole('button', { name: 'Download Free' }))
+    expect(screen.getByRole('button', { name: 'Processing...' })).toBeDisabled()
+    expect(screen.getByText('Preparing your download...')).toBeInTheDocument()
+    act(() => vi.advanceTimersByTime(1000))
+    expect(fake.callsTo('fn:create-free-order')).toHaveLength(0)
+    act(() => vi.advanceTimersByTime(300))
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('https://files.example/crm.zip'))
+    expect(fake.callsTo('fn:create-free-order')[0].payload).toEqual({ product_id: 't-crm', buyer_email: MAYA.email })
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument()
+  })
+
+  it('sends a guest buying a paid template to checkout with the e-mail', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/template/t-crm', { tables: marketplace() })
+    expect(await screen.findByTestId('price')).toHaveTextContent('$19.00')
+    await user.click(screen.getByRole('button', { name: 'Purchase & Download' }))
+    expect(await screen.findByText('Please enter your email.')).toBeInTheDocument()
+    await user.type(screen.getByLabelText('Email for your receipt and download'), 'buyer@example.com')
+    await user.click(screen.getByRole('button', { name: 'Purchase & Download' }))
+    await waitFor(() => expect(here(router)).toBe('/checkout?templateId=t-crm&buyerEmail=buyer%40example.com'), { timeout: 3000 })
+  })
+
+  it('asks visitors to sign in to upvote, wishlist and rate', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/template/t-planner', { tables: marketplace() })
+    await user.click(await screen.findByRole('button', { name: /Upvote/ }))
+    expect(await screen.findByText('Please sign in to upvote templates')).toBeInTheDocument()
+    await user.click(screen.getByRole('button', { name: 'Wishlist' }))
+    expect(await screen.findByText('Please sign in to use wishlist')).toBeInTheDocument()
+    await user.click(screen.getByRole('radio', { name: '4 stars' }))
+    expect(await screen.findByText('Please sign in to rate templates')).toBeInTheDocument()
+    expect(screen.getByText('Sign in required')).toBeInTheDocument()
+    expect(fake.callsTo('template_upvotes', 'insert')).toHaveLength(0)
+  })
+
+  it('upvotes, wishlists and rates for a signed-in user', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/template/t-crm', { tables: marketplace({ template_upvotes: [], wishlist: [], template_ratings: [] }), signedInAs: MAYA })
+    const upvote = await screen.findByRole('button', { name: 'Upvote (1)' })
+    await user.click(upvote)
+    await waitFor(() => expect(screen.getByTestId('upvote-count')).toHaveTextContent('2'))
+    expect(fake.tables.template_upvotes).toEqual([{ template_id: 't-crm', user_id: MAYA.id }])
+    await user.click(screen.getByRole('button', { name: 'Wishlist' }))
+    expect(await screen.findByText('Added to Wishlist')).toBeInTheDocument()
+    const submit = screen.getByRole('button', { name: 'Submit Rating' })
+    expect(submit).toBeDisabled()
+    await user.click(screen.getByRole('radio', { name: '5 stars' }))
+    await user.type(screen.getByLabelText('Review (optional)'), '   ')
+    await user.click(submit)
+    expect(await screen.findByText('Rating submitted')).toBeInTheDocument()
+    expect(screen.getByText('Thank you for your rating!')).toBeInTheDocument()
+    expect(fake.tables.template_ratings).toEqual([{ template_id: 't-crm', user_id: MAYA.id, rating: 5, review_text: null }])
+  })
+
+  it('copies the link to share', async () => {
+    const user = userEvent.setup()
+    const copy = vi.spyOn(browser, 'copy').mockResolvedValue()
+    renderApp('/template/t-planner', { tables: marketplace() })
+    await user.click(await screen.findByRole('button', { name: 'Share' }))
+    expect(await screen.findByText('Link Copied')).toBeInTheDocument()
+    expect(screen.getByText('Template link copied to clipboard.')).toBeInTheDocument()
+    expect(copy).toHaveBeenCalled()
+  })
+
+  it('tracks a view and reads the template again 1 s later', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    const { fake } = renderApp('/template/t-planner', {
+      tables: marketplace(),
+      functions: { 'track-template-view': () => ({ data: { ok: true } }) },
+    })
+    await screen.findByRole('heading', { level: 1, name: 'Calm Weekly Planner' })
+    await waitFor(() => expect(fake.callsTo('fn:track-template-view')).toHaveLength(1))
+    expect(fake.callsTo('fn:track-template-view')[0].payload).toMatchObject({ template_id: 't-planner', ip_address: null })
+    const reads = () => fake.callsTo('templates', 'select').filter((c) => c.filters.includes('id=eq.t-planner')).length
+    const before = reads()
+    act(() => vi.advanceTimersByTime(700))
+    expect(reads()).toBe(before)
+    act(() => vi.advanceTimersByTime(400))
+    await waitFor(() => expect(reads()).toBe(before + 1))
+  })
+
+  it('suggests templates from the same category first, then the same author', async () => {
+    renderApp('/template/t-planner', {
+      tables: marketplace({
+        templates: [
+          ...TEMPLATES,
+          template({ id: 't-focus', title: 'Focus Board', category_id: 'c-prod', user_id: 'u-leo', downloads_count: 10 }),
+        ],
+      }),
+    })
+    const section = await screen.findByRole('region', { name: 'You May Also Like' })
+    await waitFor(() => expect(within(section).getAllByRole('article')).toHaveLength(3))
+    const names = within(section).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)
+    expect(names).toEqual(['Focus Board', 'Budget Planner', 'Startup CRM'])
+  })
+})
+
+void LEO

@@ -1,0 +1,42 @@
+import { useState } from 'react'
+import { cn } from '@/lib/format'
+import { publicImageUrl } from '@/lib/storage'
+import { AVATAR_BUCKET } from '@/config/constants'
+
+const sizes = { sm: 'h-8 w-8 text-xs', md: 'h-12 w-12 text-sm', lg: 'h-20 w-20 text-xl', xl: 'h-28 w-28 text-3xl' }
+
+export function Avatar({
+  url,
+  name,
+  size = 'md',
+  className,
+}: {
+  url: string | null | undefined
+  name: string
+  size?: keyof typeof sizes
+  className?: string
+}) {
+  const [failed, setFailed] = useState(false)
+  const src = publicImageUrl(url, AVATAR_BUCKET)
+  const initials = name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((w) => w[0]?.toUpperCase())
+    .join('')
+  return (
+    <span
+      className={cn(
+        'inline-flex shrink-0 items-center justify-center overflow-hidden rounded-full bg-gradient-to-br from-brand-100 to-brand-200 font-semibold text-brand-800 ring-2 ring-white',
+        sizes[size],
+        className,
+      )}
+    >
+      {src && !failed ? (
+        <img src={src} alt={`${name}'s avatar`} className="h-full w-full object-cover" onError={() => setFailed(true)} />
+      ) : (
+        <span aria-hidden>{initials || '?'}</span>
+      )}
+    </span>
+  )
+}

@@ -1,0 +1,42 @@
+// The business constants of the specification (section 9).
+export const MOBILE_BREAKPOINT_PX = 768
+export const TRENDING_TEMPLATES_LIMIT = 3
+export const LATEST_TEMPLATES_LIMIT = 8
+export const TOP_CREATORS_LIMIT = 4
+export const CARD_TAGS_SHOWN = 2
+export const CREATOR_CATEGORIES_SHOWN = 2
+export const SUGGESTIONS_LIMIT = 3
+export const SEARCH_DEBOUNCE_MS = 300
+export const NAV_RESTORE_DELAY_MS = 100
+export const VIEW_REREAD_DELAY_MS = 1000
+export const DOWNLOAD_PREPARING_MS = 1200
+export const MOST_POPULAR_MIN_UPVOTES = 2
+export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
+export const AVATAR_MIN_DIMENSION_PX = 400
+export const AVATAR_MAX_DIMENSION_PX = 1000
+export const AVATAR_BUCKET = 'avatars'
+export const TEMPLATES_BUCKET = 'templates'
+export const LOCALE = 'en-US'
+
+/** The header's Categories dropdown and the home tiles (spec section 2). */
+export const HEADER_CATEGORIES = [
+  { name: 'Productivity', slug: 'productivity' },
+  { name: 'Health & Fitness', slug: 'health-fitness' },
+  { name: 'Personal', slug: 'personal' },
+  { name: 'Education', slug: 'education' },
+] as const
+
+export const HOME_CATEGORY_TILES = [
+  { name: 'Productivity', slug: 'productivity' },
+  { name: 'Business', slug: 'business' },
+  { name: 'Personal', slug: 'personal' },
+  { name: 'Education', slug: 'education' },
+  { name: 'Finance', slug: 'finance' },
+  { name: 'Health & Fitness', slug: 'health-fitness' },
+] as const
+
+/** What every template includes and needs when it lists nothing itself. */
+export const DEFAULT_INCLUDES = ['Template file', 'Setup instructions', 'Video tutorial', '30-day support']
+export const DEFAULT_REQUIREMENTS = ['A free workspace-app account', 'Basic knowledge of the workspace app']
+
+export const BRAND = 'Plinth Templates'

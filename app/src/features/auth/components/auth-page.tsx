@@ -1,0 +1,172 @@
+import { useEffect, useState, type FormEvent } from 'react'
+import { Link, useNavigate, useSearchParams } from 'react-router'
+import * as Tabs from '@radix-ui/react-tabs'
+import { ArrowLeft, LayoutTemplate } from 'lucide-react'
+import { Button } from '@/components/ui/button'
+import { FieldError, Input, Label } from '@/components/ui/field'
+import { useSession } from '@/lib/session'
+import { takeReturnPath } from '@/lib/nav-memory'
+import { errorText, toastError, toastSuccess } from '@/lib/toast'
+import { BRAND } from '@/config/constants'
+import { useSignIn } from '../api/sign-in'
+import { useSignUp } from '../api/sign-up'
+import { SOCIAL_PROVIDERS, useSignInWithProvider, type SocialProvider } from '../api/sign-in-with-provider'
+import { validateAuth, type AuthErrors, type AuthValues } from '../validation'
+
+type Mode = 'sign-in' | 'sign-up'
+const empty: AuthValues = { email: '', password: '', displayName: '' }
+
+export function AuthPage() {
+  const [params, setParams] = useSearchParams()
+  const navigate = useNavigate()
+  const { user, loading } = useSession()
+  const mode: Mode = params.get('mode') === 'sign-up' ? 'sign-up' : 'sign-in'
+  const redirect = params.get('redirect')
+  const [values, setValues] = useState<AuthValues>(empty)
+  const [errors, setErrors] = useState<AuthErrors>({})
+  const signIn = useSignIn()
+  const signUp = useSignUp()
+  const social = useSignInWithProvider()
+  const busy = signIn.isPending || signUp.isPending || social.isPending
+
+  // A signed-in user has nothing to do here.
+  useEffect(() => {
+    if (!loading && user && !signIn.isPending && !signUp.isPending) {
+      navigate(takeReturnPath(redirect), { replace: true })
+    }
+  }, [loading, user, redirect, navigate, signIn.isPending, signUp.isPending])
+
+  const setMode = (next: string) => {
+    const copy = new URLSearchParams(params)
+    copy.set('mode', next)
+    setParams(copy, { replace: true })
+    setErrors({})
+  }
+
+  const change = (field: keyof AuthValues) => (e: React.ChangeEvent<HTMLInputElement>) => {
+    setValues((v) => ({ ...v, [field]: e.target.value }))
+    if (errors[field]) setErrors((er) => ({ ...er, [field]: undefined }))
+  }
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    const found = validateAuth(values, mode)
+    setErrors(found)
+    if (Object.keys(found).length) return
+    try {
+      if (mode === 'sign-in') {
+        await signIn.mutateAsync({ email: values.email.trim(), password: values.password })
+        toastSuccess('Welcome back!', "You've been signed in successfully.")
+        navigate(takeReturnPath(redirect), { replace: true })
+      } else {
+        const signedIn = await signUp.mutateAsync({
+          email: values.email.trim(),
+          password: values.password,
+          displayName: values.displayName.trim(),
+        })
+        toastSuccess('Account created!', 'Please check your email to verify your account.')
+        if (signedIn) navigate(takeReturnPath(redirect), { replace: true })
+        else setValues((v) => ({ ...v, password: '' }))
+      }
+    } catch (error) {
+      toastError(errorText(error, 'An unexpected error occurred'))
+    }
+  }
+
+  const withProvider = async (provider: SocialProvider) => {
+    try {
+      await social.mutateAsync(provider)
+    } catch (error) {
+      toastError(errorText(error, 'An unexpected error occurred'))
+    }
+  }
+
+  const field = (name: keyof AuthValues, label: string, type: string, autoComplete: string) => {
+    const id = `${mode}-${name}`
+    return (
+      <div>
+        <Label htmlFor={id}>{label}</Label>
+        <Input
+          id={id}
+          name={name}
+          type={type}
+          autoComplete={autoComplete}
+          value={values[name]}
+          onChange={change(name)}
+          aria-invalid={errors[name] ? true : undefined}
+          aria-describedby={errors[name] ? `${id}-error` : undefined}
+          disabled={busy}
+        />
+        <FieldError id={`${id}-error`}>{errors[name]}</FieldError>
+      </div>
+    )
+  }
+
+  const form = (
+    <form onSubmit={submit} noValidate className="space-y-4">
+      {mode === 'sign-up' && field('displayName', 'Display name', 'text', 'name')}
+      {field('email', 'Email', 'email', 'email')}
+      {field('password', 'Password', 'password', mode === 'sign-in' ? 'current-password' : 'new-password')}
+      <Button type="submit" className="w-full" size="lg" disabled={busy}>
+        {mode === 'sign-in'
+          ? signIn.isPending
+            ? 'Signing in...'
+            : 'Sign In'
+          : signUp.isPending
+            ? 'Creating account...'
+            : 'Create Account'}
+      </Button>
+    </form>
+  )
+
+  return (
+    <div className="flex min-h-[calc(100vh-4rem)] items-center justify-center bg-gradient-to-b from-brand-50 to-slate-50 px-4 py-12">
+      <div className="w-full max-w-md">
+        <Link
+          to="/"
+          className="mb-6 inline-flex items-center gap-1.5 rounded text-sm font-medium text-slate-700 hover:text-brand-700"
+        >
+          <ArrowLeft className="h-4 w-4" aria-hidden /> Back to Home
+        </Link>
+        <div className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm sm:p-8">
+          <div className="mb-6 text-center">
+            <span className="mx-auto mb-3 flex h-12 w-12 items-center justify-center rounded-xl bg-brand-600 text-white">
+              <LayoutTemplate className="h-6 w-6" aria-hidden />
+            </span>
+            <h1 className="text-2xl font-bold text-slate-900">
+              {mode === 'sign-in' ? 'Welcome back' : `Join ${BRAND}`}
+            </h1>
+            <p className="mt-1 text-sm text-slate-600">
+              Join the template marketplace to discover, share and sell workspace templates.
+            </p>
+          </div>
+          <Tabs.Root value={mode} onValueChange={setMode}>
+            <Tabs.List aria-label="Sign in or sign up" className="mb-6 grid grid-cols-2 rounded-lg bg-slate-100 p-1">
+              {(['sign-in', 'sign-up'] as const).map((m) => (
+                <Tabs.Trigger
+                  key={m}
+                  value={m}
+                  className="rounded-md py-2 text-sm font-medium text-slate-700 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500 data-[state=active]:bg-white data-[state=active]:text-slate-900 data-[state=active]:shadow-sm"
+                >
+                  {m === 'sign-in' ? 'Sign In' : 'Sign Up'}
+                </Tabs.Trigger>
+              ))}
+            </Tabs.List>
+            <Tabs.Content value="sign-in">{mode === 'sign-in' && form}</Tabs.Content>
+            <Tabs.Content value="sign-up">{mode === 'sign-up' && form}</Tabs.Content>
+          </Tabs.Root>
+          <div className="my-6 flex items-center gap-3 text-xs uppercase tracking-wide text-slate-500">
+            <span className="h-px flex-1 bg-slate-200" /> or continue with <span className="h-px flex-1 bg-slate-200" />
+          </div>
+          <div className="grid grid-cols-2 gap-3">
+            {SOCIAL_PROVIDERS.map((p) => (
+              <Button key={p.id} variant="outline" onClick={() => void withProvider(p.id)} disabled={busy}>
+                {p.label}
+              </Button>
+            ))}
+          </div>
+        </div>
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,33 @@
+// Newsletter sign-up: the external automation webhook first (when one is
+// configured), then the subscribe-to-newsletter function; success if either
+// answers ok.
+import { useMutation } from '@tanstack/react-query'
+import { getSupabase } from '@/lib/supabase'
+import { logQuiet } from '@/lib/log'
+import { env } from '@/config/env'
+
+export async function subscribeToNewsletter(
+  input: { name: string; email: string },
+  webhookUrl: string | null = env.newsletterWebhookUrl,
+): Promise<void> {
+  if (webhookUrl) {
+    try {
+      const response = await fetch(webhookUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: input.email, Name: input.name }),
+      })
+      if (response.ok) return
+    } catch (error) {
+      logQuiet('the newsletter webhook', error)
+    }
+  }
+  const { error } = await getSupabase().functions.invoke('subscribe-to-newsletter', {
+    body: { email: input.email, name: input.name },
+  })
+  if (error) throw error
+}
+
+export function useSubscribeToNewsletter() {
+  return useMutation({ mutationFn: (input: { name: string; email: string }) => subscribeToNewsletter(input) })
+}

@@ -1,0 +1,35 @@
+// Home statistics: published templates, creators (profiles), downloads.
+import { queryOptions, useQuery } from '@tanstack/react-query'
+import { getSupabase } from '@/lib/supabase'
+import { logQuiet } from '@/lib/log'
+
+export interface MarketplaceStats {
+  totalTemplates: number
+  activeCreators: number
+  totalDownloads: number
+}
+
+export async function getMarketplaceStats(): Promise<MarketplaceStats> {
+  const supabase = getSupabase()
+  const [templates, profiles, downloads] = await Promise.all([
+    supabase.from('templates').select('id', { count: 'exact', head: true }).eq('is_published', true),
+    supabase.from('profiles').select('id', { count: 'exact', head: true }),
+    supabase.from('templates').select('downloads_count').eq('is_published', true),
+  ])
+  for (const r of [templates, profiles, downloads]) if (r.error) logQuiet('reading statistics', r.error)
+  return {
+    totalTemplates: templates.count ?? 0,
+    activeCreators: profiles.count ?? 0,
+    totalDownloads: ((downloads.data ?? []) as Array<{ downloads_count: number }>).reduce(
+      (sum, r) => sum + (Number(r.downloads_count) || 0),
+      0,
+    ),
+  }
+}
+
+export const marketplaceStatsQueryOptions = () =>
+  queryOptions({ queryKey: ['templates', 'stats'], queryFn: getMarketplaceStats })
+
+export function useMarketplaceStats() {
+  return useQuery(marketplaceStatsQueryOptions())
+}

@@ -1,0 +1,29 @@
+import { queryOptions, useQuery } from '@tanstack/react-query'
+import { getSupabase } from '@/lib/supabase'
+
+export interface UserRating {
+  rating: number
+  review_text: string | null
+}
+
+/** The user's own rating of the template, if any (PGRST116 "no row" is not an error). */
+export async function getUserRating(templateId: string, userId: string): Promise<UserRating | null> {
+  const { data, error } = await getSupabase()
+    .from('template_ratings')
+    .select('rating, review_text')
+    .eq('template_id', templateId)
+    .eq('user_id', userId)
+    .single()
+  if (error) {
+    if (error.code === 'PGRST116') return null
+    throw error
+  }
+  return (data as UserRating | null) ?? null
+}
+
+export const userRatingQueryOptions = (templateId: string, userId: string) =>
+  queryOptions({ queryKey: ['templates', 'rating', templateId, userId], queryFn: () => getUserRating(templateId, userId) })
+
+export function useUserRating(templateId: string, userId: string | undefined) {
+  return useQuery({ ...userRatingQueryOptions(templateId, userId ?? ''), enabled: !!userId })
+}

@@ -1,0 +1,125 @@
+// The side card: price, the guest e-mail field for paid templates, and the
+// download / purchase button with its 1.2 s preparing state.
+import { useState } from 'react'
+import { Link, useNavigate } from 'react-router'
+import { CheckCircle2, Download, Loader2, ShoppingCart } from 'lucide-react'
+import { Button } from '@/components/ui/button'
+import { Input, Label } from '@/components/ui/field'
+import { DOWNLOAD_PREPARING_MS } from '@/config/constants'
+import { browser, wait } from '@/lib/browser'
+import { formatPrice, isFree } from '@/lib/format'
+import { errorText, toastError } from '@/lib/toast'
+import type { User } from '@supabase/supabase-js'
+import type { Template } from '@/lib/types'
+import { createFreeOrder } from '../api/create-free-order'
+import { useUserOrder } from '../api/get-user-order'
+import { FreeDownloadDialog } from './free-download-dialog'
+
+export function PriceCard({ template, user }: { template: Template; user: User | null }) {
+  const navigate = useNavigate()
+  const free = isFree(template.price)
+  const [busy, setBusy] = useState(false)
+  const [guestEmail, setGuestEmail] = useState('')
+  const [modalOpen, setModalOpen] = useState(false)
+  const [sending, setSending] = useState(false)
+  const order = useUserOrder(template.id, user?.id)
+
+  const download = async (email: string) => {
+    const url = await createFreeOrder(template.id, email)
+    browser.assign(url)
+  }
+
+  const act = async () => {
+    if (free && !user) {
+      setModalOpen(true)
+      return
+    }
+    const email = user?.email ?? guestEmail.trim()
+    if (!email) {
+      toastError('Please enter your email.')
+      return
+    }
+    setBusy(true)
+    try {
+      await wait(DOWNLOAD_PREPARING_MS)
+      if (free) {
+        await download(email)
+      } else {
+        const query = new URLSearchParams({ templateId: template.id, buyerEmail: email })
+        if (user) query.set('buyerId', user.id)
+        navigate(`/checkout?${query.toString()}`)
+      }
+    } catch (error) {
+      toastError(errorText(error, 'Something went wrong'))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const sendLink = async (email: string) => {
+    setSending(true)
+    try {
+      await download(email)
+      setModalOpen(false)
+    } catch (error) {
+      toastError(errorText(error, 'Something went wrong'))
+    } finally {
+      setSending(false)
+    }
+  }
+
+  return (
+    <div className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+      <p className="text-sm font-medium text-slate-600">Price</p>
+      <p className="mt-1 text-4xl font-extrabold tracking-tight text-slate-900" data-testid="price">
+        {formatPrice(template.price)}
+      </p>
+      {!free && !user && (
+        <div className="mt-5">
+          <Label htmlFor="buyer-email">Email for your receipt and download</Label>
+          <Input
+            id="buyer-email"
+            type="email"
+            autoComplete="email"
+            placeholder="you@example.com"
+            value={guestEmail}
+            onChange={(e) => setGuestEmail(e.target.value)}
+          />
+        </div>
+      )}
+      <Button size="lg" className="mt-5 w-full" onClick={() => void act()} disabled={busy} aria-busy={busy}>
+        {busy ? (
+          <>
+            <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Processing...
+          </>
+        ) : free ? (
+          <>
+            <Download className="h-4 w-4" aria-hidden /> Download Free
+          </>
+        ) : (
+          <>
+            <ShoppingCart className="h-4 w-4" aria-hidden /> Purchase & Download
+          </>
+        )}
+      </Button>
+      {busy && (
+        <p className="mt-2 text-center text-sm text-slate-600" role="status">
+          Preparing your download...
+        </p>
+      )}
+      {order.data && (
+        <p className="mt-3 flex items-center justify-center gap-1.5 text-sm text-emerald-700">
+          <CheckCircle2 className="h-4 w-4" aria-hidden /> You own this template.{' '}
+          <Link to={`/download/${order.data.id}`} className="font-medium underline">
+            Go to download
+          </Link>
+        </p>
+      )}
+      <ul className="mt-5 space-y-1.5 border-t border-slate-100 pt-4 text-sm text-slate-600">
+        <li>Instant access after {free ? 'download' : 'purchase'}</li>
+        <li>Secure checkout</li>
+      </ul>
+      <FreeDownloadDialog open={modalOpen} onOpenChange={setModalOpen} sending={sending} onSend={(e) => void sendLink(e)} />
+    </div>
+  )
+}

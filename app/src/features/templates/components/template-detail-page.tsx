@@ -1,0 +1,198 @@
+import { useEffect } from 'react'
+import { Link } from 'react-router'
+import { ArrowLeft, BadgeCheck, Bookmark, CheckCircle2, Download, Eye, FileQuestion, Heart, ListChecks, Share2 } from 'lucide-react'
+import { Avatar } from '@/components/ui/avatar'
+import { Badge } from '@/components/ui/badge'
+import { Button, ButtonLink } from '@/components/ui/button'
+import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { Container } from '@/components/ui/layout'
+import { Markdown } from '@/components/ui/markdown'
+import { DEFAULT_INCLUDES, DEFAULT_REQUIREMENTS } from '@/config/constants'
+import { browser } from '@/lib/browser'
+import { cn, formatCount } from '@/lib/format'
+import { useSession } from '@/lib/session'
+import { toastError, toastInfo, toastSuccess } from '@/lib/toast'
+import { personName, profilePath, type Template } from '@/lib/types'
+import { useTemplate } from '../api/get-template'
+import { useUserUpvote } from '../api/get-user-upvote'
+import { useToggleUpvote } from '../api/toggle-upvote'
+import { useWishlistEntry } from '../api/get-wishlist-entry'
+import { useToggleWishlist } from '../api/toggle-wishlist'
+import { useSuggestions } from '../api/get-suggestions'
+import { useTrackTemplateView } from '../api/track-template-view'
+import { Gallery, galleryImages } from './gallery'
+import { PriceCard } from './price-card'
+import { RatingSummary, RatingWidget } from './rating-widget'
+import { TemplateCard } from './template-card'
+
+function Actions({ template, userId }: { template: Template; userId: string | null }) {
+  const upvoted = useUserUpvote(template.id, userId ?? undefined)
+  const listed = useWishlistEntry(template.id, userId ?? undefined)
+  const upvote = useToggleUpvote(template.id, userId ?? '')
+  const wishlist = useToggleWishlist(template.id, userId ?? '')
+  const share = async () => {
+    try {
+      await browser.copy(window.location.href)
+      toastSuccess('Link Copied', 'Template link copied to clipboard.')
+    } catch {
+      toastError('An unexpected error occurred. Please try again.')
+    }
+  }
+  const isUpvoted = !!upvoted.data
+  const isListed = !!listed.data
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      <Button
+        variant="outline"
+        aria-pressed={isListed}
+        disabled={wishlist.isPending}
+        onClick={() => (userId ? wishlist.mutate(isListed) : toastInfo('Please sign in to use wishlist'))}
+      >
+        <Bookmark className={cn('h-4 w-4', isListed && 'fill-brand-600 text-brand-600')} aria-hidden />
+        {isListed ? 'Wishlisted' : 'Wishlist'}
+      </Button>
+      <Button variant="outline" onClick={() => void share()}>
+        <Share2 className="h-4 w-4" aria-hidden /> Share
+      </Button>
+      <Button
+        variant={isUpvoted ? 'rose' : 'outline'}
+        aria-pressed={isUpvoted}
+        aria-label={`Upvote (${template.upvote_count})`}
+        disabled={upvote.isPending}
+        onClick={() => (userId ? upvote.mutate(isUpvoted) : toastInfo('Please sign in to upvote templates'))}
+      >
+        <Heart className={cn('h-4 w-4', isUpvoted && 'fill-rose-500 text-rose-500')} aria-hidden />
+        <span data-testid="upvote-count">{formatCount(template.upvote_count)}</span>
+      </Button>
+    </div>
+  )
+}
+
+function ListSection({ title, items, icon: Icon }: { title: string; items: string[]; icon: typeof ListChecks }) {
+  return (
+    <section className="rounded-2xl border border-slate-200 bg-white p-6">
+      <h2 className="text-lg font-semibold text-slate-900">{title}</h2>
+      <ul className="mt-3 grid gap-2 sm:grid-cols-2">
+        {items.map((item) => (
+          <li key={item} className="flex items-start gap-2 text-slate-700">
+            <Icon className="mt-0.5 h-4 w-4 shrink-0 text-emerald-600" aria-hidden /> {item}
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
+
+function Suggestions({ template }: { template: Template }) {
+  const { data } = useSuggestions({ id: template.id, category_id: template.category_id, user_id: template.user_id })
+  if (!data || data.length === 0) return null
+  return (
+    <section aria-labelledby="suggestions-heading" className="mt-16">
+      <h2 id="suggestions-heading" className="mb-6 text-2xl font-bold tracking-tight text-slate-900">
+        You May Also Like
+      </h2>
+      <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
+        {data.map((t) => (
+          <li key={t.id}>
+            <TemplateCard template={t} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
+
+export function TemplateDetailPage({ id }: { id: string }) {
+  const { user } = useSession()
+  const { data: template, isLoading, isError } = useTemplate(id)
+  useTrackTemplateView(id, !!template)
+  useEffect(() => {
+    if (isError) toastError('Failed to load template')
+  }, [isError])
+
+  if (isLoading) return <Spinner label="Loading template..." />
+  if (!template) {
+    return (
+      <Container className="py-16">
+        <EmptyState
+          icon={<FileQuestion className="h-10 w-10" aria-hidden />}
+          title="Template Not Found"
+          description="The template you're looking for doesn't exist or has been removed."
+          action={<ButtonLink to="/discover">Back to Discover</ButtonLink>}
+        />
+      </Container>
+    )
+  }
+  const author = template.profile ? personName(template.profile) : (template.author ?? 'Unknown')
+  const includes = template.features_included?.length ? template.features_included : DEFAULT_INCLUDES
+  const requirements = template.requirements?.length ? template.requirements : DEFAULT_REQUIREMENTS
+  return (
+    <Container className="py-8">
+      <Link to="/discover" className="inline-flex items-center gap-1.5 rounded text-sm font-medium text-slate-700 hover:text-brand-700">
+        <ArrowLeft className="h-4 w-4" aria-hidden /> Back to Templates
+      </Link>
+      <div className="mt-6 grid gap-8 lg:grid-cols-[1fr_22rem]">
+        <div className="min-w-0 space-y-8">
+          <Gallery images={galleryImages(template.preview_image_url, template.preview_images)} title={template.title} />
+          <div>
+            <div className="flex flex-wrap items-center gap-2">
+              <Badge tone="success">
+                <BadgeCheck className="h-3.5 w-3.5" aria-hidden /> Real Template
+              </Badge>
+              {template.category && (
+                <Link to={`/category/${template.category.slug}`} className="rounded-full focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500">
+                  <Badge tone="brand">{template.category.name}</Badge>
+                </Link>
+              )}
+            </div>
+            <h1 className="mt-3 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl">{template.title}</h1>
+            <div className="mt-3 flex flex-wrap items-center gap-x-6 gap-y-3">
+              {template.profile ? (
+                <Link to={profilePath(template.profile)} className="flex items-center gap-2 rounded text-slate-700 hover:text-brand-700">
+                  <Avatar url={template.profile.avatar_url} name={author} size="sm" />
+                  <span>by <span className="font-medium text-slate-900">{author}</span></span>
+                </Link>
+              ) : (
+                <span className="text-slate-700">by {author}</span>
+              )}
+              <RatingSummary average={template.average_rating} total={template.total_ratings} />
+              <span className="flex items-center gap-1 text-sm text-slate-700">
+                <Download className="h-4 w-4" aria-hidden /> {formatCount(template.downloads_count)} downloads
+              </span>
+              <span className="flex items-center gap-1 text-sm text-slate-700">
+                <Eye className="h-4 w-4" aria-hidden /> {formatCount(template.total_views)} views
+              </span>
+            </div>
+            <div className="mt-4">
+              <Actions template={template} userId={user?.id ?? null} />
+            </div>
+            {(template.tags ?? []).length > 0 && (
+              <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Tags">
+                {(template.tags ?? []).map((tag) => (
+                  <li key={tag}><Badge>#{tag}</Badge></li>
+                ))}
+              </ul>
+            )}
+          </div>
+          <section className="rounded-2xl border border-slate-200 bg-white p-6">
+            <h2 className="text-lg font-semibold text-slate-900">Quick Overview</h2>
+            <p className="mt-2 text-slate-700">{template.description?.trim() || 'No description available for this template.'}</p>
+          </section>
+          {template.about_template?.trim() && (
+            <section className="rounded-2xl border border-slate-200 bg-white p-6" aria-labelledby="about-heading">
+              <h2 id="about-heading" className="mb-3 text-lg font-semibold text-slate-900">About this template</h2>
+              <Markdown>{template.about_template}</Markdown>
+            </section>
+          )}
+          <ListSection title="What's Included" items={includes} icon={CheckCircle2} />
+          <ListSection title="Requirements" items={requirements} icon={ListChecks} />
+        </div>
+        <aside className="space-y-6 lg:sticky lg:top-24 lg:self-start">
+          <PriceCard template={template} user={user} />
+          <RatingWidget templateId={template.id} userId={user?.id ?? null} />
+        </aside>
+      </div>
+      <Suggestions template={template} />
+    </Container>
+  )
+}

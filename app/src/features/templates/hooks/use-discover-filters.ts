@@ -1,0 +1,79 @@
+// Discover's filters live in the query string: search, category (slug, default
+// 'all'), price (all, free, paid), sort (newest, oldest, most-popular,
+// price-low, price-high). The search box writes to the URL 300 ms after the
+// last keystroke.
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { useSearchParams } from 'react-router'
+import { SEARCH_DEBOUNCE_MS } from '@/config/constants'
+import { PRICES, SORTS, type PriceFilter, type Sort } from '../api/get-templates'
+
+export interface DiscoverParams {
+  search: string
+  category: string
+  price: PriceFilter
+  sort: Sort
+}
+
+export const DEFAULT_DISCOVER: DiscoverParams = { search: '', category: 'all', price: 'all', sort: 'newest' }
+
+export function readDiscoverParams(params: URLSearchParams): DiscoverParams {
+  const price = params.get('price') as PriceFilter | null
+  const sort = params.get('sort') as Sort | null
+  return {
+    search: params.get('search') ?? '',
+    category: params.get('category') || 'all',
+    price: price && PRICES.includes(price) ? price : 'all',
+    sort: sort && SORTS.includes(sort) ? sort : 'newest',
+  }
+}
+
+export function useDiscoverFilters() {
+  const [params, setParams] = useSearchParams()
+  const filters = readDiscoverParams(params)
+  const [searchText, setSearchText] = useState(filters.search)
+  const lastWritten = useRef(filters.search)
+
+  const update = useCallback(
+    (patch: Partial<DiscoverParams>) => {
+      setParams(
+        (current) => {
+          const next = new URLSearchParams(current)
+          for (const [key, value] of Object.entries(patch)) {
+            const isDefault = value === '' || value === DEFAULT_DISCOVER[key as keyof DiscoverParams]
+            if (isDefault) next.delete(key)
+            else next.set(key, String(value))
+          }
+          return next
+        },
+        { replace: true },
+      )
+    },
+    [setParams],
+  )
+
+  // The URL changed from elsewhere (a chip, Clear Filters, a header link): follow it.
+  useEffect(() => {
+    if (filters.search !== lastWritten.current) {
+      lastWritten.current = filters.search
+      setSearchText(filters.search)
+    }
+  }, [filters.search])
+
+  // Debounced write of the search box to the URL.
+  useEffect(() => {
+    if (searchText.trim() === filters.search.trim()) return
+    const timer = setTimeout(() => {
+      lastWritten.current = searchText.trim()
+      update({ search: searchText.trim() })
+    }, SEARCH_DEBOUNCE_MS)
+    return () => clearTimeout(timer)
+  }, [searchText, filters.search, update])
+
+  const clear = useCallback(() => {
+    lastWritten.current = ''
+    setSearchText('')
+    setParams(new URLSearchParams(), { replace: true })
+  }, [setParams])
+
+  return { filters, searchText, setSearchText, update, clear }
+}

@@ -1,0 +1,40 @@
+//! Limits of one realtime node.
+
+use std::time::Duration;
+
+/// Settings of [`crate::RealtimeState`]. Every limit is per node and
+/// enforced; `Default` gives the values the server uses unless configured.
+#[derive(Debug, Clone)]
+pub struct RealtimeConfig {
+    /// Open websockets this node accepts at once; the next upgrade is
+    /// refused with 429 `Too many connected users` (a semaphore, so a slow
+    /// flood cannot exhaust the node's memory or file descriptors).
+    pub max_connections: usize,
+    /// Channels one socket may have joined at once; a further `phx_join` is
+    /// answered with an error reply `Too many channels`.
+    pub max_channels_per_connection: usize,
+    /// Largest message a client may send, in bytes (text or binary frame),
+    /// and largest body of the HTTP broadcast endpoint. A larger websocket
+    /// message closes the socket with close code 1009 (message too big).
+    pub max_message_size: usize,
+    /// Messages a socket may send per second (heartbeats excepted). Beyond
+    /// that, messages are dropped and pushes carrying a ref get the error
+    /// reply `Too many messages per second`.
+    pub max_events_per_second: u32,
+    /// How long a socket may stay silent before it is closed (realtime-js
+    /// sends a heartbeat every 25 s, so the default leaves room for one
+    /// lost heartbeat).
+    pub heartbeat_timeout: Duration,
+}
+
+impl Default for RealtimeConfig {
+    fn default() -> Self {
+        Self {
+            max_connections: 10_000,
+            max_channels_per_connection: 100,
+            max_message_size: 256 * 1024,
+            max_events_per_second: 100,
+            heartbeat_timeout: Duration::from_secs(60),
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! `POST /api/broadcast` and `POST /api/broadcast/{topic}/events/{event}`:
+//! broadcasts sent over HTTP (realtime-js uses them when the socket is not
+//! joined, and for `httpSend`). Answer 202 with an empty body.
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::RealtimeState;
+use crate::error::RealtimeError;
+use crate::relay::Relayed;
+use crate::socket::verify_token;
+
+#[derive(Debug, Deserialize)]
+struct BroadcastBody {
+    messages: Vec<HttpMessage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct HttpMessage {
+    topic: String,
+    event: String,
+    #[serde(default)]
+    payload: Value,
+    #[serde(default)]
+    private: bool,
+}
+
+fn authorize(state: &RealtimeState, headers: &HeaderMap) -> Result<(), RealtimeError> {
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &axum::http::HeaderValue| v.to_str().ok())
+    };
+    let token = plinth_db::presented_token(text(header::AUTHORIZATION.as_str()), text("apikey"))
+        .ok_or_else(|| RealtimeError::refused(StatusCode::UNAUTHORIZED, "API key is missing"))?;
+    verify_token(state, token)
+        .map(|_| ())
+        .map_err(|e| RealtimeError::refused(StatusCode::UNAUTHORIZED, e.message()))
+}
+
+fn check_size(state: &RealtimeState, body: &Bytes) -> Result<(), RealtimeError> {
+    if body.len() > state.inner.config.max_message_size {
+        return Err(RealtimeError::refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload too large",
+        ));
+    }
+    Ok(())
+}
+
+fn private_refused() -> RealtimeError {
+    RealtimeError::refused(
+        StatusCode::BAD_REQUEST,
+        "Private channels are not supported by this server",
+    )
+}
+
+/// The topic of a channel named `name` (`supabase.channel(name)`).
+fn topic_of(name: &str) -> String {
+    if name.starts_with("realtime:") {
+        name.to_owned()
+    } else {
+        format!("realtime:{name}")
+    }
+}
+
+fn send(state: &RealtimeState, name: &str, event: &str, payload: Value) {
+    let topic = topic_of(name);
+    state.publish(
+        Relayed::Broadcast {
+            topic,
+            payload: json!({ "type": "broadcast", "event": event, "payload": payload }),
+        },
+        None,
+    );
+}
+
+pub(crate) async fn broadcast(
+    State(state): State<RealtimeState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, RealtimeError> {
+    authorize(&state, &headers)?;
+    check_size(&state, &body)?;
+    let body: BroadcastBody = serde_json::from_slice(&body).map_err(|_| {
+        RealtimeError::refused(
+            StatusCode::BAD_REQUEST,
+            "Body must be {\"messages\":[{\"topic\",\"event\",\"payload\"}]}",
+        )
+    })?;
+    if body.messages.iter().any(|m| m.private) {
+        return Err(private_refused());
+    }
+    for message in body.messages {
+        send(&state, &message.topic, &message.event, message.payload);
+    }
+    Ok(StatusCode::ACCEPTED)
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct PrivateQuery {
+    #[serde(default)]
+    private: Option<String>,
+}
+
+pub(crate) async fn broadcast_event(
+    State(state): State<RealtimeState>,
+    Path((name, event)): Path<(String, String)>,
+    axum::extract::Query(query): axum::extract::Query<PrivateQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, RealtimeError> {
+    authorize(&state, &headers)?;
+    check_size(&state, &body)?;
+    if query.private.as_deref() == Some("true") {
+        return Err(private_refused());
+    }
+    let payload: Value = if body.is_empty() {
+        json!({})
+    } else {
+        serde_json::from_slice(&body).map_err(|_| {
+            RealtimeError::refused(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Only JSON broadcast payloads are supported",
+            )
+        })?
+    };
+    send(&state, &name, &event, payload);
+    Ok(StatusCode::ACCEPTED)
+}

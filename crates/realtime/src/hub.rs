@@ -1,0 +1,151 @@
+//! The node's registry of joined channels: who receives what on this node.
+//!
+//! Every joined channel of every local socket is one [`Channel`], shared
+//! between the socket's task (which owns the channel's life) and the
+//! deliverers (broadcast, presence, the change dispatcher), which only push
+//! frames into the socket's outbox. Nothing here is shared with other
+//! nodes; they learn of broadcasts and presence through the relay.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+
+use plinth_db::RequestContext;
+use tokio::sync::mpsc;
+
+use crate::filter::Filter;
+use crate::protocol::Frame;
+
+pub(crate) type ConnId = u64;
+
+/// Frames waiting to be written to one socket. Bounded: a socket that does
+/// not read loses pushes rather than growing the node's memory.
+pub(crate) type Outbox = mpsc::Sender<Arc<Frame>>;
+
+/// One `postgres_changes` entry of a join.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding {
+    /// The id echoed in the join reply and listed in each delivery's `ids`.
+    pub id: u32,
+    /// `None`: every event (`*`); else `INSERT`, `UPDATE` or `DELETE`.
+    pub event: Option<String>,
+    /// `None`: every schema (`*`).
+    pub schema: Option<String>,
+    /// `None`: every table of the schema.
+    pub table: Option<String>,
+    pub filter: Option<Filter>,
+}
+
+impl Binding {
+    pub fn covers(&self, schema: &str, table: &str, event: &str) -> bool {
+        self.schema.as_deref().is_none_or(|s| s == schema)
+            && self.table.as_deref().is_none_or(|t| t == table)
+            && self.event.as_deref().is_none_or(|e| e == event)
+    }
+}
+
+/// A joined channel of a local socket.
+#[derive(Debug)]
+pub(crate) struct Channel {
+    pub conn: ConnId,
+    pub topic: String,
+    pub outbox: Outbox,
+    /// `config.broadcast.self`: the sender receives its own broadcasts.
+    pub broadcast_self: bool,
+    /// Whether presence events are sent to this channel (`config.presence.
+    /// enabled`, or the channel tracked something).
+    pub presence: AtomicBool,
+    pub bindings: Vec<Binding>,
+    /// The identity changes are checked with; replaced by `access_token`.
+    pub ctx: RwLock<Arc<RequestContext>>,
+}
+
+impl Channel {
+    pub fn context(&self) -> Arc<RequestContext> {
+        match self.ctx.read() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn set_context(&self, ctx: RequestContext) {
+        let mut guard = match self.ctx.write() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        *guard = Arc::new(ctx);
+    }
+
+    /// Queues a frame; drops it when the socket is not keeping up.
+    pub fn send(&self, frame: Arc<Frame>) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.outbox.try_send(frame) {
+            tracing::warn!(topic = %self.topic, "realtime: slow socket, push dropped");
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Hub {
+    topics: RwLock<HashMap<String, Vec<Arc<Channel>>>>,
+}
+
+impl Hub {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Vec<Arc<Channel>>>> {
+        self.topics.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Vec<Arc<Channel>>>> {
+        self.topics.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn add(&self, channel: Arc<Channel>) {
+        self.write()
+            .entry(channel.topic.clone())
+            .or_default()
+            .push(channel);
+    }
+
+    pub fn remove(&self, conn: ConnId, topic: &str) {
+        let mut topics = self.write();
+        if let Some(list) = topics.get_mut(topic) {
+            list.retain(|c| c.conn != conn);
+            if list.is_empty() {
+                topics.remove(topic);
+            }
+        }
+    }
+
+    /// A broadcast to the local subscribers of `topic`; `origin` (the
+    /// sending socket) is skipped unless its channel asked for `self`.
+    pub fn broadcast(&self, topic: &str, frame: &Arc<Frame>, origin: Option<ConnId>) {
+        if let Some(list) = self.read().get(topic) {
+            for channel in list {
+                if Some(channel.conn) == origin && !channel.broadcast_self {
+                    continue;
+                }
+                channel.send(frame.clone());
+            }
+        }
+    }
+
+    /// A presence event to the local subscribers of `topic` with presence on.
+    pub fn presence(&self, topic: &str, frame: &Arc<Frame>) {
+        if let Some(list) = self.read().get(topic) {
+            for channel in list {
+                if channel.presence.load(Ordering::Relaxed) {
+                    channel.send(frame.clone());
+                }
+            }
+        }
+    }
+
+    /// Channels with a binding on `schema.table` for `event`.
+    pub fn change_subscribers(&self, schema: &str, table: &str, event: &str) -> Vec<Arc<Channel>> {
+        self.read()
+            .values()
+            .flatten()
+            .filter(|c| c.bindings.iter().any(|b| b.covers(schema, table, event)))
+            .cloned()
+            .collect()
+    }
+}

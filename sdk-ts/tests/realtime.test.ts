@@ -1,0 +1,138 @@
+// supabase.channel(...) from the unmodified client against
+// /realtime/v1/websocket: broadcast, presence and postgres_changes under RLS.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js'
+import { anonClient, browserClient, sql, uniqueEmail } from './support/context'
+
+const clients: SupabaseClient[] = []
+function track<T extends SupabaseClient>(client: T): T {
+  clients.push(client)
+  return client
+}
+
+function subscribed(channel: RealtimeChannel): Promise<void> {
+  return new Promise((ok, fail) => {
+    channel.subscribe((status, error) => {
+      if (status === 'SUBSCRIBED') ok()
+      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') fail(error ?? new Error(status))
+    })
+  })
+}
+
+function waitFor<T>(check: () => T | undefined, ms = 5000): Promise<T> {
+  return new Promise((ok, fail) => {
+    const started = Date.now()
+    const tick = () => {
+      const value = check()
+      if (value !== undefined) return ok(value)
+      if (Date.now() - started > ms) return fail(new Error('timed out'))
+      setTimeout(tick, 20)
+    }
+    tick()
+  })
+}
+
+async function signedIn(tag: string): Promise<{ client: SupabaseClient; id: string }> {
+  const client = track(browserClient())
+  const email = uniqueEmail(tag)
+  await client.auth.signUp({ email, password: 'a-good-password' })
+  await sql('update auth.users set email_confirmed_at = now() where email = $1', [email])
+  const { data, error } = await client.auth.signInWithPassword({ email, password: 'a-good-password' })
+  if (error) throw error
+  // The realtime socket carries the user's token from here on.
+  client.realtime.setAuth(data.session!.access_token)
+  return { client, id: data.user!.id }
+}
+
+beforeAll(async () => {
+  await sql(`
+    create table if not exists public.rt_messages (
+      id serial primary key, owner uuid not null, room text not null, body text not null);
+    alter table public.rt_messages enable row level security;
+    drop policy if exists "owners read" on public.rt_messages;
+    create policy "owners read" on public.rt_messages for select to authenticated using (owner = auth.uid());
+    select realtime.enable('public', 'rt_messages');
+  `)
+})
+
+afterAll(async () => {
+  for (const client of clients) await client.removeAllChannels()
+})
+
+describe('realtime', () => {
+  it('broadcasts between clients, with self and ack', async () => {
+    const a = track(anonClient())
+    const b = track(anonClient())
+    const topic = `room-${Date.now()}`
+    const received: unknown[] = []
+    const own: unknown[] = []
+    const chA = a.channel(topic, { config: { broadcast: { self: true, ack: true } } })
+    chA.on('broadcast', { event: 'note' }, ({ payload }) => void own.push(payload))
+    const chB = b.channel(topic)
+    chB.on('broadcast', { event: 'note' }, ({ payload }) => void received.push(payload))
+    await subscribed(chA)
+    await subscribed(chB)
+    const status = await chA.send({ type: 'broadcast', event: 'note', payload: { text: 'hello' } })
+    expect(status).toBe('ok')
+    await waitFor(() => (received.length && own.length ? true : undefined))
+    expect(received).toEqual([{ text: 'hello' }])
+    expect(own).toEqual([{ text: 'hello' }])
+  })
+
+  it('tracks presence across clients', async () => {
+    const a = track(anonClient())
+    const b = track(anonClient())
+    const topic = `lobby-${Date.now()}`
+    const chA = a.channel(topic, { config: { presence: { key: 'alice' } } })
+    const chB = b.channel(topic, { config: { presence: { key: 'bob' } } })
+    let synced: string[] = []
+    chB.on('presence', { event: 'sync' }, () => {
+      synced = Object.keys(chB.presenceState()).sort()
+    })
+    await subscribed(chA)
+    await subscribed(chB)
+    await chA.track({ online_at: 'now' })
+    await chB.track({ online_at: 'now' })
+    await waitFor(() => (synced.join() === 'alice,bob' ? true : undefined))
+    const alice = chB.presenceState()['alice'] as unknown as { online_at: string }[]
+    expect(alice[0].online_at).toBe('now')
+    await chA.untrack()
+    await waitFor(() => (synced.join() === 'bob' ? true : undefined))
+  })
+
+  it('delivers postgres_changes only to subscribers who may read the row, with filters', async () => {
+    const alice = await signedIn('rt-alice')
+    const bob = await signedIn('rt-bob')
+    const seen: Record<string, { eventType: string; new: Record<string, unknown> }[]> = { alice: [], bob: [], filtered: [] }
+    const room = `r${Date.now()}`
+    const chAlice = alice.client
+      .channel('alice-changes')
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_messages' }, (p) => void seen.alice.push(p as never))
+    const chBob = bob.client
+      .channel('bob-changes')
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'rt_messages' }, (p) => void seen.bob.push(p as never))
+    const chFiltered = alice.client
+      .channel('alice-filtered')
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'rt_messages', filter: `room=eq.${room}` },
+        (p) => void seen.filtered.push(p as never),
+      )
+    await subscribed(chAlice)
+    await subscribed(chBob)
+    await subscribed(chFiltered)
+
+    await sql('insert into public.rt_messages (owner, room, body) values ($1, $2, $3), ($1, $4, $5)', [
+      alice.id, room, 'in the room', 'elsewhere', 'not in the room',
+    ])
+    await waitFor(() => (seen.alice.length === 2 && seen.filtered.length === 1 ? true : undefined))
+    expect(seen.alice.map((e) => e.new.body).sort()).toEqual(['in the room', 'not in the room'])
+    expect(seen.alice[0].eventType).toBe('INSERT')
+    expect(seen.filtered.map((e) => e.new.body)).toEqual(['in the room'])
+
+    // Bob's own row reaches him; Alice's rows never did.
+    await sql('insert into public.rt_messages (owner, room, body) values ($1, $2, $3)', [bob.id, room, 'bob writes'])
+    await waitFor(() => (seen.bob.length === 1 ? true : undefined))
+    expect(seen.bob.map((e) => e.new.body)).toEqual(['bob writes'])
+  })
+})
