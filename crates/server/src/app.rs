@@ -34,6 +34,7 @@ pub struct Services {
     pub rest: plinth_rest::RestState,
     pub storage: plinth_storage::StorageState,
     pub realtime: plinth_realtime::RealtimeState,
+    pub functions: plinth_functions::FunctionsState,
 }
 
 /// The node's router. `app_dir` is the built web app (served with a fallback
@@ -48,6 +49,8 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
         .nest("/rest/v1", plinth_rest::router(services.rest))
         .nest("/storage/v1", plinth_storage::router(services.storage))
         .nest("/realtime/v1", plinth_realtime::router(services.realtime))
+        .nest("/functions/v1", plinth_functions::router(services.functions.clone()))
+        .nest("/api", plinth_functions::api_router(services.functions))
         .nest("/_/mailbox", plinth_auth::mailbox_router(services.auth));
     let index = app_dir.join("index.html");
     let api = if index.is_file() {

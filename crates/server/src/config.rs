@@ -127,6 +127,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub realtime: crate::services::RealtimeArgs,
+
+    #[command(flatten)]
+    pub functions: crate::services::FunctionsArgs,
 }
 
 #[derive(Debug, Args)]

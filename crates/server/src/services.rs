@@ -314,3 +314,52 @@ impl RealtimeArgs {
         }
     }
 }
+
+/// The marketplace's functions and payments (`/functions/v1`, `/api`).
+#[derive(Debug, Clone, Args)]
+pub struct FunctionsArgs {
+    /// Stripe secret key; unset: the simulated payment provider (no network needed).
+    #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
+    pub stripe_secret_key: Option<Secret>,
+    /// Stripe API base URL (a test double's, in tests).
+    #[arg(long, env = "STRIPE_API_BASE")]
+    pub stripe_api_base: Option<String>,
+    /// Signing secret of the Stripe webhook (`whsec_…`); unset: the webhook answers 503.
+    #[arg(long, env = "STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub stripe_webhook_secret: Option<Secret>,
+    /// The platform's fee on paid templates, in basis points (1000 = 10 %).
+    #[arg(long, env = "PLATFORM_FEE_BPS", default_value_t = 1000)]
+    pub platform_fee_bps: u32,
+    /// Currency of prices.
+    #[arg(long, env = "PAYMENT_CURRENCY", default_value = "usd")]
+    pub payment_currency: String,
+    /// Where the payment provider sends creators back after onboarding.
+    #[arg(long, env = "STRIPE_CONNECT_RETURN_URL")]
+    pub stripe_connect_return_url: Option<String>,
+    #[arg(long, env = "STRIPE_CONNECT_REFRESH_URL")]
+    pub stripe_connect_refresh_url: Option<String>,
+    /// A visitor's views of one template count once per this many seconds.
+    #[arg(long, env = "VIEW_DEDUP_WINDOW_SECS", default_value_t = 1800)]
+    pub view_dedup_window_secs: u64,
+    /// Lifetime of download links, in seconds.
+    #[arg(long, env = "DOWNLOAD_URL_EXPIRY_SECS", default_value_t = 600)]
+    pub download_url_expiry_secs: u64,
+}
+
+impl FunctionsArgs {
+    pub fn to_config(&self, site_url: &str, api_external_url: &str) -> plinth_functions::FunctionsConfig {
+        plinth_functions::FunctionsConfig {
+            stripe_secret_key: self.stripe_secret_key.as_ref().map(|s| s.expose().to_owned()),
+            stripe_api_base: self.stripe_api_base.clone(),
+            stripe_webhook_secret: self.stripe_webhook_secret.as_ref().map(|s| s.expose().to_owned()),
+            platform_fee_bps: self.platform_fee_bps,
+            currency: self.payment_currency.clone(),
+            site_url: site_url.to_owned(),
+            api_external_url: api_external_url.to_owned(),
+            connect_return_url: self.stripe_connect_return_url.clone(),
+            connect_refresh_url: self.stripe_connect_refresh_url.clone(),
+            view_window: std::time::Duration::from_secs(self.view_dedup_window_secs),
+            download_url_expiry: std::time::Duration::from_secs(self.download_url_expiry_secs),
+        }
+    }
+}

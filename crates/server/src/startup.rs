@@ -36,6 +36,7 @@ pub fn migration_sets(migrations: &ProjectDir, policies: &ProjectDir) -> anyhow:
         plinth_rest::migrations(),
         plinth_storage::migrations(),
         plinth_realtime::migrations(),
+        plinth_functions::migrations(),
     ];
     for (name, dir, default) in [
         ("project", migrations, "migrations"),
@@ -208,8 +209,19 @@ async fn serve_on(
         keys: Arc::new(keys),
         trust_proxy_headers: args.trust_proxy_headers,
     };
+    let functions_config = args
+        .functions
+        .to_config(&auth_config.site_url, &auth_config.api_external_url);
     let auth = plinth_auth::AuthState::new(backend.db.clone(), state.keys.secret.clone(), auth_config)
         .context("cannot set up the mailer")?;
+    let functions = plinth_functions::FunctionsState::new(
+        backend.db.clone(),
+        state.keys.secret.clone(),
+        functions_config,
+        auth.mailer().clone(),
+    )
+    .context("cannot set up the functions")?;
+    tracing::info!(payments = functions.provider_name(), "payment provider");
     let rest = plinth_rest::RestState::new(backend.db.clone(), state.keys.secret.clone(), args.rest.to_config())
         .await
         .context("cannot load the schema for the REST gateway")?;
@@ -223,7 +235,7 @@ async fn serve_on(
     let app = router(
         state.clone(),
         &args.app_dir,
-        Services { auth, rest, storage, realtime: realtime.clone() },
+        Services { auth, rest, storage, realtime: realtime.clone(), functions },
     );
     tracing::info!(%url, "plinth is listening");
     if state.keys.generated {

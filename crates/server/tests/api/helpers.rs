@@ -70,7 +70,14 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
     let realtime = plinth_realtime::RealtimeState::new(test_db.db.clone(), keys.secret.clone(), Default::default())
         .await
         .unwrap();
-    let app = router(state, &data.path().join("no-app"), Services { auth, rest, storage, realtime });
+    let functions = plinth_functions::FunctionsState::new(
+        test_db.db.clone(),
+        keys.secret.clone(),
+        Default::default(),
+        auth.mailer().clone(),
+    )
+    .unwrap();
+    let app = router(state, &data.path().join("no-app"), Services { auth, rest, storage, realtime, functions });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(plinth_server::run(listener, app, std::future::pending()));

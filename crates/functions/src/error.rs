@@ -1,0 +1,93 @@
+//! The one error type of the function host, answered as `{"error": "..."}`
+//! with a status that `supabase.functions.invoke` turns into a
+//! `FunctionsHttpError`. Internal causes are logged, never sent.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+pub type Result<T, E = FunctionError> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FunctionError {
+    /// 400: a missing or malformed parameter.
+    #[error("{0}")]
+    BadRequest(String),
+    /// 401: a token that does not verify, or a caller who must sign in.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// 402: the order is not paid yet.
+    #[error("Payment not completed. Please complete your purchase first.")]
+    PaymentRequired,
+    /// 403: signed in, but not allowed (someone else's account, a wrong
+    /// download token).
+    #[error("{0}")]
+    Forbidden(String),
+    /// 404.
+    #[error("{0}")]
+    NotFound(String),
+    /// 405.
+    #[error("Method not allowed")]
+    MethodNotAllowed,
+    /// 502: the payment provider failed or refused; `message` is sent,
+    /// `cause` logged.
+    #[error("{message}")]
+    Provider { message: String, cause: String },
+    /// 503: a feature that is not configured (e.g. no webhook secret).
+    #[error("{0}")]
+    Unavailable(String),
+    /// 500; the cause is logged.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl FunctionError {
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        Self::Internal(cause.to_string())
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::PaymentRequired => StatusCode::PAYMENT_REQUIRED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Provider { .. } => StatusCode::BAD_GATEWAY,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl From<sqlx::Error> for FunctionError {
+    fn from(e: sqlx::Error) -> Self {
+        Self::Internal(format!("database: {e}"))
+    }
+}
+
+impl IntoResponse for FunctionError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let message = match &self {
+            Self::Internal(cause) => {
+                tracing::error!(%cause, "function failed");
+                "Something went wrong.".to_owned()
+            }
+            Self::Provider { message, cause } => {
+                tracing::warn!(%cause, "payment provider failed");
+                message.clone()
+            }
+            other => other.to_string(),
+        };
+        let body = match &self {
+            // The platform gateway's shape for a refused JWT, plus `error`.
+            Self::Unauthorized(_) => json!({"code": 401, "message": message, "error": message}),
+            Self::PaymentRequired => json!({"error": message, "isPaid": false}),
+            _ => json!({ "error": message }),
+        };
+        (status, Json(body)).into_response()
+    }
+}

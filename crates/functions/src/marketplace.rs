@@ -1,0 +1,471 @@
+//! The marketplace's functions (`/functions/v1/{name}`), with the request
+//! and response field names of the spec (section 7).
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use plinth_auth::Mail;
+use serde_json::{Value, json};
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+use uuid::Uuid;
+
+use crate::caller::Caller;
+use crate::error::{FunctionError, Result};
+use crate::params::{Params, is_email};
+use crate::provider::{PaymentRequest, PaymentState};
+use crate::{FunctionsState, orders, secrets};
+
+const TEMPLATE_NOT_FOUND: &str = "Template not found";
+const ORDER_NOT_FOUND: &str = "Order not found or you do not have access.";
+const INVALID_LINK: &str = "Invalid or expired download link.";
+
+fn not_found(message: &str) -> FunctionError {
+    FunctionError::NotFound(message.into())
+}
+
+/// A UUID parameter; one that does not parse names nothing, so `missing`.
+fn parse_id(text: &str, missing: &str) -> Result<Uuid> {
+    text.parse().map_err(|_| not_found(missing))
+}
+
+// ------------------------------------------------------ track-template-view
+
+/// `{template_id, ip_address, user_agent}` -> `{success, counted, total_views}`.
+/// One view per visitor per template per `view_window`: the visitor is the
+/// signed-in user, else the address and user agent (from the body, else the
+/// request), kept only as a keyed hash.
+pub async fn track_template_view(
+    State(state): State<FunctionsState>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<Value>> {
+    let params = Params::json(&body)?;
+    let template_id = params
+        .text(&["template_id"])
+        .ok_or_else(|| FunctionError::BadRequest("Missing required parameter: template_id.".into()))?;
+    let template_id = parse_id(&template_id, TEMPLATE_NOT_FOUND)?;
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let visitor = match caller.user_id() {
+        Some(user) => format!("user:{user}"),
+        None => {
+            let ip = params
+                .text(&["ip_address"])
+                .or_else(|| {
+                    header("x-forwarded-for")
+                        .and_then(|v| v.split(',').next().map(|s| s.trim().to_owned()))
+                })
+                .or_else(|| header("x-real-ip"))
+                .unwrap_or_default();
+            let agent = params
+                .text(&["user_agent"])
+                .or_else(|| header("user-agent"))
+                .unwrap_or_default();
+            format!("anon:{ip}\n{agent}")
+        }
+    };
+    let viewer_hash = secrets::hmac_hex(state.view_key(), visitor.as_bytes());
+    let window = state.config().view_window.as_secs_f64();
+
+    let mut tx = state.service_tx().await?;
+    let published: Option<bool> =
+        sqlx::query_scalar("select is_published from public.templates where id = $1")
+            .bind(template_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    if published != Some(true) {
+        return Err(not_found(TEMPLATE_NOT_FOUND));
+    }
+    // Concurrent first views of one visitor count once.
+    sqlx::query("select pg_advisory_xact_lock(hashtextextended($1::text || $2, 7))")
+        .bind(template_id)
+        .bind(&viewer_hash)
+        .execute(&mut *tx)
+        .await?;
+    let counted = sqlx::query(
+        "insert into public.template_views (template_id, viewer_hash, user_id) \
+         select $1, $2, $3 \
+          where not exists (select 1 from public.template_views \
+                             where template_id = $1 and viewer_hash = $2 \
+                               and created_at > now() - make_interval(secs => $4))",
+    )
+    .bind(template_id)
+    .bind(&viewer_hash)
+    .bind(caller.user_id())
+    .bind(window)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected()
+        == 1;
+    let total_views: i32 = if counted {
+        sqlx::query_scalar(
+            "update public.templates set total_views = total_views + 1 where id = $1 \
+             returning total_views",
+        )
+        .bind(template_id)
+        .fetch_one(&mut *tx)
+        .await?
+    } else {
+        sqlx::query_scalar("select total_views from public.templates where id = $1")
+            .bind(template_id)
+            .fetch_one(&mut *tx)
+            .await?
+    };
+    tx.commit().await?;
+    Ok(Json(json!({ "success": true, "counted": counted, "total_views": total_views })))
+}
+
+// -------------------------------------------------------- create-free-order
+
+struct TemplateRow {
+    title: String,
+    price_in_cents: i32,
+    is_published: bool,
+    template_file_url: Option<String>,
+    template_url: Option<String>,
+    stripe_account_id: Option<String>,
+}
+
+impl<'r> sqlx::FromRow<'r, PgRow> for TemplateRow {
+    fn from_row(row: &'r PgRow) -> sqlx::Result<Self> {
+        Ok(Self {
+            title: row.try_get("title")?,
+            price_in_cents: row.try_get("price_in_cents")?,
+            is_published: row.try_get("is_published")?,
+            template_file_url: row.try_get("template_file_url")?,
+            template_url: row.try_get("template_url")?,
+            stripe_account_id: row.try_get("stripe_account_id")?,
+        })
+    }
+}
+
+impl<'r> sqlx::FromRow<'r, PgRow> for OrderRow {
+    fn from_row(row: &'r PgRow) -> sqlx::Result<Self> {
+        Ok(Self {
+            payment_status: row.try_get("payment_status")?,
+            payment_intent_id: row.try_get("payment_intent_id")?,
+            download_token_hash: row.try_get("download_token_hash")?,
+            receipt_token_hash: row.try_get("receipt_token_hash")?,
+            price_in_cents: row.try_get("price_in_cents")?,
+            buyer_email: row.try_get("buyer_email")?,
+            template_file_url: row.try_get("template_file_url")?,
+            template_url: row.try_get("template_url")?,
+        })
+    }
+}
+
+async fn template(tx: &mut sqlx::PgConnection, id: Uuid) -> Result<TemplateRow> {
+    sqlx::query_as::<_, TemplateRow>(
+        "select t.title, t.price_in_cents, t.is_published, t.template_file_url, t.template_url, \
+                p.stripe_account_id \
+           from public.templates t left join public.profiles p on p.id = t.user_id \
+          where t.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(tx)
+    .await?
+    .filter(|t| t.is_published)
+    .ok_or_else(|| not_found(TEMPLATE_NOT_FOUND))
+}
+
+/// `{product_id, buyer_email}` -> `{downloadUrl, orderId, emailSent}`, for
+/// free published templates only. Records a `free` order, counts the
+/// download and e-mails a link to the secure download page.
+pub async fn create_free_order(
+    State(state): State<FunctionsState>,
+    caller: Caller,
+    body: Bytes,
+) -> Result<Json<Value>> {
+    let params = Params::json(&body)?;
+    let (Some(product_id), Some(email)) =
+        (params.text(&["product_id"]), params.text(&["buyer_email"]))
+    else {
+        return Err(FunctionError::BadRequest(
+            "Missing required parameters: product_id and/or buyer_email.".into(),
+        ));
+    };
+    if !is_email(&email) {
+        return Err(FunctionError::BadRequest("Please enter a valid email.".into()));
+    }
+    let product_id = parse_id(&product_id, TEMPLATE_NOT_FOUND)?;
+    let mut tx = state.service_tx().await?;
+    let template = template(&mut tx, product_id).await?;
+    if template.price_in_cents > 0 {
+        return Err(FunctionError::BadRequest(
+            "This template is not free; buy it through checkout.".into(),
+        ));
+    }
+    let download_url =
+        orders::download_link(&state, template.template_file_url.as_deref(), template.template_url.as_deref())
+            .ok_or_else(|| not_found("No download available for this order."))?;
+    let durable = orders::durable_link(&mut tx, template.template_file_url.as_deref())
+        .await?
+        .or_else(|| template.template_url.clone());
+    let token = secrets::new_token();
+    let order_id: Uuid = sqlx::query_scalar(
+        "insert into public.orders (product_id, buyer_id, buyer_email, price_in_cents, currency, \
+                                    payment_status, download_token_hash, download_url) \
+         values ($1, $2, $3, 0, $4, 'free', $5, $6) returning id",
+    )
+    .bind(product_id)
+    .bind(caller.user_id())
+    .bind(&email)
+    .bind(&state.config().currency)
+    .bind(secrets::token_hash(&token))
+    .bind(&durable)
+    .fetch_one(&mut *tx)
+    .await?;
+    sqlx::query("update public.templates set downloads_count = downloads_count + 1 where id = $1")
+        .bind(product_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+
+    let link = orders::secure_page(&state, order_id, &token);
+    let sent = state
+        .mailer()
+        .send(Mail {
+            to: email.clone(),
+            subject: format!("Your download: {}", template.title),
+            text: format!(
+                "Thank you for getting \"{}\".\n\nDownload it here (the link is yours; keep it):\n{link}\n\nOrder: {order_id}\n",
+                template.title
+            ),
+        })
+        .await;
+    if let Err(e) = &sent {
+        tracing::warn!(error = %e, %order_id, "free order: the download e-mail was not sent");
+    }
+    Ok(Json(json!({
+        "downloadUrl": download_url,
+        "orderId": order_id,
+        "emailSent": sent.is_ok(),
+    })))
+}
+
+// ---------------------------------------------------- create-payment-intent
+
+/// `{templateId, buyerEmail, buyerId?}` -> `{clientSecret, orderId,
+/// downloadToken, provider, amount, currency[, confirmUrl]}` for paid
+/// published templates. The amount is the template's `price_in_cents`; the
+/// creator's connected account (when set) receives it less the platform fee.
+pub async fn create_payment_intent(
+    State(state): State<FunctionsState>,
+    caller: Caller,
+    body: Bytes,
+) -> Result<Json<Value>> {
+    let params = Params::json(&body)?;
+    let (Some(template_id), Some(email)) =
+        (params.text(&["templateId"]), params.text(&["buyerEmail"]))
+    else {
+        return Err(FunctionError::BadRequest(
+            "Missing required parameters: templateId and/or buyerEmail.".into(),
+        ));
+    };
+    if !is_email(&email) {
+        return Err(FunctionError::BadRequest("Please enter a valid email.".into()));
+    }
+    // The buyer is who signed in; a buyerId naming someone else is refused,
+    // one without a session is ignored (a guest purchase).
+    let buyer_id = caller.user_id();
+    if let (Some(claimed), Some(user)) = (params.text(&["buyerId"]), buyer_id)
+        && claimed != user.to_string()
+    {
+        return Err(FunctionError::Forbidden(
+            "buyerId does not match the signed-in user.".into(),
+        ));
+    }
+    let template_id = parse_id(&template_id, TEMPLATE_NOT_FOUND)?;
+    let mut tx = state.service_tx().await?;
+    let template = template(&mut tx, template_id).await?;
+    if template.price_in_cents <= 0 {
+        return Err(FunctionError::BadRequest(
+            "This template is free; use create-free-order.".into(),
+        ));
+    }
+    let amount = i64::from(template.price_in_cents);
+    let currency = state.config().currency.clone();
+    let token = secrets::new_token();
+    let order_id: Uuid = sqlx::query_scalar(
+        "insert into public.orders (product_id, buyer_id, buyer_email, price_in_cents, currency, \
+                                    payment_status, download_token_hash) \
+         values ($1, $2, $3, $4, $5, 'pending', $6) returning id",
+    )
+    .bind(template_id)
+    .bind(buyer_id)
+    .bind(&email)
+    .bind(template.price_in_cents)
+    .bind(&currency)
+    .bind(secrets::token_hash(&token))
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+
+    let destination = template.stripe_account_id.clone().filter(|a| !a.is_empty());
+    let request = PaymentRequest {
+        amount,
+        currency: currency.clone(),
+        application_fee: destination.as_ref().map(|_| state.config().fee_for(amount)),
+        destination,
+        receipt_email: email.clone(),
+        description: format!("Template: {}", template.title),
+        metadata: HashMap::from([
+            ("order_id".to_owned(), order_id.to_string()),
+            ("template_id".to_owned(), template_id.to_string()),
+            ("buyer_email".to_owned(), email.clone()),
+        ]),
+    };
+    let payment = match state.provider().create_payment(&request).await {
+        Ok(payment) => payment,
+        Err(e) => {
+            let mut tx = state.service_tx().await?;
+            sqlx::query("update public.orders set payment_status = 'failed' where id = $1")
+                .bind(order_id)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            return Err(FunctionError::Provider {
+                message: "Failed to initiate payment.".into(),
+                cause: e.0,
+            });
+        }
+    };
+    let mut tx = state.service_tx().await?;
+    sqlx::query("update public.orders set payment_intent_id = $2 where id = $1")
+        .bind(order_id)
+        .bind(&payment.id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+
+    let mut out = json!({
+        "clientSecret": payment.client_secret,
+        "orderId": order_id,
+        "downloadToken": token,
+        "provider": state.provider_name(),
+        "amount": amount,
+        "currency": currency,
+    });
+    if state.simulated().is_some() {
+        out["confirmUrl"] = json!(format!(
+            "{}/api/simulated-payments/{}?client_secret={}",
+            state.config().api(),
+            payment.id,
+            payment.client_secret
+        ));
+    }
+    Ok(Json(out))
+}
+
+// -------------------------------------------------------- validate-download
+
+struct OrderRow {
+    payment_status: String,
+    payment_intent_id: Option<String>,
+    download_token_hash: Option<String>,
+    receipt_token_hash: Option<String>,
+    price_in_cents: i32,
+    buyer_email: String,
+    template_file_url: Option<String>,
+    template_url: Option<String>,
+}
+
+/// `{orderId, token}` -> `{downloadUrl, isPaid, price_in_cents,
+/// buyer_email, orderId}`; 402 while the payment is not confirmed, 403 for
+/// a token that is not this order's.
+pub async fn validate_download(
+    State(state): State<FunctionsState>,
+    _caller: Caller,
+    body: Bytes,
+) -> Result<Json<Value>> {
+    let params = Params::json(&body)?;
+    let (Some(order_id), Some(token)) = (params.text(&["orderId"]), params.text(&["token"])) else {
+        return Err(FunctionError::BadRequest("Missing order ID or token.".into()));
+    };
+    let order_id = parse_id(&order_id, ORDER_NOT_FOUND)?;
+    let mut tx = state.service_tx().await?;
+    let order = sqlx::query_as::<_, OrderRow>(
+        "select o.payment_status, o.payment_intent_id, o.download_token_hash, \
+                o.receipt_token_hash, o.price_in_cents, o.buyer_email, \
+                t.template_file_url, t.template_url \
+           from public.orders o join public.templates t on t.id = o.product_id \
+          where o.id = $1",
+    )
+    .bind(order_id)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or_else(|| not_found(ORDER_NOT_FOUND))?;
+    let token_ok = secrets::token_matches(&token, order.download_token_hash.as_deref())
+        | secrets::token_matches(&token, order.receipt_token_hash.as_deref());
+    if !token_ok {
+        return Err(FunctionError::Forbidden(INVALID_LINK.into()));
+    }
+    tx.commit().await?;
+    let mut status = order.payment_status.clone();
+    if status != "paid" && status != "free" {
+        // No webhook yet? Ask the provider (no transaction held meanwhile).
+        if let Some(intent) = &order.payment_intent_id {
+            match state.provider().payment_state(intent).await {
+                Ok(PaymentState::Succeeded) => {
+                    let mut tx = state.service_tx().await?;
+                    orders::mark_paid(&mut tx, intent, Some(order_id), None).await?;
+                    tx.commit().await?;
+                    status = "paid".into();
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e.0, %order_id, "payment state unknown"),
+            }
+        }
+    }
+    if status != "paid" && status != "free" {
+        return Err(FunctionError::PaymentRequired);
+    }
+    let download_url = orders::download_link(
+        &state,
+        order.template_file_url.as_deref(),
+        order.template_url.as_deref(),
+    );
+    Ok(Json(json!({
+        "downloadUrl": download_url,
+        "isPaid": true,
+        "price_in_cents": order.price_in_cents,
+        "buyer_email": order.buyer_email,
+        "orderId": order_id,
+    })))
+}
+
+// -------------------------------------------------- subscribe-to-newsletter
+
+/// `{email, name}` (`Name` too) -> `{success, alreadySubscribed}`; one row
+/// per e-mail address, case-insensitively.
+pub async fn subscribe_to_newsletter(
+    State(state): State<FunctionsState>,
+    _caller: Caller,
+    body: Bytes,
+) -> Result<Json<Value>> {
+    let params = Params::json(&body)?;
+    let (Some(email), Some(name)) = (params.text(&["email"]), params.text(&["name", "Name"])) else {
+        return Err(FunctionError::BadRequest(
+            "Missing required parameters: email and/or name.".into(),
+        ));
+    };
+    if !is_email(&email) {
+        return Err(FunctionError::BadRequest("Please enter a valid email.".into()));
+    }
+    let mut tx = state.service_tx().await?;
+    let inserted = sqlx::query(
+        "insert into public.newsletter_subscribers (email, name) values ($1, $2) \
+         on conflict (lower(email)) do nothing",
+    )
+    .bind(&email)
+    .bind(&name)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    tx.commit().await?;
+    Ok(Json(json!({ "success": true, "alreadySubscribed": inserted == 0 })))
+}
