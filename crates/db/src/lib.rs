@@ -114,9 +114,13 @@ impl Database {
             Some(password) => api.password(password),
             None => api.password(""),
         };
+        // No ping before each acquire: it would add a round trip to every
+        // request. A connection that died is found by the request that uses
+        // it (which fails cleanly) and is then dropped from the pool.
         let api_pool = PgPoolOptions::new()
             .max_connections(settings.max_connections)
             .acquire_timeout(settings.acquire_timeout)
+            .test_before_acquire(false)
             .connect_lazy_with(api);
         Ok(Self {
             owner: owner_pool,

@@ -18,7 +18,7 @@ use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
 use crate::error::ApiError;
 use crate::plan::{Action, Plan};
 use crate::request::{CountPref, MediaType};
-use crate::sql::{Bind, Shape, Sql, Statement, quote_literal, render_count};
+use crate::sql::{Bind, Shape, Sql, Statement, render_count};
 
 /// Who runs the transaction, as PostgREST sets it.
 #[derive(Debug, Clone)]
@@ -48,10 +48,25 @@ pub struct Outcome {
     pub transaction_ms: f64,
 }
 
-/// `BEGIN …; SELECT set_config(…)` as one simple-query string.
-pub fn begin_sql(ctx: &TxContext) -> String {
-    let search_path = ctx
-        .search_path
+/// The transaction's opening statement.
+fn begin_statement(ctx: &TxContext) -> &'static str {
+    if ctx.read_only {
+        "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
+    } else {
+        "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
+    }
+}
+
+/// The request's settings for the transaction, every value a bind
+/// parameter: one prepared statement, parsed and planned once per
+/// connection (PostgREST's pre-request shape).
+const SET_CONFIG_SQL: &str = "SELECT set_config('search_path', $1, true), set_config('role', $2, true), \
+     set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), \
+     set_config('request.path', $5, true), set_config('request.headers', $6, true)";
+
+/// `"public", "extensions"`: the search path value, identifiers quoted.
+fn search_path_value(ctx: &TxContext) -> String {
+    ctx.search_path
         .iter()
         .map(|s| {
             let mut q = String::new();
@@ -59,17 +74,7 @@ pub fn begin_sql(ctx: &TxContext) -> String {
             q
         })
         .collect::<Vec<_>>()
-        .join(", ");
-    format!(
-        "BEGIN ISOLATION LEVEL READ COMMITTED {}; SELECT set_config('search_path', {}, true), set_config('role', {}, true), set_config('request.jwt.claims', {}, true), set_config('request.method', {}, true), set_config('request.path', {}, true), set_config('request.headers', {}, true)",
-        if ctx.read_only { "READ ONLY" } else { "READ WRITE" },
-        quote_literal(&search_path),
-        quote_literal(&ctx.role),
-        quote_literal(&ctx.claims),
-        quote_literal(&ctx.method),
-        quote_literal(&ctx.path),
-        quote_literal(&ctx.headers),
-    )
+        .join(", ")
 }
 
 fn bound(sql: &Sql) -> sqlx::query::Query<'static, Postgres, sqlx::postgres::PgArguments> {
@@ -97,7 +102,17 @@ pub async fn run(
     let authed = ctx.authenticated;
     let mut tx: Transaction<'static, Postgres> = db
         .api
-        .begin_with(AssertSqlSafe(begin_sql(ctx)))
+        .begin_with(begin_statement(ctx))
+        .await
+        .map_err(|e| ApiError::from_sqlx(e, authed))?;
+    sqlx::query(SET_CONFIG_SQL)
+        .bind(search_path_value(ctx))
+        .bind(&ctx.role)
+        .bind(&ctx.claims)
+        .bind(&ctx.method)
+        .bind(&ctx.path)
+        .bind(&ctx.headers)
+        .execute(&mut *tx)
         .await
         .map_err(|e| ApiError::from_sqlx(e, authed))?;
 

@@ -158,8 +158,10 @@ pub struct DbArgs {
     #[arg(long, env = "AUTHENTICATOR_PASSWORD", hide_env_values = true)]
     pub authenticator_password: Option<Secret>,
 
-    /// Largest number of connections of the request pool.
-    #[arg(long, env = "PLINTH_DB_POOL_SIZE", default_value_t = 20)]
+    /// Largest number of connections of the request pool (default: four per
+    /// CPU core; more connections than that only make Postgres switch
+    /// between them, while requests wait briefly for a free one instead).
+    #[arg(long, env = "PLINTH_DB_POOL_SIZE", default_value_t = default_pool_size())]
     pub db_pool_size: u32,
 
     /// Largest number of connections of the owner pool (migrations, auth's own tables).
@@ -183,6 +185,11 @@ pub struct DbArgs {
 
     #[command(flatten)]
     pub log: LogArgs,
+}
+
+fn default_pool_size() -> u32 {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get()) as u32;
+    (cores * 4).clamp(4, 64)
 }
 
 /// The JWT secret and API keys; generated into the data folder when unset.
