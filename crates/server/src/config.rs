@@ -315,6 +315,28 @@ mod tests {
         assert_eq!(db.policies.path(), Some(Path::new("p")));
     }
 
+    /// Every environment variable of every command is in the example file.
+    #[test]
+    fn the_example_env_file_lists_every_option() {
+        let example = include_str!("../../../plinth.env.example");
+        let mut missing = Vec::new();
+        let mut stack = vec![Cli::command()];
+        while let Some(command) = stack.pop() {
+            for arg in command.get_arguments() {
+                if let Some(env) = arg.get_env() {
+                    let name = env.to_string_lossy().into_owned();
+                    if !example.contains(&format!("{name}=")) {
+                        missing.push(name);
+                    }
+                }
+            }
+            stack.extend(command.get_subcommands().cloned());
+        }
+        missing.sort();
+        missing.dedup();
+        assert!(missing.is_empty(), "plinth.env.example lacks {missing:?}");
+    }
+
     #[test]
     fn secrets_do_not_print() {
         let secret: Secret = "hunter2-hunter2".parse().unwrap();
