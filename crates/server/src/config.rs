@@ -80,17 +80,23 @@ pub struct SeedArgs {
 pub struct AdminArgs {
     #[command(subcommand)]
     pub action: AdminAction,
-
-    #[command(flatten)]
-    pub db: DbArgs,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum AdminAction {
     /// Make the user with this e-mail an admin.
-    Grant { email: String },
+    Grant(AdminUserArgs),
     /// Take admin rights from the user with this e-mail.
-    Revoke { email: String },
+    Revoke(AdminUserArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AdminUserArgs {
+    /// The user's e-mail address (they must have signed up).
+    pub email: String,
+
+    #[command(flatten)]
+    pub db: DbArgs,
 }
 
 #[derive(Debug, Args)]

@@ -304,20 +304,21 @@ pub async fn seed(args: SeedArgs) -> anyhow::Result<()> {
 /// `plinth admin grant|revoke <email>`: rows of `public.admins (user_id)`,
 /// the admin list of the project (the marketplace's convention).
 pub async fn admin(args: AdminArgs) -> anyhow::Result<()> {
-    init_logging(&args.db.log);
-    let backend = Backend::open(&args.db).await?;
+    let (user, granting) = match &args.action {
+        AdminAction::Grant(user) => (user, true),
+        AdminAction::Revoke(user) => (user, false),
+    };
+    let (email, db) = (&user.email, &user.db);
+    init_logging(&db.log);
+    let backend = Backend::open(db).await?;
     let result = async {
-        backend.migrate(&args.db).await?;
+        backend.migrate(db).await?;
         let has_table: bool = sqlx::query_scalar("select to_regclass('public.admins') is not null")
             .fetch_one(&backend.db.owner)
             .await?;
         if !has_table {
             bail!("this project has no public.admins table to record admins in");
         }
-        let (email, granting) = match &args.action {
-            AdminAction::Grant { email } => (email, true),
-            AdminAction::Revoke { email } => (email, false),
-        };
         let user: Option<uuid::Uuid> =
             sqlx::query_scalar("select id from auth.users where lower(email) = lower($1)")
                 .bind(email.trim())

@@ -158,3 +158,69 @@ fn json_logs_are_one_object_a_line() {
     assert!(running.interrupt().success());
     drop(test_db);
 }
+
+/// A database of its own on the test server, and its URL.
+fn own_database() -> (tokio::runtime::Runtime, plinth_db::testing::TestDb, String) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let test_db = rt.block_on(plinth_db::testing::TestDb::new(&[]));
+    let url = format!(
+        "{}/{}",
+        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
+        test_db.name
+    );
+    (rt, test_db, url)
+}
+
+fn in_repo(args: &[&str], url: &str) -> (bool, String, String) {
+    let root = crate::helpers::repo_root();
+    let mut cmd = plinth(&root);
+    cmd.args(args)
+        .args(["--data-dir", &std::env::temp_dir().join("plinth-cli-keys").display().to_string()])
+        .env("DATABASE_URL", url);
+    output(cmd)
+}
+
+#[test]
+fn seed_demo_loads_a_living_marketplace_and_admin_grant_makes_admins() {
+    let (rt, test_db, url) = own_database();
+    let (ok, out, stderr) = in_repo(&["seed", "--demo"], &url);
+    assert!(ok, "{stderr}");
+    assert!(out.contains("demo.sql"), "{out}");
+    let count = |sql: &'static str| -> i64 {
+        rt.block_on(sqlx::query_scalar::<_, i64>(sql).fetch_one(&test_db.db.owner)).unwrap()
+    };
+    assert!(count("select count(*) from public.templates where is_published") >= 10);
+    assert!(count("select count(*) from public.templates_draft") >= 1);
+    assert!(count("select count(*) from public.templates_pending_approval") >= 1);
+    assert!(count("select count(*) from public.templates_rejected") >= 1);
+    assert!(count("select count(*) from public.template_upvotes") >= 10);
+    assert!(count("select count(*) from public.template_ratings") >= 10);
+    // Loading it again changes nothing.
+    let before = count("select count(*) from public.template_upvotes");
+    assert!(in_repo(&["seed", "--demo"], &url).0);
+    assert_eq!(count("select count(*) from public.template_upvotes"), before);
+
+    let is_admin = |email: &str| -> bool {
+        rt.block_on(
+            sqlx::query_scalar::<_, bool>(
+                "select exists (select 1 from public.admins a join auth.users u on u.id = a.user_id
+                 where u.email = $1)",
+            )
+            .bind(email)
+            .fetch_one(&test_db.db.owner),
+        )
+        .unwrap()
+    };
+    assert!(!is_admin("maya@demo.plinth.dev"));
+    let (ok, out, stderr) = in_repo(&["admin", "grant", "Maya@Demo.Plinth.dev"], &url);
+    assert!(ok, "{stderr}");
+    assert!(out.contains("is an admin"), "{out}");
+    assert!(is_admin("maya@demo.plinth.dev"));
+    let (ok, _, stderr) = in_repo(&["admin", "revoke", "maya@demo.plinth.dev"], &url);
+    assert!(ok, "{stderr}");
+    assert!(!is_admin("maya@demo.plinth.dev"));
+
+    let (ok, _, stderr) = in_repo(&["admin", "grant", "nobody@example.com"], &url);
+    assert_one_line_error(ok, &stderr, "no user has the e-mail nobody@example.com");
+    drop(test_db);
+}
