@@ -41,6 +41,52 @@ async function logout(page, viewport) {
   }
 }
 
+async function waitForText(locator, text, what) {
+  const until = Date.now() + TIMEOUT
+  let seen = null
+  while (Date.now() < until) {
+    seen = (await locator.textContent())?.trim()
+    if (seen === text) return
+    await new Promise((ok) => setTimeout(ok, 100))
+  }
+  throw new Error(`expected ${what} to read ${text}, saw ${seen}`)
+}
+
+async function waitUntil(test, what) {
+  const until = Date.now() + TIMEOUT
+  while (Date.now() < until) {
+    if (test()) return
+    await new Promise((ok) => setTimeout(ok, 100))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+/** Another visitor, outside the browser: signs up through the API. */
+async function apiVisitor(url, email) {
+  const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
+  const response = await fetch(`${url}/auth/v1/signup`, {
+    method: 'POST',
+    headers: { apikey: anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'a-long-password-1' }),
+  })
+  const body = await response.json()
+  expect(response.ok && body.access_token, `sign-up through the API: ${response.status} ${JSON.stringify(body)}`)
+  const rest = async (method, path, payload) => {
+    const r = await fetch(`${url}/rest/v1/${path}`, {
+      method,
+      headers: {
+        apikey: anonKey,
+        authorization: `Bearer ${body.access_token}`,
+        'content-type': 'application/json',
+        prefer: 'return=minimal',
+      },
+      body: payload === undefined ? undefined : JSON.stringify(payload),
+    })
+    expect(r.ok, `${method} /rest/v1/${path}: ${r.status} ${await r.text()}`)
+  }
+  return { id: body.user.id, rest }
+}
+
 const walks = [
   {
     name: 'home loads with trending and latest templates',
@@ -94,6 +140,50 @@ const walks = [
       await page.getByLabel('Email for your receipt and download').fill('buyer@example.com')
       await page.getByRole('button', { name: 'Purchase & Download' }).click()
       await page.waitForURL(/\/checkout\?templateId=e0000000-0000-4000-8000-000000000003&buyerEmail=buyer%40example\.com/)
+    },
+  },
+  {
+    name: "an open template page shows another visitor's upvote live",
+    async run(page, { url, viewport }) {
+      const id = 'e0000000-0000-4000-8000-000000000001'
+      // What the page's realtime socket receives: its join acknowledged, then the changes.
+      const frames = []
+      page.on('websocket', (ws) => {
+        if (ws.url().includes('/realtime/v1/websocket')) ws.on('framereceived', (f) => frames.push(String(f.payload)))
+      })
+      const templateReads = []
+      page.on('request', (r) => {
+        if (r.url().includes('/rest/v1/templates?') && new URL(r.url()).searchParams.getAll('id').includes(`eq.${id}`)) templateReads.push(r.url())
+      })
+      const viewCounted = page.waitForResponse((r) => r.url().endsWith('/functions/v1/track-template-view')).catch(() => null)
+      await page.goto(`${url}/template/${id}`)
+      await page.getByRole('heading', { level: 1, name: 'Calm Weekly Planner' }).waitFor()
+      // A second after counting the view the page reads the template again; let
+      // that pass first, so that only the live path can move the count.
+      if ((await viewCounted)?.ok()) await waitUntil(() => templateReads.length >= 2, "the template's re-read after the view")
+      await waitUntil(
+        () => frames.some((f) => f.includes('"phx_reply"') && f.includes('realtime:template-upvotes:') && f.includes('"ok"')),
+        'the upvote channel to be joined',
+      )
+      await page.evaluate(() => (window.__sameDocument = true))
+      const count = page.getByTestId('upvote-count')
+      const before = Number((await count.textContent()).replace(/\D/g, ''))
+      const visitor = await apiVisitor(url, `e2e-voter-${viewport}-${Date.now()}@example.com`)
+
+      await visitor.rest('POST', 'template_upvotes', { template_id: id, user_id: visitor.id })
+      await waitForText(count, String(before + 1), 'the upvote count after the other upvote')
+      expect(
+        frames.some((f) => f.includes('"postgres_changes"') && f.includes('"INSERT"') && f.includes(visitor.id)),
+        'the upvote arrived over the socket',
+      )
+
+      await visitor.rest('DELETE', `template_upvotes?template_id=eq.${id}&user_id=eq.${visitor.id}`)
+      await waitForText(count, String(before), 'the upvote count after its removal')
+      expect(
+        frames.some((f) => f.includes('"postgres_changes"') && f.includes('"DELETE"') && f.includes(visitor.id)),
+        'the removal arrived over the socket',
+      )
+      expect(await page.evaluate(() => window.__sameDocument === true), 'the page was not reloaded')
     },
   },
   {

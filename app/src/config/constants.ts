@@ -9,6 +9,8 @@ export const SUGGESTIONS_LIMIT = 3
 export const SEARCH_DEBOUNCE_MS = 300
 export const NAV_RESTORE_DELAY_MS = 100
 export const VIEW_REREAD_DELAY_MS = 1000
+/** A burst of live upvote changes on an open template page: one re-read of the count. */
+export const LIVE_UPVOTE_REREAD_MS = 250
 export const DOWNLOAD_PREPARING_MS = 1200
 export const MOST_POPULAR_MIN_UPVOTES = 2
 export const AVATAR_MAX_BYTES = 5 * 1024 * 1024

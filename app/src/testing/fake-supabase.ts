@@ -173,6 +173,45 @@ export class FakeSupabase {
     signInWithOAuth: vi.fn(async () => ({ data: { provider: 'github', url: 'http://localhost/authorize' }, error: null })),
   }
 
+  channels: FakeChannel[] = []
+
+  channel = vi.fn((name: string) => {
+    const channel = new FakeChannel(name)
+    this.channels.push(channel)
+    return channel
+  })
+
+  removeChannel = vi.fn(async (channel: FakeChannel) => {
+    channel.state = 'closed'
+    this.channels = this.channels.filter((c) => c !== channel)
+    return 'ok' as const
+  })
+
+  /** The channels that are subscribed now. */
+  get liveChannels(): FakeChannel[] {
+    return this.channels.filter((c) => c.state === 'joined')
+  }
+
+  /**
+   * Delivers a row change, as the realtime server would, to every subscribed
+   * binding whose schema, table, event and `column=eq.value` filter match.
+   * Only the payload is delivered: the test changes the tables itself.
+   */
+  emitChange(change: FakeChange): number {
+    const payload = {
+      schema: change.schema ?? 'public',
+      table: change.table,
+      eventType: change.eventType,
+      commit_timestamp: new Date().toISOString(),
+      new: change.new ?? {},
+      old: change.old ?? {},
+      errors: null,
+    }
+    let delivered = 0
+    for (const channel of this.liveChannels) delivered += channel.deliver(payload)
+    return delivered
+  }
+
   /** The client as the app sees it. */
   get client(): PlinthClient {
     return this as unknown as PlinthClient
@@ -180,6 +219,67 @@ export class FakeSupabase {
 
   callsTo(table: string, op?: string): RecordedCall[] {
     return this.calls.filter((c) => c.table === table && (!op || c.op === op))
+  }
+}
+
+export interface FakeChange {
+  schema?: string
+  table: string
+  eventType: 'INSERT' | 'UPDATE' | 'DELETE'
+  new?: Row
+  old?: Row
+}
+
+interface ChangeBinding {
+  event: string
+  schema: string
+  table?: string
+  filter?: string
+  callback: (payload: Record<string, unknown>) => void
+}
+
+/** `supabase.channel(name)`: postgres_changes bindings, joined at once on subscribe. */
+class FakeChannel {
+  state: 'created' | 'joined' | 'closed' = 'created'
+  bindings: ChangeBinding[] = []
+
+  constructor(readonly name: string) {}
+
+  on(type: string, filter: Omit<ChangeBinding, 'callback'>, callback: ChangeBinding['callback']) {
+    if (type !== 'postgres_changes') throw new Error(`fake: unsupported channel binding ${type}`)
+    if (this.state !== 'created') throw new Error('fake: cannot add bindings after subscribe()')
+    this.bindings.push({ ...filter, callback })
+    return this
+  }
+
+  subscribe(callback?: (status: string, error?: Error) => void) {
+    this.state = 'joined'
+    queueMicrotask(() => {
+      if (this.state === 'joined') callback?.('SUBSCRIBED')
+    })
+    return this
+  }
+
+  async unsubscribe() {
+    this.state = 'closed'
+    return 'ok' as const
+  }
+
+  deliver(payload: { schema: string; table: string; eventType: string; new: Row; old: Row }): number {
+    let delivered = 0
+    for (const b of this.bindings) {
+      if (b.schema !== payload.schema || (b.table && b.table !== payload.table)) continue
+      if (b.event !== '*' && b.event !== payload.eventType) continue
+      if (b.filter) {
+        const at = b.filter.indexOf('=eq.')
+        if (at < 0) throw new Error(`fake: unsupported realtime filter ${b.filter}`)
+        const row = payload.eventType === 'DELETE' ? payload.old : payload.new
+        if (!same(row[b.filter.slice(0, at)], b.filter.slice(at + 4))) continue
+      }
+      b.callback(payload)
+      delivered += 1
+    }
+    return delivered
   }
 }
 

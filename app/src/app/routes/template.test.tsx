@@ -3,6 +3,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
 import { marketplace, MAYA, LEO, template, TEMPLATES } from '@/testing/fixtures'
+import type { FakeSupabase } from '@/testing/fake-supabase'
 import { browser } from '@/lib/browser'
 import { lensGeometry } from '@/features/templates/components/gallery'
 
@@ -219,4 +220,83 @@ describe('template detail', () => {
   })
 })
 
-void LEO
+describe('live upvote count', () => {
+  /** What the server's count view says for a template, as the tests move it. */
+  function setServerCount(fake: FakeSupabase, templateId: string, count: number) {
+    const row = fake.tables.template_upvote_counts.find((r) => r.template_id === templateId)
+    if (row) row.upvote_count = count
+    else fake.tables.template_upvote_counts.push({ template_id: templateId, upvote_count: count })
+  }
+  const rereads = (fake: FakeSupabase, templateId: string) =>
+    fake.callsTo('template_upvote_counts', 'select').filter((c) => c.filters.includes(`template_id=eq.${templateId}`)).length
+
+  it("shows other visitors' upvotes and their removal without a reload", async () => {
+    const { fake, router } = renderApp('/template/t-crm', {
+      tables: marketplace({ template_upvotes: [{ template_id: 't-crm', user_id: LEO.id }] }),
+    })
+    await screen.findByRole('button', { name: 'Upvote (1)' })
+    await waitFor(() => expect(fake.liveChannels).toHaveLength(1))
+    expect(fake.liveChannels[0].bindings).toMatchObject([
+      { event: '*', schema: 'public', table: 'template_upvotes', filter: 'template_id=eq.t-crm' },
+    ])
+
+    // Another visitor upvotes: the page re-reads the count once, however
+    // many changes arrive together.
+    fake.tables.template_upvotes.push({ template_id: 't-crm', user_id: 'u-kim' }, { template_id: 't-crm', user_id: 'u-ava' })
+    setServerCount(fake, 't-crm', 3)
+    expect(fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-crm', user_id: 'u-kim' } })).toBe(1)
+    fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-crm', user_id: 'u-ava' } })
+    await waitFor(() => expect(screen.getByTestId('upvote-count')).toHaveTextContent('3'))
+    expect(screen.getByRole('button', { name: 'Upvote (3)' })).toBeInTheDocument()
+    expect(rereads(fake, 't-crm')).toBe(1)
+
+    // A removal carries only the old row's key.
+    fake.tables.template_upvotes = fake.tables.template_upvotes.filter((r) => r.user_id !== 'u-kim')
+    setServerCount(fake, 't-crm', 2)
+    fake.emitChange({ table: 'template_upvotes', eventType: 'DELETE', old: { template_id: 't-crm', user_id: 'u-kim' } })
+    await waitFor(() => expect(screen.getByTestId('upvote-count')).toHaveTextContent('2'))
+
+    // Upvotes of other templates do not reach this page.
+    expect(fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-planner', user_id: 'u-kim' } })).toBe(0)
+
+    // Leaving the page ends the subscription.
+    act(() => void router.navigate('/discover'))
+    await waitFor(() => expect(fake.removeChannel).toHaveBeenCalledTimes(1))
+    expect(fake.channels).toHaveLength(0)
+  })
+
+  it("does not count the user's own upvote twice", async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/template/t-crm', {
+      tables: marketplace({ template_upvotes: [{ template_id: 't-crm', user_id: LEO.id }] }),
+      signedInAs: MAYA,
+    })
+    await user.click(await screen.findByRole('button', { name: 'Upvote (1)' }))
+    await waitFor(() => expect(screen.getByTestId('upvote-count')).toHaveTextContent('2'))
+    await waitFor(() => expect(fake.liveChannels).toHaveLength(1))
+    // The server now counts Maya's upvote and reports her own row back.
+    setServerCount(fake, 't-crm', 2)
+    fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-crm', user_id: MAYA.id } })
+    await waitFor(() => expect(rereads(fake, 't-crm')).toBe(1))
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Upvote (2)' })).toHaveAttribute('aria-pressed', 'true'))
+    expect(screen.getByTestId('upvote-count')).toHaveTextContent('2')
+
+    // And her removal brings it back to one, not zero.
+    await user.click(screen.getByRole('button', { name: 'Upvote (2)' }))
+    await waitFor(() => expect(screen.getByTestId('upvote-count')).toHaveTextContent('1'))
+    setServerCount(fake, 't-crm', 1)
+    fake.emitChange({ table: 'template_upvotes', eventType: 'DELETE', old: { template_id: 't-crm', user_id: MAYA.id } })
+    await waitFor(() => expect(rereads(fake, 't-crm')).toBe(2))
+    expect(screen.getByRole('button', { name: 'Upvote (1)' })).toHaveAttribute('aria-pressed', 'false')
+  })
+
+  it('keeps the count when the re-read fails', async () => {
+    const { fake } = renderApp('/template/t-crm', { tables: marketplace() })
+    await screen.findByRole('button', { name: 'Upvote (1)' })
+    await waitFor(() => expect(fake.liveChannels).toHaveLength(1))
+    fake.failing.template_upvote_counts = { message: 'connection reset' }
+    fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-crm', user_id: 'u-kim' } })
+    await waitFor(() => expect(rereads(fake, 't-crm')).toBe(1))
+    expect(screen.getByTestId('upvote-count')).toHaveTextContent('1')
+  })
+})

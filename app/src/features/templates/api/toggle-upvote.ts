@@ -15,11 +15,15 @@ export async function toggleUpvote(templateId: string, userId: string, upvoted: 
   return !upvoted
 }
 
+/** Names the toggle in flight, which the live count waits for (hooks/use-live-upvote-count). */
+export const toggleUpvoteMutationKey = (templateId: string) => ['templates', 'toggle-upvote', templateId] as const
+
 export function useToggleUpvote(templateId: string, userId: string) {
   const queryClient = useQueryClient()
   const flagKey = userUpvoteQueryOptions(templateId, userId).queryKey
   const detailKey = templateQueryOptions(templateId).queryKey
   return useMutation({
+    mutationKey: toggleUpvoteMutationKey(templateId),
     mutationFn: (upvoted: boolean) => toggleUpvote(templateId, userId, upvoted),
     onSuccess: (now) => {
       queryClient.setQueryData(flagKey, now)

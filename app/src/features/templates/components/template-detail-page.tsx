@@ -20,6 +20,7 @@ import { useWishlistEntry } from '../api/get-wishlist-entry'
 import { useToggleWishlist } from '../api/toggle-wishlist'
 import { useSuggestions } from '../api/get-suggestions'
 import { useTrackTemplateView } from '../api/track-template-view'
+import { useLiveUpvoteCount } from '../hooks/use-live-upvote-count'
 import { Gallery, galleryImages } from './gallery'
 import { PriceCard } from './price-card'
 import { RatingSummary, RatingWidget } from './rating-widget'
@@ -106,6 +107,7 @@ export function TemplateDetailPage({ id }: { id: string }) {
   const { user } = useSession()
   const { data: template, isLoading, isError } = useTemplate(id)
   useTrackTemplateView(id, !!template)
+  useLiveUpvoteCount(id, !!template)
   useEffect(() => {
     if (isError) toastError('Failed to load template')
   }, [isError])
