@@ -244,6 +244,32 @@ pub async fn run_all(pool: &PgPool, sets: &[MigrationSet]) -> Result<(), Migrati
     Ok(())
 }
 
+/// Checks an embedded set against the folder it was compiled from: the same
+/// `.sql` files with the same contents, so a file added to the folder but not
+/// to the crate's list is caught by that crate's unit test.
+pub fn matches_folder(set: &MigrationSet, dir: &Path) -> Result<(), String> {
+    let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sql"))
+        .collect();
+    on_disk.sort();
+    let file_name = |f: &MigrationFile| f.label.rsplit('/').next().unwrap_or_default().to_owned();
+    let mut embedded: Vec<String> = set.files().iter().map(file_name).collect();
+    embedded.sort();
+    if on_disk != embedded {
+        return Err(format!("{} holds {on_disk:?} but the set embeds {embedded:?}", dir.display()));
+    }
+    for file in set.files() {
+        let on_disk = std::fs::read_to_string(dir.join(file_name(file))).map_err(|e| e.to_string())?;
+        if on_disk != file.sql {
+            return Err(format!("{} differs from what was compiled in", file.label));
+        }
+    }
+    Ok(())
+}
+
 /// `20261122093000_create_templates.sql` -> `20261122093000`.
 fn parse_version(file_name: &str) -> Option<i64> {
     let stem = file_name.strip_suffix(".sql")?;
@@ -319,6 +345,14 @@ mod tests {
             matches!(&err, MigrationError::BadName { label } if label.ends_with("create_things.sql")),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_platform_set_embeds_its_whole_folder() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        matches_folder(&crate::platform_migrations(), &dir).unwrap();
+        let other = MigrationSet::embedded("x", "here", &[("0001_a.sql", "select 1")]).unwrap();
+        assert!(matches_folder(&other, &dir).is_err());
     }
 
     #[test]
