@@ -1,7 +1,7 @@
 //! The one error type of the gateway and its HTTP form: PostgREST's
 //! `{code, message, details, hint}` with PostgREST's statuses.
 
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use sqlx::postgres::PgDatabaseError;
@@ -20,6 +20,8 @@ pub struct ApiError {
     pub hint: Value,
     /// `WWW-Authenticate` for 401s.
     pub www_authenticate: Option<String>,
+    /// Headers chosen by SQL (`RAISE SQLSTATE 'PGRST'`).
+    pub headers: Vec<(String, String)>,
 }
 
 impl ApiError {
@@ -31,6 +33,7 @@ impl ApiError {
             details: Value::Null,
             hint: Value::Null,
             www_authenticate: None,
+            headers: Vec::new(),
         }
     }
 
@@ -167,6 +170,9 @@ impl ApiError {
             Some(pg) => (pg.detail().map(str::to_owned), pg.hint().map(str::to_owned)),
             None => (None, None),
         };
+        if code == "PGRST" {
+            return Self::raised(db.message(), detail.as_deref());
+        }
         let status = sqlstate_status(&code, authenticated);
         if status.is_server_error() && !code.starts_with("P0") && !code.starts_with("PT") {
             // Internal failures of the server: logged, never sent.
@@ -183,6 +189,63 @@ impl ApiError {
         if status == StatusCode::UNAUTHORIZED {
             e.www_authenticate = Some("Bearer".into());
         }
+        e
+    }
+
+    /// `RAISE SQLSTATE 'PGRST' USING MESSAGE = '{"code", "message",
+    /// "details"?, "hint"?}', DETAIL = '{"status", "headers"}'`: the error
+    /// exactly as SQL wrote it, with its status and headers. Anything else is
+    /// PGRST121 (500), as in PostgREST.
+    pub fn raised(message: &str, detail: Option<&str>) -> Self {
+        let parse_error = |details: String, hint: &str| {
+            Self::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "PGRST121",
+                "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error",
+            )
+            .details(details)
+            .hint(hint)
+        };
+        const MESSAGE_HINT: &str = "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.";
+        const DETAIL_HINT: &str = "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.";
+        let body = serde_json::from_str::<Value>(message).ok().and_then(|v| {
+            let o = v.as_object()?;
+            let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
+            let optional = |k: &str| match o.get(k) {
+                None | Some(Value::Null) => Some(Value::Null),
+                Some(Value::String(s)) => Some(Value::String(s.clone())),
+                Some(_) => None,
+            };
+            Some((text("code")?, text("message")?, optional("details")?, optional("hint")?))
+        });
+        let Some((code, msg, details, hint)) = body else {
+            return parse_error(format!("Invalid JSON value for MESSAGE: '{message}'"), MESSAGE_HINT);
+        };
+        let Some(detail) = detail else {
+            return parse_error("DETAIL is missing in the RAISE statement".into(), DETAIL_HINT);
+        };
+        let response = serde_json::from_str::<Value>(detail).ok().and_then(|v| {
+            let o = v.as_object()?;
+            let status = o
+                .get("status")?
+                .as_u64()
+                .and_then(|s| u16::try_from(s).ok())
+                .and_then(|s| StatusCode::from_u16(s).ok())?;
+            let headers = o
+                .get("headers")?
+                .as_object()?
+                .iter()
+                .map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                .collect::<Option<Vec<_>>>()?;
+            Some((status, headers))
+        });
+        let Some((status, headers)) = response else {
+            return parse_error(format!("Invalid JSON value for DETAIL: '{detail}'"), DETAIL_HINT);
+        };
+        let mut e = Self::new(status, &code, msg);
+        e.details = details;
+        e.hint = hint;
+        e.headers = headers;
         e
     }
 
@@ -248,6 +311,11 @@ impl IntoResponse for ApiError {
         {
             headers.insert(header::WWW_AUTHENTICATE, value);
         }
+        for (name, value) in &self.headers {
+            if let (Ok(name), Ok(value)) = (HeaderName::try_from(name.as_str()), HeaderValue::from_str(value)) {
+                headers.insert(name, value);
+            }
+        }
         response
     }
 }
@@ -256,6 +324,30 @@ impl IntoResponse for ApiError {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raised_pgrst_errors() {
+        let e = ApiError::raised(
+            r#"{"code":"123","message":"Payment Required","details":"Quota exceeded","hint":"Upgrade your plan"}"#,
+            Some(r#"{"status":402,"headers":{"X-Powered-By":"Nerd Rage"}}"#),
+        );
+        assert_eq!((e.status.as_u16(), e.code.as_str(), e.message.as_str()), (402, "123", "Payment Required"));
+        assert_eq!((e.details.clone(), e.hint.clone()), (json!("Quota exceeded"), json!("Upgrade your plan")));
+        assert_eq!(e.headers, vec![("X-Powered-By".to_owned(), "Nerd Rage".to_owned())]);
+        let e = ApiError::raised(r#"{"code":"1","message":"m"}"#, Some(r#"{"status":418,"headers":{}}"#));
+        assert_eq!((e.status.as_u16(), e.details.clone(), e.hint.clone()), (418, Value::Null, Value::Null));
+        for (message, detail, details) in [
+            ("not json", Some("{}"), "Invalid JSON value for MESSAGE: 'not json'"),
+            (r#"{"message":"no code"}"#, Some("{}"), r#"Invalid JSON value for MESSAGE: '{"message":"no code"}'"#),
+            (r#"{"code":"1","message":"m"}"#, None, "DETAIL is missing in the RAISE statement"),
+            (r#"{"code":"1","message":"m"}"#, Some(r#"{"status":99999,"headers":{}}"#), r#"Invalid JSON value for DETAIL: '{"status":99999,"headers":{}}'"#),
+            (r#"{"code":"1","message":"m"}"#, Some(r#"{"status":400}"#), r#"Invalid JSON value for DETAIL: '{"status":400}'"#),
+        ] {
+            let e = ApiError::raised(message, detail);
+            assert_eq!((e.status.as_u16(), e.code.as_str()), (500, "PGRST121"), "{message}");
+            assert_eq!(e.details, json!(details));
+        }
+    }
 
     #[test]
     fn sqlstate_table() {

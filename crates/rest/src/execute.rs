@@ -64,6 +64,12 @@ const SET_CONFIG_SQL: &str = "SELECT set_config('search_path', $1, true), set_co
      set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), \
      set_config('request.path', $5, true), set_config('request.headers', $6, true)";
 
+/// [`SET_CONFIG_SQL`] plus the `timezone` of `Prefer: timezone=`.
+const SET_CONFIG_TZ_SQL: &str = "SELECT set_config('search_path', $1, true), set_config('role', $2, true), \
+     set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), \
+     set_config('request.path', $5, true), set_config('request.headers', $6, true), \
+     set_config('timezone', $7, true)";
+
 /// `"public", "extensions"`: the search path value, identifiers quoted.
 fn search_path_value(ctx: &TxContext) -> String {
     ctx.search_path
@@ -105,14 +111,18 @@ pub async fn run(
         .begin_with(begin_statement(ctx))
         .await
         .map_err(|e| ApiError::from_sqlx(e, authed))?;
-    sqlx::query(SET_CONFIG_SQL)
+    let pre = sqlx::query(if plan.timezone.is_some() { SET_CONFIG_TZ_SQL } else { SET_CONFIG_SQL })
         .bind(search_path_value(ctx))
         .bind(&ctx.role)
         .bind(&ctx.claims)
         .bind(&ctx.method)
         .bind(&ctx.path)
-        .bind(&ctx.headers)
-        .execute(&mut *tx)
+        .bind(&ctx.headers);
+    let pre = match &plan.timezone {
+        Some(tz) => pre.bind(tz),
+        None => pre,
+    };
+    pre.execute(&mut *tx)
         .await
         .map_err(|e| ApiError::from_sqlx(e, authed))?;
 

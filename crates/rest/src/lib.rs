@@ -19,15 +19,17 @@
 //!    only `&'static str`.
 //! 5. [`execute`]: the only stage with a connection. One transaction as the
 //!    caller: `BEGIN` + the `set_config` pre-query (role, claims, method,
-//!    path, headers, search path) in one round trip, the statement, then
+//!    path, headers, search path, and `timezone` for a known zone of
+//!    `Prefer: timezone=`) in one round trip, the statement, then
 //!    commit/rollback; singular and `max-affected` checks roll back.
 //! 6. [`response`]: status and headers (`Content-Range`, `Location`,
 //!    `Preference-Applied`, `Content-Profile`, `Server-Timing`); the JSON or
 //!    CSV body was built by Postgres.
 //!
 //! Errors are [`ApiError`]: PostgREST's `{code, message, details, hint}` with
-//! its SQLSTATE -> HTTP table; a presented but invalid or expired JWT is a 401
-//! (PGRST301/PGRST303), never a silent downgrade to `anon`.
+//! its SQLSTATE -> HTTP table (and `RAISE SQLSTATE 'PGRST'` for errors whose
+//! body, status and headers SQL chooses); a presented but invalid or expired
+//! JWT is a 401 (PGRST301/PGRST303), never a silent downgrade to `anon`.
 //!
 //! API: [`RestConfig`], [`RestState::new`], [`router`], [`migrations`].
 

@@ -85,9 +85,19 @@ pub enum CondOp {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct OrderExpr {
-    pub expr: Expr,
+    pub target: OrderTarget,
     pub desc: bool,
     pub nulls: Option<crate::request::Nulls>,
+}
+
+/// What an `order` term sorts by.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OrderTarget {
+    /// A column (or computed column, JSON path) of the node itself.
+    Expr(Expr),
+    /// `order=author(name)`: the `index`-th hidden expression of the to-one
+    /// embed whose lateral subquery is `lateral`.
+    Related { lateral: usize, index: usize },
 }
 
 /// Where a node's rows come from.
@@ -130,6 +140,8 @@ pub struct Embed {
     pub link: Link,
     /// Alias of the lateral subquery in the parent.
     pub lateral: usize,
+    /// The table or view the embedded rows come from.
+    pub target: QualifiedName,
 }
 
 /// One SELECT: the root, or an embedded resource.
@@ -144,6 +156,9 @@ pub struct ReadNode {
     pub order: Vec<OrderExpr>,
     pub range: Range,
     pub embeds: Vec<Embed>,
+    /// Expressions the parent orders by (`order=embed(col)`): selected as
+    /// `pgrst_order_<i>` beside the output, never part of it.
+    pub hidden: Vec<Expr>,
 }
 
 impl ReadNode {
@@ -219,12 +234,25 @@ pub enum Mutation {
         columns: Vec<String>,
         body: String,
         conditions: Vec<Cond>,
+        limited: Option<Limited>,
     },
     Delete {
         table: QualifiedName,
         alias: usize,
         conditions: Vec<Cond>,
+        limited: Option<Limited>,
     },
+}
+
+/// `limit`/`offset` (with the `order` PostgREST requires) on PATCH/DELETE:
+/// only the rows of that page of the filtered, ordered table are written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limited {
+    pub order: Vec<OrderExpr>,
+    pub range: Range,
+    /// The columns that identify a row: the primary key, or empty for the
+    /// physical row identity (`tableoid`, `ctid`).
+    pub key: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -265,6 +293,9 @@ pub struct Plan {
     pub tx_rollback: bool,
     pub preference_applied: Vec<String>,
     pub profile_given: bool,
+    /// `Prefer: timezone=` naming a zone the server knows: set as the
+    /// transaction's `timezone`.
+    pub timezone: Option<String>,
 }
 
 /// Stage entry point.
@@ -378,6 +409,11 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
     if req.prefer.single_object && matches!(req.target, Target::Rpc(_)) {
         preference_applied.push("params=single-object".into());
     }
+    // An unknown zone is ignored (and not reported), as PostgREST does.
+    let timezone = req.prefer.timezone.clone().filter(|tz| cache.timezones.contains(tz));
+    if let Some(tz) = &timezone {
+        preference_applied.push(format!("timezone={tz}"));
+    }
 
     Ok(Plan {
         action,
@@ -393,6 +429,7 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
         tx_rollback,
         preference_applied,
         profile_given: req.profile.is_some(),
+        timezone,
     })
 }
 
@@ -535,6 +572,7 @@ impl<'a> Planner<'a> {
             order: Vec::new(),
             range: Range::default(),
             embeds: Vec::new(),
+            hidden: Vec::new(),
         };
         let select: Vec<SelectItem> = if select.is_empty() && !is_root {
             Vec::new()
@@ -640,8 +678,12 @@ impl<'a> Planner<'a> {
             node.conditions.push(self.logic(rel, alias, l)?);
         }
         for t in parts.order {
+            let target = match &t.relation {
+                None => OrderTarget::Expr(self.expr(rel, alias, &t.field)?),
+                Some(relation) => self.related_order(&mut node, &rel.label, relation, &t.field)?,
+            };
             node.order.push(OrderExpr {
-                expr: self.expr(rel, alias, &t.field)?,
+                target,
                 desc: t.desc,
                 nulls: t.nulls,
             });
@@ -652,6 +694,53 @@ impl<'a> Planner<'a> {
                 node.range.limit = Some(node.range.limit.map_or(max, |l| l.min(max)));
             }
         Ok(node)
+    }
+
+    /// `order=author(name)`: `author` must be an embed of this node that
+    /// yields at most one row (PGRST108 / PGRST118 otherwise); its column is
+    /// selected as a hidden expression of the embed.
+    fn related_order(
+        &self,
+        node: &mut ReadNode,
+        parent_label: &str,
+        relation: &str,
+        field: &Field,
+    ) -> Result<OrderTarget, ApiError> {
+        let Some(embed) = node.embeds.iter_mut().find(|e| e.name == relation) else {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "PGRST108",
+                format!("'{relation}' is not an embedded resource in this request"),
+            )
+            .hint(format!("Verify that '{relation}' is included in the 'select' query parameter.")));
+        };
+        if !embed.to_one {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "PGRST118",
+                format!("A related order on '{relation}' is not possible"),
+            )
+            .details(format!(
+                "'{parent_label}' and '{relation}' do not form a many-to-one or one-to-one relationship"
+            )));
+        }
+        let table = self
+            .cache
+            .tables
+            .get(&embed.target)
+            .ok_or_else(|| no_relationship(parent_label, relation, self.schema))?;
+        let rel = Rel {
+            table: Some(table),
+            qualified: Some(table.name.clone()),
+            label: table.name.name.clone(),
+            columns: table_columns(table),
+        };
+        let expr = self.expr(&rel, embed.node.alias, field)?;
+        embed.node.hidden.push(expr);
+        Ok(OrderTarget::Related {
+            lateral: embed.lateral,
+            index: embed.node.hidden.len() - 1,
+        })
     }
 
     fn check_aggregates(&self) -> Result<(), ApiError> {
@@ -793,7 +882,7 @@ impl<'a> Planner<'a> {
                     },
                     Link::None,
                     rel.clone(),
-                    !f.returns_set,
+                    f.is_to_one(),
                 )
             }
         };
@@ -818,6 +907,7 @@ impl<'a> Planner<'a> {
             spread,
             link,
             lateral: self.alias(),
+            target,
         })
     }
 
@@ -1020,6 +1110,7 @@ impl<'a> Planner<'a> {
         }
         let alias = self.alias();
         let conditions = self.mutation_conditions(req, table, alias)?;
+        let limited = self.limited(req, table, alias)?;
         let returning = self.returning(req, table)?;
         Ok(Action::Mutate {
             mutation: Mutation::Update {
@@ -1028,6 +1119,7 @@ impl<'a> Planner<'a> {
                 columns,
                 body: Value::Object(body).to_string(),
                 conditions,
+                limited,
             },
             returning,
         })
@@ -1036,15 +1128,60 @@ impl<'a> Planner<'a> {
     fn delete(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Action, ApiError> {
         let alias = self.alias();
         let conditions = self.mutation_conditions(req, table, alias)?;
+        let limited = self.limited(req, table, alias)?;
         let returning = self.returning(req, table)?;
         Ok(Action::Mutate {
             mutation: Mutation::Delete {
                 table: table.name.clone(),
                 alias,
                 conditions,
+                limited,
             },
             returning,
         })
+    }
+
+    /// `limit`/`offset` on PATCH/DELETE. As in PostgREST, a limit needs an
+    /// explicit `order` (PGRST109); an `order` alone changes nothing.
+    fn limited(&self, req: &ApiRequest, table: &'a Table, alias: usize) -> Result<Option<Limited>, ApiError> {
+        let parts = parts_for(req, &[]);
+        let Some(range) = parts.range.filter(|r| r.limit.is_some() || r.offset > 0) else {
+            return Ok(None);
+        };
+        if parts.order.is_empty() {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "PGRST109",
+                "A 'limit' was applied without an explicit 'order'",
+            )
+            .hint("Apply an 'order' using unique column(s)"));
+        }
+        let rel = Rel {
+            table: Some(table),
+            qualified: Some(table.name.clone()),
+            label: table.name.name.clone(),
+            columns: table_columns(table),
+        };
+        let mut order = Vec::new();
+        for t in parts.order {
+            if let Some(relation) = &t.relation {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "PGRST108",
+                    format!("'{relation}' is not an embedded resource in this request"),
+                ));
+            }
+            order.push(OrderExpr {
+                target: OrderTarget::Expr(self.expr(&rel, alias, &t.field)?),
+                desc: t.desc,
+                nulls: t.nulls,
+            });
+        }
+        Ok(Some(Limited {
+            order,
+            range,
+            key: table.primary_key.clone(),
+        }))
     }
 
     fn mutation_conditions(&self, req: &ApiRequest, table: &'a Table, alias: usize) -> Result<Vec<Cond>, ApiError> {
@@ -1319,7 +1456,7 @@ impl Found<'_> {
                 "relationship": format!("{} using {}({}) and {}({})", junction.name, to_parent.name, to_parent.columns.join(", "), to_child.name, to_child.columns.join(", ")),
             }),
             Found::Computed(f) => json!({
-                "cardinality": if f.returns_set { "one-to-many" } else { "many-to-one" },
+                "cardinality": if f.is_to_one() { "many-to-one" } else { "one-to-many" },
                 "embedding": format!("{} with {}", parent.name, f.name.name),
                 "relationship": format!("computed relationship {}", f.name.name),
             }),

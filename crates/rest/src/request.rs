@@ -354,6 +354,9 @@ pub enum Nulls {
 /// One term of `order=`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderTerm {
+    /// `order=author(name)`: a column of the embedded to-one resource
+    /// `author` (its alias, or its name when not aliased).
+    pub relation: Option<String>,
     pub field: Field,
     pub desc: bool,
     pub nulls: Option<Nulls>,
@@ -655,7 +658,9 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
         }
     }
 
-    if let Some(range) = raw.range {
+    // The `Range` header pages reads; PATCH/DELETE are limited only by the
+    // `limit`/`offset` parameters (which then need an `order`).
+    if let Some(range) = raw.range.filter(|_| !matches!(method, Method::Patch | Method::Delete)) {
         let r = parse_range_header(range)?;
         match req.ranges.iter_mut().find(|(p, _)| p.is_empty()) {
             // Query parameters and the header together: the narrower wins.
@@ -1033,7 +1038,17 @@ pub fn parse_order(value: &str) -> Result<Vec<OrderTerm>, ApiError> {
     for term in split_top(value, ',').map_err(err)? {
         let term = term.trim();
         let mut cursor = Cursor::new(term);
-        let field = cursor.field().map_err(err)?;
+        let mut field = cursor.field().map_err(err)?;
+        let mut relation = None;
+        if field.json_path.is_empty() && cursor.eat("(") {
+            // `embed(column)`: order by a column of an embedded resource.
+            relation = Some(std::mem::replace(&mut field, cursor.field().map_err(err)?));
+            cursor.skip_ws();
+            if !cursor.eat(")") {
+                return Err(err(format!("expected \")\" after \"{}\"", field.name)));
+            }
+        }
+        let relation = relation.map(|f| f.name);
         let mut desc = false;
         let mut nulls = None;
         let rest = cursor.rest();
@@ -1051,7 +1066,7 @@ pub fn parse_order(value: &str) -> Result<Vec<OrderTerm>, ApiError> {
                 }
             }
         }
-        terms.push(OrderTerm { field, desc, nulls });
+        terms.push(OrderTerm { relation, field, desc, nulls });
     }
     Ok(terms)
 }
@@ -1476,9 +1491,12 @@ mod tests {
     #[test]
     fn order_grammar() {
         let cases = [
-            ("a", "[OrderTerm { field: Field { name: \"a\", json_path: [] }, desc: false, nulls: None }]"),
-            ("a.desc.nullslast,b.asc", "[OrderTerm { field: Field { name: \"a\", json_path: [] }, desc: true, nulls: Some(Last) }, OrderTerm { field: Field { name: \"b\", json_path: [] }, desc: false, nulls: None }]"),
-            ("data->>x.desc", "[OrderTerm { field: Field { name: \"data\", json_path: [JsonStep { text: true, key: Key(\"x\") }] }, desc: true, nulls: None }]"),
+            ("a", "[OrderTerm { relation: None, field: Field { name: \"a\", json_path: [] }, desc: false, nulls: None }]"),
+            ("a.desc.nullslast,b.asc", "[OrderTerm { relation: None, field: Field { name: \"a\", json_path: [] }, desc: true, nulls: Some(Last) }, OrderTerm { relation: None, field: Field { name: \"b\", json_path: [] }, desc: false, nulls: None }]"),
+            ("data->>x.desc", "[OrderTerm { relation: None, field: Field { name: \"data\", json_path: [JsonStep { text: true, key: Key(\"x\") }] }, desc: true, nulls: None }]"),
+            ("author(name).desc.nullslast,id", "[OrderTerm { relation: Some(\"author\"), field: Field { name: \"name\", json_path: [] }, desc: true, nulls: Some(Last) }, OrderTerm { relation: None, field: Field { name: \"id\", json_path: [] }, desc: false, nulls: None }]"),
+            ("author(name", "ERR PGRST100"),
+            ("author(name)x", "ERR PGRST100"),
             ("a.sideways", "ERR PGRST100"),
             ("a;select 1", "ERR PGRST100"),
         ];

@@ -211,6 +211,15 @@ mod tests {
     }
 
     #[test]
+    fn server_timing_header() {
+        let t = Timings { jwt: 0.04, parse: 1.25, plan: 0.5, transaction: 12.345, response: 0.0 };
+        assert_eq!(
+            t.header(),
+            "jwt;dur=0.0, parse;dur=1.2, plan;dur=0.5, transaction;dur=12.3, response;dur=0.0"
+        );
+    }
+
+    #[test]
     fn locations() {
         assert_eq!(
             location("/todos", r#"[{"id":5,"x":1}]"#, &["id".into()]).as_deref(),

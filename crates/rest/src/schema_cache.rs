@@ -134,6 +134,9 @@ pub struct Function {
     pub params: Vec<Param>,
     pub returns: Returns,
     pub returns_set: bool,
+    /// Declared `ROWS 1`: a set-returning function that yields at most one
+    /// row (a to-one computed relationship, as PostgREST reads it).
+    pub single_row: bool,
     pub volatility: Volatility,
     pub description: Option<String>,
     /// The one input parameter is a table's row type (computed column or
@@ -145,6 +148,11 @@ impl Function {
     pub fn is_scalar(&self) -> bool {
         matches!(self.returns, Returns::Scalar(_))
     }
+
+    /// As an embed (computed relationship): at most one row per parent.
+    pub fn is_to_one(&self) -> bool {
+        !self.returns_set || self.single_row
+    }
 }
 
 /// A snapshot of the exposed schemas.
@@ -154,6 +162,9 @@ pub struct SchemaCache {
     pub tables: HashMap<QualifiedName, Table>,
     pub foreign_keys: Vec<ForeignKey>,
     pub functions: HashMap<QualifiedName, Vec<Function>>,
+    /// The server's time zone names (`pg_timezone_names`): `Prefer:
+    /// timezone=` is applied only with one of them.
+    pub timezones: HashSet<String>,
 }
 
 impl SchemaCache {
@@ -394,20 +405,30 @@ impl SchemaCache {
                 params,
                 returns,
                 returns_set: row.try_get("returns_set")?,
+                single_row: row.try_get::<bool, _>("returns_set")? && row.try_get::<f32, _>("est_rows")? == 1.0,
                 volatility,
                 description: row.try_get("description")?,
                 row_arg_of,
             });
         }
 
+        let timezones = sqlx::query_scalar::<_, String>(TIMEZONES_SQL)
+            .fetch_all(pool)
+            .await?
+            .into_iter()
+            .collect();
+
         Ok(Self {
             schemas: schemas.to_vec(),
             tables: tables.into_iter().collect(),
             foreign_keys,
             functions,
+            timezones,
         })
     }
 }
+
+const TIMEZONES_SQL: &str = "select name::text from pg_catalog.pg_timezone_names";
 
 const COLUMNS_SQL: &str = "
 select n.nspname::text as schema, c.relname::text as name, c.relkind::text as kind,
@@ -468,7 +489,7 @@ select n.nspname::text as schema, p.proname::text as name,
        array(select ty.typname::text from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality u(t, o)
              join pg_type ty on ty.oid = u.t order by u.o) as arg_type_names,
        p.pronargdefaults as n_defaults,
-       p.proretset as returns_set,
+       p.proretset as returns_set, p.prorows as est_rows,
        rtn.nspname::text as ret_schema, rt.typname::text as ret_name,
        rc.relname::text as ret_relname, rcn.nspname::text as ret_relschema,
        array(select a.attname::text from pg_attribute a where a.attrelid = rt.typrelid and a.attnum > 0 and not a.attisdropped order by a.attnum) as ret_col_names,

@@ -99,6 +99,43 @@ create function title_upper(posts) returns text language sql stable as $$ select
 create function sum_of(a int, b int) returns int language sql immutable as $$ select a + b $$;
 create function sum_of(x int) returns int language sql immutable as $$ select x $$;
 
+-- Computed relationships: functions taking a row, returning rows of a table.
+create function author_of(posts) returns setof users rows 1 language sql stable as $$ select * from users where id = $1.author_id $$;
+create function written_posts(users) returns setof posts language sql stable as $$ select * from posts where author_id = $1.id $$;
+create function first_label(posts) returns labels language sql stable as $$
+  select l.* from labels l join post_labels pl on pl.label_id = l.id where pl.post_id = $1.id order by l.id limit 1 $$;
+
+-- A partitioned table with a foreign key to posts.
+create table readings (
+  id int not null,
+  post_id int not null references posts(id),
+  taken date not null,
+  value int not null,
+  primary key (id, taken)
+) partition by range (taken);
+create table readings_2024 partition of readings for values from ('2024-01-01') to ('2025-01-01');
+create table readings_2025 partition of readings for values from ('2025-01-01') to ('2026-01-01');
+insert into readings values (1, 1, '2024-05-01', 10), (2, 3, '2025-02-01', 20), (3, 1, '2025-03-01', 30);
+
+create function pay_up() returns void language plpgsql as $$
+begin
+  raise sqlstate 'PGRST' using
+    message = '{"code":"123","message":"Payment Required","details":"Quota exceeded","hint":"Upgrade your plan"}',
+    detail = '{"status":402,"headers":{"X-Powered-By":"Nerd Rage"}}';
+end $$;
+create function bad_raise(which text) returns void language plpgsql as $$
+begin
+  if which = 'message' then
+    raise sqlstate 'PGRST' using message = 'not json', detail = '{"status":400,"headers":{}}';
+  elsif which = 'detail' then
+    raise sqlstate 'PGRST' using message = '{"code":"1","message":"m"}';
+  end if;
+end $$;
+create function current_tz() returns text language sql stable as $$ select current_setting('TimeZone') $$;
+
+create table tallies (label text not null, n int not null);
+insert into tallies values ('a', 1), ('b', 2), ('c', 3), ('d', 4);
+
 create schema api;
 grant usage on schema api to anon, authenticated, service_role;
 create table api.notes (id serial primary key, body text not null);
@@ -964,4 +1001,281 @@ async fn postgrest_rs_client_works_against_the_gateway() {
 
     let r = client.from("nope").select("*").execute().await.expect("request");
     assert_eq!(r.status().as_u16(), 404);
+}
+
+#[tokio::test]
+async fn order_by_a_column_of_an_embedded_to_one_resource() {
+    let app = spawn_app().await;
+    let svc = app.service();
+    // Posts: 1, 2 by Alice, 3, 4 by Bob; editors: 1 Bob, 3 Alice, 2 and 4 none.
+    let r = app.get_as("/posts?select=id,author:users!author_id(name)&order=author(name).desc,id", &svc).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(ids(&r.json()), vec![3, 4, 1, 2]);
+    assert_eq!(r.json()[0], json!({"id": 3, "author": {"name": "Bob"}}));
+
+    // nullslast / nullsfirst apply to a missing embedded row.
+    let r = app.get_as("/posts?select=id,editor:users!editor_id(name)&order=editor(name).asc.nullslast,id", &svc).await;
+    assert_eq!(ids(&r.json()), vec![3, 1, 2, 4], "{}", r.text);
+    let r = app.get_as("/posts?select=id,editor:users!editor_id(name)&order=editor(name).desc.nullsfirst,id.desc", &svc).await;
+    assert_eq!(ids(&r.json()), vec![4, 2, 1, 3], "{}", r.text);
+
+    // The ordering column need not be selected, and never leaks into the body.
+    let r = app.get_as("/posts?select=id,author:users!author_id(email)&order=author(name).desc,id&limit=1", &svc).await;
+    assert_eq!(r.json(), json!([{"id": 3, "author": {"email": "bob@example.com"}}]));
+    let r = app.get_as("/posts?select=id,...users!editor_id(editor:name)&order=users(name).desc.nullslast,id", &svc).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.json(),
+        json!([{"id": 1, "editor": "Bob"}, {"id": 3, "editor": "Alice"}, {"id": 2, "editor": null}, {"id": 4, "editor": null}])
+    );
+
+    // Together with counts, pagination, the embed's own name and postgrest-js' quoting.
+    let r = app
+        .req("GET", "/posts?select=id,users!author_id(name)&order=users(name).asc,id.desc&limit=2", Some(&svc), &[("prefer", "count=exact")], None)
+        .await;
+    assert_eq!((ids(&r.json()), r.header("content-range")), (vec![2, 1], Some("0-1/4")));
+    let r = app.get_as("/posts?select=id,author:users!author_id(name)&order=author(\"name\").desc,id", &svc).await;
+    assert_eq!(ids(&r.json()), vec![3, 4, 1, 2], "{}", r.text);
+
+    // Errors as PostgREST gives them.
+    let r = app.get_as("/users?select=name,posts!author_id(id)&order=posts(id)", &svc).await;
+    assert_eq!((r.status, r.code()), (400, "PGRST118".to_owned()), "{}", r.text);
+    assert_eq!(r.json()["message"], "A related order on 'posts' is not possible");
+    assert_eq!(r.json()["details"], "'users' and 'posts' do not form a many-to-one or one-to-one relationship");
+    let r = app.get_as("/posts?select=id&order=author(name)", &svc).await;
+    assert_eq!((r.status, r.code()), (400, "PGRST108".to_owned()), "{}", r.text);
+    let r = app.get_as("/posts?select=id,author:users!author_id(name)&order=author(nope)", &svc).await;
+    assert_eq!((r.status, r.code()), (400, "42703".to_owned()), "{}", r.text);
+    let r = app.get_as("/posts?select=id,author:users!author_id(name)&order=author(name", &svc).await;
+    assert_eq!((r.status, r.code()), (400, "PGRST100".to_owned()), "{}", r.text);
+}
+
+#[tokio::test]
+async fn limit_and_order_on_update_and_delete() {
+    let app = spawn_app().await;
+    let svc = app.service();
+    let rep = [("prefer", "return=representation")];
+
+    // PATCH: only the first page of the ordered rows; the representation keeps the order.
+    let r = app.req("PATCH", "/todos?select=id&order=id.desc&limit=2", Some(&svc), &rep, Some(json!({"priority": 7}))).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(ids(&r.json()), vec![3, 2]);
+    assert_eq!(ids(&app.get_as("/todos?priority=eq.7&order=id", &svc).await.json()), vec![2, 3]);
+    // limit + offset + filter.
+    let r = app
+        .req("PATCH", "/todos?priority=eq.7&order=id&limit=1&offset=1", Some(&svc), &[("prefer", "count=exact")], Some(json!({"priority": 8})))
+        .await;
+    assert_eq!((r.status, r.header("content-range")), (204, Some("0-0/1")), "{}", r.text);
+    assert_eq!(ids(&app.get_as("/todos?priority=eq.8", &svc).await.json()), vec![3]);
+
+    // DELETE with a filter: the first matching row only.
+    let r = app.req("DELETE", "/todos?done=is.false&order=id&limit=1&select=id", Some(&svc), &rep, None).await;
+    assert_eq!((r.status, r.json()), (200, json!([{"id": 1}])), "{}", r.text);
+    assert_eq!(ids(&app.get_as("/todos?order=id", &svc).await.json()), vec![2, 3]);
+
+    // RLS still decides which rows are candidates: Alice's page holds only her rows.
+    let alice = app.user(ALICE);
+    let r = app.req("DELETE", "/todos?order=id.desc&limit=5", Some(&alice), &[("prefer", "count=exact")], None).await;
+    assert_eq!((r.status, r.header("content-range")), (204, Some("*/1")), "{}", r.text);
+    assert_eq!(ids(&app.get_as("/todos?order=id", &svc).await.json()), vec![3]);
+
+    // A table without a primary key is limited by row identity.
+    let r = app.req("DELETE", "/tallies?order=n.desc&limit=2&n=gt.1&select=label", Some(&svc), &rep, None).await;
+    assert_eq!((r.status, r.json()), (200, json!([{"label": "d"}, {"label": "c"}])), "{}", r.text);
+    let r = app.req("PATCH", "/tallies?order=label&limit=1&offset=1&select=label,n", Some(&svc), &rep, Some(json!({"n": 20}))).await;
+    assert_eq!(r.json(), json!([{"label": "b", "n": 20}]), "{}", r.text);
+    assert_eq!(app.get_as("/tallies?select=n&order=label", &svc).await.json(), json!([{"n": 1}, {"n": 20}]));
+
+    // `limit` without `order` is refused, as PostgREST does, and changes nothing.
+    for (method, body) in [("PATCH", Some(json!({"n": 0}))), ("DELETE", None)] {
+        let r = app.req(method, "/tallies?limit=1", Some(&svc), &[], body).await;
+        assert_eq!((r.status, r.code()), (400, "PGRST109".to_owned()), "{method}: {}", r.text);
+        assert_eq!(r.json()["message"], "A 'limit' was applied without an explicit 'order'");
+        assert_eq!(r.json()["hint"], "Apply an 'order' using unique column(s)");
+        assert_eq!(r.json()["details"], Value::Null);
+    }
+    assert_eq!(app.get_as("/tallies?select=n&order=label", &svc).await.json(), json!([{"n": 1}, {"n": 20}]));
+    // `order` alone and the `Range` header do not limit a write.
+    let r = app
+        .req("PATCH", "/tallies?order=label", Some(&svc), &[("range", "0-0"), ("prefer", "count=exact")], Some(json!({"n": 5})))
+        .await;
+    assert_eq!((r.status, r.header("content-range")), (204, Some("0-1/2")), "{}", r.text);
+}
+
+#[tokio::test]
+async fn computed_columns_and_relationships_and_partitioned_tables() {
+    let app = spawn_app().await;
+    let svc = app.service();
+
+    // Computed column: select, filter, order, cast.
+    let r = app.get("/posts?select=id,title_upper&title_upper=like.*O*&order=title_upper.desc").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.json(),
+        json!([{"id": 4, "title_upper": "POSTGRES, TRICKS (AND MORE)"}, {"id": 1, "title_upper": "HELLO WORLD"}])
+    );
+    let r = app.get("/posts?select=id&or=(title_upper.eq.RUST TIPS,id.eq.1)&order=id").await;
+    assert_eq!(ids(&r.json()), vec![1, 3], "{}", r.text);
+
+    // Computed relationships: to-one (`setof … rows 1` and a plain row type) and to-many.
+    let r = app.get_as("/posts?select=id,author_of(name),first_label(name)&order=id", &svc).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.json(),
+        json!([
+            {"id": 1, "author_of": {"name": "Alice"}, "first_label": {"name": "news"}},
+            {"id": 2, "author_of": {"name": "Alice"}, "first_label": {"name": null}},
+            {"id": 3, "author_of": {"name": "Bob"}, "first_label": {"name": "howto"}},
+            {"id": 4, "author_of": {"name": "Bob"}, "first_label": {"name": "news"}}
+        ])
+    );
+    let r = app
+        .get("/users?select=name,written_posts(id,title)&written_posts.order=id.desc&written_posts.views=gt.10&name=in.(Bob,Carol)&order=name")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.json(),
+        json!([
+            {"name": "Bob", "written_posts": [{"id": 4, "title": "Postgres, tricks (and more)"}, {"id": 3, "title": "Rust tips"}]},
+            {"name": "Carol", "written_posts": []}
+        ])
+    );
+    // Aliased, !inner, nested, and ordered by (to-one) — RLS applies inside the function.
+    let r = app
+        .get("/posts?select=id,writer:author_of!inner(name,written_posts(id))&writer.name=eq.Alice&order=writer(name),id")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), json!([{"id": 1, "writer": {"name": "Alice", "written_posts": [{"id": 1}]}}]));
+
+    // A partitioned table: read across partitions, filter, embed both ways.
+    let r = app.get_as("/readings?select=id,value,posts(title)&order=taken", &svc).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.json(),
+        json!([
+            {"id": 1, "value": 10, "posts": {"title": "Hello world"}},
+            {"id": 2, "value": 20, "posts": {"title": "Rust tips"}},
+            {"id": 3, "value": 30, "posts": {"title": "Hello world"}}
+        ])
+    );
+    let r = app.get_as("/posts?select=id,readings(value)&readings.order=value.desc&id=in.(1,2)&order=id", &svc).await;
+    assert_eq!(r.json(), json!([{"id": 1, "readings": [{"value": 30}, {"value": 10}]}, {"id": 2, "readings": []}]), "{}", r.text);
+    // Insert routes rows to their partitions; update and delete work on the parent.
+    let r = app
+        .req(
+            "POST",
+            "/readings?select=id,taken,posts(id)&order=id",
+            Some(&svc),
+            &[("prefer", "return=representation")],
+            Some(json!([{"id": 4, "post_id": 4, "taken": "2024-12-31", "value": 40}, {"id": 5, "post_id": 4, "taken": "2025-01-01", "value": 50}])),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json(), json!([{"id": 4, "taken": "2024-12-31", "posts": {"id": 4}}, {"id": 5, "taken": "2025-01-01", "posts": {"id": 4}}]));
+    let parts: Vec<(String, i64)> = sqlx::query_as(
+        "select tableoid::regclass::text, count(*) from readings where post_id = 4 group by 1 order by 1",
+    )
+    .fetch_all(&app.test_db.db.owner)
+    .await
+    .expect("partitions");
+    assert_eq!(parts, vec![("readings_2024".to_owned(), 1), ("readings_2025".to_owned(), 1)]);
+    let r = app.req("PATCH", "/readings?post_id=eq.4&order=taken.desc&limit=1", Some(&svc), &[("prefer", "count=exact")], Some(json!({"value": 55}))).await;
+    assert_eq!((r.status, r.header("content-range")), (204, Some("0-0/1")), "{}", r.text);
+    let r = app.req("DELETE", "/readings?value=gte.40", Some(&svc), &[("prefer", "count=exact")], None).await;
+    assert_eq!(r.header("content-range"), Some("*/2"), "{}", r.text);
+    let r = app.req("POST", "/readings", Some(&svc), &[], Some(json!({"id": 9, "post_id": 1, "taken": "2030-01-01", "value": 1}))).await;
+    assert_eq!((r.status, r.code()), (400, "23514".to_owned()), "no partition for the row: {}", r.text);
+}
+
+#[tokio::test]
+async fn prefer_timezone_sets_the_transaction_time_zone() {
+    let app = spawn_app().await;
+    let tokyo = [("prefer", "timezone=Asia/Tokyo")];
+    let r = app.req("GET", "/posts?select=during&id=eq.1", None, &tokyo, None).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), json!([{"during": "[\"2024-01-01 09:00:00+09\",\"2024-02-01 09:00:00+09\")"}]));
+    assert_eq!(r.header("preference-applied"), Some("timezone=Asia/Tokyo"));
+    let r = app.req("POST", "/rpc/current_tz", None, &[("prefer", "timezone=America/Los_Angeles, count=exact")], Some(json!({}))).await;
+    assert_eq!(r.json(), json!("America/Los_Angeles"));
+    assert_eq!(r.header("preference-applied"), Some("count=exact, timezone=America/Los_Angeles"));
+    let r = app.req("GET", "/posts?select=during&id=eq.1", None, &[("prefer", "timezone=UTC")], None).await;
+    assert_eq!(r.json(), json!([{"during": "[\"2024-01-01 00:00:00+00\",\"2024-02-01 00:00:00+00\")"}]));
+
+    // Only for its own transaction.
+    let default_tz = app.req("POST", "/rpc/current_tz", None, &[], Some(json!({}))).await.json();
+    assert_ne!(default_tz, json!("Asia/Tokyo"));
+    assert_eq!(app.req("POST", "/rpc/current_tz", None, &[], Some(json!({}))).await.header("preference-applied"), None);
+
+    // An unknown zone is ignored: no error, no Preference-Applied, the default zone.
+    for tz in ["timezone=Mars/Olympus_Mons", "timezone=asia/tokyo'; select 1; --"] {
+        let r = app.req("POST", "/rpc/current_tz", None, &[("prefer", tz)], Some(json!({}))).await;
+        assert_eq!((r.status, r.json()), (200, default_tz.clone()), "{tz}: {}", r.text);
+        assert_eq!(r.header("preference-applied"), None, "{tz}");
+    }
+}
+
+#[tokio::test]
+async fn custom_errors_raised_from_sql() {
+    let app = spawn_app().await;
+    let r = app.req("POST", "/rpc/pay_up", None, &[], Some(json!({}))).await;
+    assert_eq!(r.status, 402, "{}", r.text);
+    assert_eq!(
+        r.json(),
+        json!({"code": "123", "message": "Payment Required", "details": "Quota exceeded", "hint": "Upgrade your plan"})
+    );
+    assert_eq!(r.header("x-powered-by"), Some("Nerd Rage"));
+    assert_eq!(r.header("content-type"), Some("application/json; charset=utf-8"));
+    // GET works the same (the function is volatile, so it runs read-only and still raises first).
+    let r = app.get("/rpc/pay_up").await;
+    assert_eq!((r.status, r.header("x-powered-by")), (402, Some("Nerd Rage")), "{}", r.text);
+
+    // Malformed payloads: PGRST121, 500.
+    let r = app.req("POST", "/rpc/bad_raise", None, &[], Some(json!({"which": "message"}))).await;
+    assert_eq!((r.status, r.code()), (500, "PGRST121".to_owned()), "{}", r.text);
+    assert_eq!(r.json()["message"], "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error");
+    assert_eq!(r.json()["details"], "Invalid JSON value for MESSAGE: 'not json'");
+    let r = app.req("POST", "/rpc/bad_raise", None, &[], Some(json!({"which": "detail"}))).await;
+    assert_eq!((r.status, r.code()), (500, "PGRST121".to_owned()), "{}", r.text);
+    assert_eq!(r.json()["details"], "DETAIL is missing in the RAISE statement");
+}
+
+/// `Server-Timing` as PostgREST sends it: `jwt`, `parse`, `plan`,
+/// `transaction` (the query) and `response` (rendering), each `name;dur=ms`.
+fn server_timing(r: &Res) -> Vec<(String, f64)> {
+    let header = r.header("server-timing").unwrap_or_else(|| panic!("no Server-Timing: {:?}", r.headers));
+    header
+        .split(", ")
+        .map(|entry| {
+            let (name, dur) = entry.split_once(";dur=").unwrap_or_else(|| panic!("entry {entry:?} in {header:?}"));
+            let dur: f64 = dur.parse().unwrap_or_else(|e| panic!("duration of {entry:?}: {e}"));
+            assert!(dur >= 0.0 && dur.is_finite(), "{entry}");
+            (name.to_owned(), dur)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn server_timing_reports_each_stage() {
+    let app = spawn_app().await;
+    let names = |r: &Res| server_timing(r).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+    let stages = ["jwt", "parse", "plan", "transaction", "response"];
+
+    let r = app.get_as("/posts?select=id,users!author_id(name)&order=id", &app.user(ALICE)).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(names(&r), stages);
+    let t = server_timing(&r);
+    assert!(t[3].1 > 0.0, "the transaction took time: {t:?}");
+
+    let r = app.req("POST", "/todos", Some(&app.service()), &[], Some(json!({"task": "t", "owner": ALICE}))).await;
+    assert_eq!((r.status, names(&r)), (201, stages.map(String::from).to_vec()));
+    let r = app.req("POST", "/rpc/add", None, &[], Some(json!({"a": 1}))).await;
+    assert_eq!(names(&r), stages);
+    // Errors carry it too, whichever stage refused the request.
+    for path in ["/posts?id=zz.1", "/nope", "/posts?id=eq.abc"] {
+        let r = app.get(path).await;
+        assert!(r.status >= 400, "{path}");
+        assert_eq!(names(&r), stages, "{path}");
+    }
+    let r = app.get_as("/posts", "not-a-jwt").await;
+    assert_eq!((r.status, names(&r)), (401, stages.map(String::from).to_vec()));
 }

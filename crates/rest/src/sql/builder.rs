@@ -77,6 +77,12 @@ impl Sql {
         self
     }
 
+    /// A hidden order column of this crate: `"pgrst_order_3"`.
+    pub fn hidden(&mut self, n: usize) -> &mut Self {
+        let _ = write!(self.text, "\"pgrst_order_{n}\"");
+        self
+    }
+
     /// `::type` from `select=col::type`. Refuses anything but a checked word
     /// (the parser already did; this is the second lock).
     pub fn cast(&mut self, cast: &str) -> &mut Self {

@@ -11,8 +11,8 @@ pub mod builder;
 pub use builder::{Bind, Sql, quote_literal};
 
 use crate::plan::{
-    Action, Args, Call, CallResult, Cond, CondOp, Embed, Expr, Link, Mutation, Plan, Projection,
-    ReadNode, Source,
+    Action, Args, Call, CallResult, Cond, CondOp, Embed, Expr, Limited, Link, Mutation, OrderExpr,
+    OrderTarget, Plan, Projection, ReadNode, Source,
 };
 use crate::request::{IsValue, JoinType, JsonKey, MediaType, Nulls, Quantifier, Resolution};
 
@@ -237,6 +237,12 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
                 }
             }
         }
+        // What the parent orders by, beside the output.
+        for (i, h) in node.hidden.iter().enumerate() {
+            sep(s, &mut first);
+            expr_sql(s, h);
+            s.push(" AS ").hidden(i);
+        }
     }
     s.push(" FROM ");
     source_sql(s, &node.source, node.alias);
@@ -301,30 +307,37 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
             }
         }
     }
-    if !node.order.is_empty() {
-        s.push(" ORDER BY ");
-        for (i, o) in node.order.iter().enumerate() {
-            if i > 0 {
-                s.push(", ");
-            }
-            expr_sql(s, &o.expr);
-            s.push(if o.desc { " DESC" } else { " ASC" });
-            match o.nulls {
-                Some(Nulls::First) => {
-                    s.push(" NULLS FIRST");
-                }
-                Some(Nulls::Last) => {
-                    s.push(" NULLS LAST");
-                }
-                None => {}
-            }
-        }
-    }
+    order_by(s, &node.order);
     if let Some(limit) = node.range.limit {
         s.push(" LIMIT ").int(limit);
     }
     if node.range.offset > 0 {
         s.push(" OFFSET ").int(node.range.offset);
+    }
+}
+
+/// ` ORDER BY …` (nothing for no terms).
+fn order_by(s: &mut Sql, order: &[OrderExpr]) {
+    for (i, o) in order.iter().enumerate() {
+        s.push(if i == 0 { " ORDER BY " } else { ", " });
+        match &o.target {
+            OrderTarget::Expr(e) => {
+                expr_sql(s, e);
+            }
+            OrderTarget::Related { lateral, index } => {
+                s.alias(*lateral).push(".").hidden(*index);
+            }
+        }
+        s.push(if o.desc { " DESC" } else { " ASC" });
+        match o.nulls {
+            Some(Nulls::First) => {
+                s.push(" NULLS FIRST");
+            }
+            Some(Nulls::Last) => {
+                s.push(" NULLS LAST");
+            }
+            None => {}
+        }
     }
 }
 
@@ -464,6 +477,23 @@ fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
         if inner {
             s.push(" HAVING pg_catalog.count(*) > 0");
         }
+    } else if e.to_one && !e.node.hidden.is_empty() {
+        // The parent orders by hidden columns: the body is built from the
+        // output columns only, the hidden ones are passed beside it.
+        s.push("SELECT (SELECT row_to_json(\"pgrst_row\") FROM (SELECT ");
+        for (i, n) in e.node.output_names().iter().enumerate() {
+            if i > 0 {
+                s.push(", ");
+            }
+            s.alias(e.lateral).push(".").ident(n).push(" AS ").ident(n);
+        }
+        s.push(") AS \"pgrst_row\") AS \"body\"");
+        for i in 0..e.node.hidden.len() {
+            s.push(", ").alias(e.lateral).push(".").hidden(i).push(" AS ").hidden(i);
+        }
+        s.push(" FROM (");
+        node_select(s, &e.node, Mode::Normal, link);
+        s.push(") AS ").alias(e.lateral);
     } else if e.to_one {
         s.push("SELECT row_to_json(").alias(e.lateral).push(") AS \"body\" FROM (");
         node_select(s, &e.node, Mode::Normal, link);
@@ -667,7 +697,7 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                 s.push(" RETURNING ").qualified(table).push(".*");
             }
         }
-        Mutation::Update { table, alias, columns, body, conditions } => {
+        Mutation::Update { table, alias, columns, body, conditions, limited } => {
             if columns.is_empty() {
                 // An empty payload changes nothing.
                 s.push("SELECT * FROM ").qualified(table).push(" WHERE FALSE");
@@ -682,19 +712,55 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
             }
             s.push(" FROM (SELECT * FROM json_populate_record(NULL::").qualified(table).push(", ");
             s.bind(Bind::Text(body.clone())).push("::json)) AS \"pgrst_body\"");
-            where_clause(s, conditions);
+            mutation_where(s, table, *alias, conditions, limited.as_ref());
             if returning {
                 s.push(" RETURNING ").alias(*alias).push(".*");
             }
         }
-        Mutation::Delete { table, alias, conditions } => {
+        Mutation::Delete { table, alias, conditions, limited } => {
             s.push("DELETE FROM ").qualified(table).push(" AS ").alias(*alias);
-            where_clause(s, conditions);
+            mutation_where(s, table, *alias, conditions, limited.as_ref());
             if returning {
                 s.push(" RETURNING ").alias(*alias).push(".*");
             }
         }
     }
+}
+
+/// The WHERE of an UPDATE/DELETE. Limited: the rows whose key is among the
+/// keys of the filtered, ordered page, read from the same table under the
+/// same alias (the subquery's alias shadows the outer one).
+fn mutation_where(s: &mut Sql, table: &crate::schema_cache::QualifiedName, alias: usize, conditions: &[Cond], limited: Option<&Limited>) {
+    let Some(limited) = limited else {
+        where_clause(s, conditions);
+        return;
+    };
+    let columns = |s: &mut Sql| {
+        if limited.key.is_empty() {
+            s.alias(alias).push(".\"tableoid\", ").alias(alias).push(".\"ctid\"");
+        } else {
+            for (i, k) in limited.key.iter().enumerate() {
+                if i > 0 {
+                    s.push(", ");
+                }
+                s.alias(alias).push(".").ident(k);
+            }
+        }
+    };
+    s.push(" WHERE (");
+    columns(s);
+    s.push(") IN (SELECT ");
+    columns(s);
+    s.push(" FROM ").qualified(table).push(" AS ").alias(alias);
+    where_clause(s, conditions);
+    order_by(s, &limited.order);
+    if let Some(limit) = limited.range.limit {
+        s.push(" LIMIT ").int(limit);
+    }
+    if limited.range.offset > 0 {
+        s.push(" OFFSET ").int(limited.range.offset);
+    }
+    s.push(")");
 }
 
 fn where_clause(s: &mut Sql, conditions: &[Cond]) {
@@ -710,6 +776,7 @@ fn where_clause(s: &mut Sql, conditions: &[Cond]) {
         order: Vec::new(),
         range: Default::default(),
         embeds: Vec::new(),
+        hidden: Vec::new(),
     };
     s.push(" WHERE ");
     for (i, c) in conditions.iter().enumerate() {

@@ -67,6 +67,7 @@ fn cache() -> SchemaCache {
             ],
             returns: Returns::Scalar(TypeRef::builtin("int4")),
             returns_set: false,
+            single_row: false,
             volatility: Volatility::Immutable,
             description: None,
             row_arg_of: None,
@@ -81,6 +82,7 @@ fn cache() -> SchemaCache {
             fk("post_labels_label_id_fkey", "post_labels", &["label_id"], "labels", &["id"]),
         ],
         functions,
+        timezones: Default::default(),
     }
 }
 
@@ -202,4 +204,24 @@ fn writes_and_calls() {
         "POST", "/posts", "", &[], r#"{"nope":1}"#,
         expect!["ERR PGRST204 Could not find the 'nope' column of 'posts' in the schema cache"],
     );
+}
+
+#[test]
+fn related_order_and_limited_mutations() {
+    // The embed's column travels beside its body, never inside it.
+    check(
+        "GET", "/posts", "select=id,author:users(name)&order=author(id).desc.nullslast,id", &[], "",
+        expect![[r#"SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."id" AS "id", "pgrst_3"."body" AS "author" FROM "public"."posts" AS "pgrst_1" LEFT JOIN LATERAL (SELECT (SELECT row_to_json("pgrst_row") FROM (SELECT "pgrst_3"."name" AS "name") AS "pgrst_row") AS "body", "pgrst_3"."pgrst_order_0" AS "pgrst_order_0" FROM (SELECT "pgrst_2"."name" AS "name", "pgrst_2"."id" AS "pgrst_order_0" FROM "public"."users" AS "pgrst_2" WHERE "pgrst_2"."id" = "pgrst_1"."author_id") AS "pgrst_3") AS "pgrst_3" ON TRUE ORDER BY "pgrst_3"."pgrst_order_0" DESC NULLS LAST, "pgrst_1"."id" ASC) AS "pgrst_t""#]],
+    );
+    check(
+        "PATCH", "/posts", "title=like.a*&order=id.desc&limit=2&offset=1", &[], r#"{"title":"x"}"#,
+        expect![[r#"
+            UPDATE "public"."posts" AS "pgrst_1" SET "title" = "pgrst_body"."title" FROM (SELECT * FROM json_populate_record(NULL::"public"."posts", $1::json)) AS "pgrst_body" WHERE ("pgrst_1"."id") IN (SELECT "pgrst_1"."id" FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."title" LIKE $2 ORDER BY "pgrst_1"."id" DESC LIMIT $3 OFFSET $4)
+            $1 = Text("{\"title\":\"x\"}")
+            $2 = Text("a%")
+            $3 = Int(2)
+            $4 = Int(1)"#]],
+    );
+    check("DELETE", "/posts", "limit=1", &[], "", expect!["ERR PGRST109 A 'limit' was applied without an explicit 'order'"]);
+    check("GET", "/users", "select=name,posts(id)&order=posts(id)", &[], "", expect!["ERR PGRST118 A related order on 'posts' is not possible"]);
 }
