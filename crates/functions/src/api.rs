@@ -9,12 +9,17 @@ use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use plinth_auth::Mail;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::caller::Caller;
 use crate::error::{FunctionError, Result};
-use crate::params::Params;
+use crate::params::{Params, present};
+use crate::wire::{
+    PaidDownloadConfirmationRequest, PaidDownloadConfirmationResponse, SimulatedConfirmRequest,
+    SimulatedConfirmResponse, StripeConnectRequest, StripeConnectResponse,
+    UpdateStripeAccountRequest, UpdateStripeAccountResponse, WebhookResponse,
+};
 use crate::{FunctionsState, now_secs, orders, secrets};
 
 const ORDER_NOT_FOUND: &str = "Order not found or you do not have access.";
@@ -29,12 +34,12 @@ const ACCOUNT_FAILED: &str = "Could not update Stripe account. Please try again.
 pub async fn paid_download_confirmation(
     State(state): State<FunctionsState>,
     body: Bytes,
-) -> Result<Json<Value>> {
-    let params = Params::json(&body)?;
-    let Some(order_id) = params.text(&["orderId"]) else {
+) -> Result<Json<PaidDownloadConfirmationResponse>> {
+    let request: PaidDownloadConfirmationRequest = Params::json(&body)?.into_request()?;
+    let Some(order_id) = present(&request.order_id) else {
         return Err(FunctionError::BadRequest("Missing order ID.".into()));
     };
-    let Some(email) = params.text(&["email"]) else {
+    let Some(email) = present(&request.email) else {
         return Err(FunctionError::BadRequest("Please enter your email.".into()));
     };
     let order_id: Uuid = order_id
@@ -49,7 +54,7 @@ pub async fn paid_download_confirmation(
     .fetch_optional(&mut *tx)
     .await?;
     let Some((buyer_email, status, price, currency, title)) =
-        order.filter(|o| o.0.eq_ignore_ascii_case(&email))
+        order.filter(|o| o.0.eq_ignore_ascii_case(email))
     else {
         return Err(FunctionError::NotFound(ORDER_NOT_FOUND.into()));
     };
@@ -68,7 +73,11 @@ pub async fn paid_download_confirmation(
     .rows_affected()
         == 1;
     if !claimed {
-        return Ok(Json(json!({ "success": true, "sent": false, "alreadySent": true })));
+        return Ok(Json(PaidDownloadConfirmationResponse {
+            success: true,
+            sent: false,
+            already_sent: true,
+        }));
     }
     let link = orders::secure_page(&state, order_id, &token);
     let amount = format!("{}.{:02} {}", price / 100, price % 100, currency.to_uppercase());
@@ -86,17 +95,21 @@ pub async fn paid_download_confirmation(
         .map_err(|e| FunctionError::internal(format!("receipt e-mail: {e}")))?;
     // Committed only once the mail went out: a failed send can be retried.
     tx.commit().await?;
-    Ok(Json(json!({ "success": true, "sent": true, "alreadySent": false })))
+    Ok(Json(PaidDownloadConfirmationResponse {
+        success: true,
+        sent: true,
+        already_sent: false,
+    }))
 }
 
 // ---------------------------------------------------------- Stripe Connect
 
 /// The signed-in user, who must be `userId`.
-fn own_account(caller: &Caller, user_id: Option<&str>) -> Result<Uuid> {
+fn own_account(caller: &Caller, user_id: &str) -> Result<Uuid> {
     let user = caller
         .user_id()
         .ok_or_else(|| FunctionError::Unauthorized(MUST_SIGN_IN.into()))?;
-    let Some(claimed) = user_id else {
+    let Some(claimed) = present(user_id) else {
         return Err(FunctionError::BadRequest("Missing userId.".into()));
     };
     if claimed != user.to_string() {
@@ -114,9 +127,9 @@ pub async fn connect(
     State(state): State<FunctionsState>,
     caller: Caller,
     body: Bytes,
-) -> Result<Json<Value>> {
-    let params = Params::json(&body)?;
-    let user = own_account(&caller, params.text(&["userId"]).as_deref())?;
+) -> Result<Json<StripeConnectResponse>> {
+    let request: StripeConnectRequest = Params::json(&body)?.into_request()?;
+    let user = own_account(&caller, &request.user_id)?;
     let mut tx = state.service_tx().await?;
     let existing: Option<Option<String>> =
         sqlx::query_scalar("select stripe_account_id from public.profiles where id = $1")
@@ -158,7 +171,7 @@ pub async fn connect(
         .account_link(&account, &state.config().refresh_url(), &return_url)
         .await
         .map_err(provider_error)?;
-    Ok(Json(json!({ "url": url })))
+    Ok(Json(StripeConnectResponse { url }))
 }
 
 /// `{userId, stripeAccountId}`: stores the connected account after
@@ -168,12 +181,12 @@ pub async fn update_stripe_account(
     State(state): State<FunctionsState>,
     caller: Caller,
     body: Bytes,
-) -> Result<Json<Value>> {
-    let params = Params::json(&body)?;
-    let user = own_account(&caller, params.text(&["userId"]).as_deref())?;
-    let account = params
-        .text(&["stripeAccountId"])
-        .ok_or_else(|| FunctionError::BadRequest("Missing stripeAccountId.".into()))?;
+) -> Result<Json<UpdateStripeAccountResponse>> {
+    let request: UpdateStripeAccountRequest = Params::json(&body)?.into_request()?;
+    let user = own_account(&caller, &request.user_id)?;
+    let account = present(&request.stripe_account_id)
+        .ok_or_else(|| FunctionError::BadRequest("Missing stripeAccountId.".into()))?
+        .to_owned();
     let found = state
         .provider()
         .account_state(&account)
@@ -202,7 +215,11 @@ pub async fn update_stripe_account(
     if updated == 0 {
         return Err(FunctionError::NotFound("Profile Not Found".into()));
     }
-    Ok(Json(json!({ "success": true, "stripeAccountId": account, "ready": found.ready })))
+    Ok(Json(UpdateStripeAccountResponse {
+        success: true,
+        stripe_account_id: account,
+        ready: found.ready,
+    }))
 }
 
 // ----------------------------------------------------------------- webhook
@@ -215,7 +232,7 @@ pub async fn webhook(
     State(state): State<FunctionsState>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Json<Value>> {
+) -> Result<Json<WebhookResponse>> {
     let secret = state
         .config()
         .stripe_webhook_secret
@@ -257,7 +274,10 @@ pub async fn webhook(
         _ => 0,
     };
     tx.commit().await?;
-    Ok(Json(json!({ "received": true, "updated": updated })))
+    Ok(Json(WebhookResponse {
+        received: true,
+        updated: u32::try_from(updated).unwrap_or(u32::MAX),
+    }))
 }
 
 // ------------------------------------------------------ simulated payments
@@ -318,12 +338,11 @@ pub async fn simulated_confirm(
     body: Bytes,
 ) -> Result<Response> {
     let simulated = state.simulated().ok_or_else(no_simulation)?;
-    let params = Params::json_or_form(&body)?;
-    let secret = params
-        .text(&["client_secret"])
+    let request: SimulatedConfirmRequest = Params::json_or_form(&body)?.into_request()?;
+    let secret = present(&request.client_secret)
         .ok_or_else(|| FunctionError::BadRequest("Missing client_secret.".into()))?;
     let confirmed = simulated
-        .confirm(&id, &secret)
+        .confirm(&id, secret)
         .await
         .map_err(|e| FunctionError::internal(e.0))?;
     if !confirmed {
@@ -337,7 +356,7 @@ pub async fn simulated_confirm(
             .fetch_optional(&mut *tx)
             .await?;
     tx.commit().await?;
-    if let Some(target) = params.text(&["return_url"]) {
+    if let Some(target) = request.return_url {
         let site = state.config().site();
         if (target.starts_with('/') && !target.starts_with("//"))
             || target.starts_with(&format!("{site}/"))
@@ -345,5 +364,9 @@ pub async fn simulated_confirm(
             return Ok(Redirect::to(&target).into_response());
         }
     }
-    Ok(Json(json!({ "status": "succeeded", "orderId": order })).into_response())
+    Ok(Json(SimulatedConfirmResponse {
+        status: "succeeded".into(),
+        order_id: order,
+    })
+    .into_response())
 }

@@ -5,7 +5,8 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+
+use crate::wire::ErrorResponse;
 
 pub type Result<T, E = FunctionError> = std::result::Result<T, E>;
 
@@ -82,12 +83,21 @@ impl IntoResponse for FunctionError {
             }
             other => other.to_string(),
         };
-        let body = match &self {
-            // The platform gateway's shape for a refused JWT, plus `error`.
-            Self::Unauthorized(_) => json!({"code": 401, "message": message, "error": message}),
-            Self::PaymentRequired => json!({"error": message, "isPaid": false}),
-            _ => json!({ "error": message }),
+        let mut body = ErrorResponse {
+            error: message,
+            code: None,
+            message: None,
+            is_paid: None,
         };
+        match &self {
+            // The platform gateway's shape for a refused JWT, plus `error`.
+            Self::Unauthorized(_) => {
+                body.code = Some(401);
+                body.message = Some(body.error.clone());
+            }
+            Self::PaymentRequired => body.is_paid = Some(false),
+            _ => {}
+        }
         (status, Json(body)).into_response()
     }
 }

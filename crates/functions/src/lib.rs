@@ -33,7 +33,8 @@
 //! [`FunctionsConfig`], [`FunctionsState::new`] (or
 //! [`FunctionsState::with_provider`]), [`migrations`] (the simulated
 //! provider's private tables, set `functions`), [`router`] (nested at
-//! `/functions/v1`) and [`api_router`] (nested at `/api`).
+//! `/functions/v1`) and [`api_router`] (nested at `/api`); [`wire`] holds the
+//! request and response bodies (typeshare: `sdk-ts/src/functions-types.ts`).
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
@@ -47,6 +48,7 @@ mod orders;
 mod params;
 mod provider;
 mod secrets;
+pub mod wire;
 
 use std::sync::Arc;
 

@@ -8,15 +8,20 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use plinth_auth::Mail;
-use serde_json::{Value, json};
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
 use crate::caller::Caller;
 use crate::error::{FunctionError, Result};
-use crate::params::{Params, is_email};
+use crate::params::{Params, is_email, present};
 use crate::provider::{PaymentRequest, PaymentState};
+use crate::wire::{
+    CreateFreeOrderRequest, CreateFreeOrderResponse, CreatePaymentIntentRequest,
+    CreatePaymentIntentResponse, SubscribeToNewsletterRequest, SubscribeToNewsletterResponse,
+    TrackTemplateViewRequest, TrackTemplateViewResponse, ValidateDownloadRequest,
+    ValidateDownloadResponse,
+};
 use crate::{FunctionsState, orders, secrets};
 
 const TEMPLATE_NOT_FOUND: &str = "Template not found";
@@ -43,26 +48,27 @@ pub async fn track_template_view(
     caller: Caller,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Json<Value>> {
-    let params = Params::json(&body)?;
-    let template_id = params
-        .text(&["template_id"])
+) -> Result<Json<TrackTemplateViewResponse>> {
+    let request: TrackTemplateViewRequest = Params::json(&body)?.into_request()?;
+    let template_id = present(&request.template_id)
         .ok_or_else(|| FunctionError::BadRequest("Missing required parameter: template_id.".into()))?;
-    let template_id = parse_id(&template_id, TEMPLATE_NOT_FOUND)?;
+    let template_id = parse_id(template_id, TEMPLATE_NOT_FOUND)?;
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let visitor = match caller.user_id() {
         Some(user) => format!("user:{user}"),
         None => {
-            let ip = params
-                .text(&["ip_address"])
+            let ip = request
+                .ip_address
+                .clone()
                 .or_else(|| {
                     header("x-forwarded-for")
                         .and_then(|v| v.split(',').next().map(|s| s.trim().to_owned()))
                 })
                 .or_else(|| header("x-real-ip"))
                 .unwrap_or_default();
-            let agent = params
-                .text(&["user_agent"])
+            let agent = request
+                .user_agent
+                .clone()
                 .or_else(|| header("user-agent"))
                 .unwrap_or_default();
             format!("anon:{ip}\n{agent}")
@@ -116,7 +122,11 @@ pub async fn track_template_view(
             .await?
     };
     tx.commit().await?;
-    Ok(Json(json!({ "success": true, "counted": counted, "total_views": total_views })))
+    Ok(Json(TrackTemplateViewResponse {
+        success: true,
+        counted,
+        total_views,
+    }))
 }
 
 // -------------------------------------------------------- create-free-order
@@ -179,19 +189,20 @@ pub async fn create_free_order(
     State(state): State<FunctionsState>,
     caller: Caller,
     body: Bytes,
-) -> Result<Json<Value>> {
-    let params = Params::json(&body)?;
+) -> Result<Json<CreateFreeOrderResponse>> {
+    let request: CreateFreeOrderRequest = Params::json(&body)?.into_request()?;
     let (Some(product_id), Some(email)) =
-        (params.text(&["product_id"]), params.text(&["buyer_email"]))
+        (present(&request.product_id), present(&request.buyer_email))
     else {
         return Err(FunctionError::BadRequest(
             "Missing required parameters: product_id and/or buyer_email.".into(),
         ));
     };
-    if !is_email(&email) {
+    if !is_email(email) {
         return Err(FunctionError::BadRequest("Please enter a valid email.".into()));
     }
-    let product_id = parse_id(&product_id, TEMPLATE_NOT_FOUND)?;
+    let email = email.to_owned();
+    let product_id = parse_id(product_id, TEMPLATE_NOT_FOUND)?;
     let mut tx = state.service_tx().await?;
     let template = template(&mut tx, product_id).await?;
     if template.price_in_cents > 0 {
@@ -240,11 +251,11 @@ pub async fn create_free_order(
     if let Err(e) = &sent {
         tracing::warn!(error = %e, %order_id, "free order: the download e-mail was not sent");
     }
-    Ok(Json(json!({
-        "downloadUrl": download_url,
-        "orderId": order_id,
-        "emailSent": sent.is_ok(),
-    })))
+    Ok(Json(CreateFreeOrderResponse {
+        download_url,
+        order_id,
+        email_sent: sent.is_ok(),
+    }))
 }
 
 // ---------------------------------------------------- create-payment-intent
@@ -257,29 +268,30 @@ pub async fn create_payment_intent(
     State(state): State<FunctionsState>,
     caller: Caller,
     body: Bytes,
-) -> Result<Json<Value>> {
-    let params = Params::json(&body)?;
+) -> Result<Json<CreatePaymentIntentResponse>> {
+    let request: CreatePaymentIntentRequest = Params::json(&body)?.into_request()?;
     let (Some(template_id), Some(email)) =
-        (params.text(&["templateId"]), params.text(&["buyerEmail"]))
+        (present(&request.template_id), present(&request.buyer_email))
     else {
         return Err(FunctionError::BadRequest(
             "Missing required parameters: templateId and/or buyerEmail.".into(),
         ));
     };
-    if !is_email(&email) {
+    if !is_email(email) {
         return Err(FunctionError::BadRequest("Please enter a valid email.".into()));
     }
+    let email = email.to_owned();
     // The buyer is who signed in; a buyerId naming someone else is refused,
     // one without a session is ignored (a guest purchase).
     let buyer_id = caller.user_id();
-    if let (Some(claimed), Some(user)) = (params.text(&["buyerId"]), buyer_id)
+    if let (Some(claimed), Some(user)) = (request.buyer_id.as_deref(), buyer_id)
         && claimed != user.to_string()
     {
         return Err(FunctionError::Forbidden(
             "buyerId does not match the signed-in user.".into(),
         ));
     }
-    let template_id = parse_id(&template_id, TEMPLATE_NOT_FOUND)?;
+    let template_id = parse_id(template_id, TEMPLATE_NOT_FOUND)?;
     let mut tx = state.service_tx().await?;
     let template = template(&mut tx, template_id).await?;
     if template.price_in_cents <= 0 {
@@ -342,23 +354,23 @@ pub async fn create_payment_intent(
         .await?;
     tx.commit().await?;
 
-    let mut out = json!({
-        "clientSecret": payment.client_secret,
-        "orderId": order_id,
-        "downloadToken": token,
-        "provider": state.provider_name(),
-        "amount": amount,
-        "currency": currency,
-    });
-    if state.simulated().is_some() {
-        out["confirmUrl"] = json!(format!(
+    let confirm_url = state.simulated().is_some().then(|| {
+        format!(
             "{}/api/simulated-payments/{}?client_secret={}",
             state.config().api(),
             payment.id,
             payment.client_secret
-        ));
-    }
-    Ok(Json(out))
+        )
+    });
+    Ok(Json(CreatePaymentIntentResponse {
+        client_secret: payment.client_secret,
+        order_id,
+        download_token: token,
+        provider: state.provider_name().to_owned(),
+        amount,
+        currency,
+        confirm_url,
+    }))
 }
 
 // -------------------------------------------------------- validate-download
@@ -381,12 +393,12 @@ pub async fn validate_download(
     State(state): State<FunctionsState>,
     _caller: Caller,
     body: Bytes,
-) -> Result<Json<Value>> {
-    let params = Params::json(&body)?;
-    let (Some(order_id), Some(token)) = (params.text(&["orderId"]), params.text(&["token"])) else {
+) -> Result<Json<ValidateDownloadResponse>> {
+    let request: ValidateDownloadRequest = Params::json(&body)?.into_request()?;
+    let (Some(order_id), Some(token)) = (present(&request.order_id), present(&request.token)) else {
         return Err(FunctionError::BadRequest("Missing order ID or token.".into()));
     };
-    let order_id = parse_id(&order_id, ORDER_NOT_FOUND)?;
+    let order_id = parse_id(order_id, ORDER_NOT_FOUND)?;
     let mut tx = state.service_tx().await?;
     let order = sqlx::query_as::<_, OrderRow>(
         "select o.payment_status, o.payment_intent_id, o.download_token_hash, \
@@ -399,8 +411,8 @@ pub async fn validate_download(
     .fetch_optional(&mut *tx)
     .await?
     .ok_or_else(|| not_found(ORDER_NOT_FOUND))?;
-    let token_ok = secrets::token_matches(&token, order.download_token_hash.as_deref())
-        | secrets::token_matches(&token, order.receipt_token_hash.as_deref());
+    let token_ok = secrets::token_matches(token, order.download_token_hash.as_deref())
+        | secrets::token_matches(token, order.receipt_token_hash.as_deref());
     if !token_ok {
         return Err(FunctionError::Forbidden(INVALID_LINK.into()));
     }
@@ -429,13 +441,13 @@ pub async fn validate_download(
         order.template_file_url.as_deref(),
         order.template_url.as_deref(),
     );
-    Ok(Json(json!({
-        "downloadUrl": download_url,
-        "isPaid": true,
-        "price_in_cents": order.price_in_cents,
-        "buyer_email": order.buyer_email,
-        "orderId": order_id,
-    })))
+    Ok(Json(ValidateDownloadResponse {
+        download_url,
+        is_paid: true,
+        price_in_cents: order.price_in_cents,
+        buyer_email: order.buyer_email,
+        order_id,
+    }))
 }
 
 // -------------------------------------------------- subscribe-to-newsletter
@@ -446,14 +458,15 @@ pub async fn subscribe_to_newsletter(
     State(state): State<FunctionsState>,
     _caller: Caller,
     body: Bytes,
-) -> Result<Json<Value>> {
-    let params = Params::json(&body)?;
-    let (Some(email), Some(name)) = (params.text(&["email"]), params.text(&["name", "Name"])) else {
+) -> Result<Json<SubscribeToNewsletterResponse>> {
+    let request: SubscribeToNewsletterRequest = Params::json(&body)?.into_request()?;
+    let name = present(&request.name).or_else(|| present(&request.legacy_name));
+    let (Some(email), Some(name)) = (present(&request.email), name) else {
         return Err(FunctionError::BadRequest(
             "Missing required parameters: email and/or name.".into(),
         ));
     };
-    if !is_email(&email) {
+    if !is_email(email) {
         return Err(FunctionError::BadRequest("Please enter a valid email.".into()));
     }
     let mut tx = state.service_tx().await?;
@@ -461,11 +474,14 @@ pub async fn subscribe_to_newsletter(
         "insert into public.newsletter_subscribers (email, name) values ($1, $2) \
          on conflict (lower(email)) do nothing",
     )
-    .bind(&email)
-    .bind(&name)
+    .bind(email)
+    .bind(name)
     .execute(&mut *tx)
     .await?
     .rows_affected();
     tx.commit().await?;
-    Ok(Json(json!({ "success": true, "alreadySubscribed": inserted == 0 })))
+    Ok(Json(SubscribeToNewsletterResponse {
+        success: true,
+        already_subscribed: inserted == 0,
+    }))
 }

@@ -2,6 +2,8 @@
 //! or, for the local confirmation page, a form. Missing, empty and
 //! non-string fields all read as absent.
 
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::error::FunctionError;
@@ -34,17 +36,39 @@ impl Params {
         ))
     }
 
-    /// The trimmed, non-empty string at the first of `keys` that has one.
-    pub fn text(&self, keys: &[&str]) -> Option<String> {
-        keys.iter().find_map(|key| {
-            self.0
-                .get(*key)
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-        })
+    /// The body as request `T` (one of [`crate::wire`]'s, whose fields are
+    /// read with [`lenient_text`] / [`lenient_optional_text`]).
+    pub fn into_request<T: DeserializeOwned>(self) -> Result<T, FunctionError> {
+        serde_json::from_value(Value::Object(self.0))
+            .map_err(|_| FunctionError::BadRequest("Invalid JSON body".into()))
     }
+}
+
+/// The trimmed text of a string; anything else (and a blank string) is absent.
+fn clean(value: Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.trim())
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// A text field that never fails: absent, `null`, blank or not a string is "".
+pub fn lenient_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(clean(Value::deserialize(d)?).unwrap_or_default())
+}
+
+/// An optional text field that never fails: absent, `null`, blank or not a
+/// string is `None`.
+pub fn lenient_optional_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(clean(Value::deserialize(d)?))
+}
+
+/// `Some(text)` unless `text` is empty (what [`lenient_text`] makes of an
+/// absent field).
+pub fn present(text: &str) -> Option<&str> {
+    Some(text).filter(|t| !t.is_empty())
 }
 
 /// A plausible e-mail address (what the `orders` and newsletter check
@@ -68,17 +92,31 @@ mod tests {
 
     #[test]
     fn fields() {
-        let p = Params::json(br#"{"a":" x ","b":"","c":3,"d":null}"#).unwrap();
-        assert_eq!(p.text(&["a"]).as_deref(), Some("x"));
-        assert_eq!(p.text(&["b"]), None);
-        assert_eq!(p.text(&["c"]), None);
-        assert_eq!(p.text(&["d", "a"]).as_deref(), Some("x"));
-        assert!(Params::json(b"").unwrap().text(&["a"]).is_none());
+        use crate::wire::{SimulatedConfirmRequest, SubscribeToNewsletterRequest, TrackTemplateViewRequest};
+        let p: TrackTemplateViewRequest = Params::json(br#"{"template_id":" x ","ip_address":"","user_agent":3,"extra":null}"#)
+            .unwrap()
+            .into_request()
+            .unwrap();
+        assert_eq!(p.template_id, "x");
+        assert_eq!((p.ip_address, p.user_agent), (None, None));
+        let p: TrackTemplateViewRequest = Params::json(br#"{"template_id":null,"ip_address":" 10.0.0.1 "}"#)
+            .unwrap()
+            .into_request()
+            .unwrap();
+        assert_eq!((p.template_id.as_str(), p.ip_address.as_deref()), ("", Some("10.0.0.1")));
+        let empty: TrackTemplateViewRequest = Params::json(b"").unwrap().into_request().unwrap();
+        assert_eq!(empty, TrackTemplateViewRequest::default());
+        let n: SubscribeToNewsletterRequest = Params::json(br#"{"email":"a@b","name":" ","Name":"N"}"#)
+            .unwrap()
+            .into_request()
+            .unwrap();
+        assert_eq!((n.name.as_str(), n.legacy_name.as_str()), ("", "N"));
         assert!(Params::json(b"[1]").is_err());
         assert!(Params::json(b"{nope").is_err());
-        let f = Params::json_or_form(b"client_secret=a%20b&x=").unwrap();
-        assert_eq!(f.text(&["client_secret"]).as_deref(), Some("a b"));
-        assert_eq!(f.text(&["x"]), None);
+        let f: SimulatedConfirmRequest = Params::json_or_form(b"client_secret=a%20b&return_url=").unwrap().into_request().unwrap();
+        assert_eq!((f.client_secret.as_str(), f.return_url), ("a b", None));
+        assert_eq!(present(""), None);
+        assert_eq!(present("x"), Some("x"));
     }
 
     #[test]

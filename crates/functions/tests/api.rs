@@ -37,6 +37,7 @@ fn sets() -> Vec<MigrationSet> {
         plinth_auth::migrations(),
         plinth_rest::migrations(),
         plinth_storage::migrations(),
+        plinth_realtime::migrations(),
         plinth_functions::migrations(),
         MigrationSet::from_dir("project", &root.join("migrations")).unwrap(),
         MigrationSet::from_dir("policies", &root.join("policies")).unwrap(),
