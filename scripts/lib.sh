@@ -64,6 +64,11 @@ npm_ci() {
   local dir=$1
   if [ ! -f "$dir/node_modules/.package-lock.json" ] || ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.lock-copy"; then
     say "npm ci in $dir"
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.lock-copy)
+    # npm records only this platform's optional packages (native builds of
+    # tailwind, rollup) in a lock made here, which `npm ci` then calls out of
+    # sync; `npm install` installs from the same lock without that check.
+    (cd "$dir" && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
+        || npm install --no-audit --no-fund --loglevel=error; } \
+      && cp package-lock.json node_modules/.lock-copy)
   fi
 }
