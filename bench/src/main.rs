@@ -1,6 +1,9 @@
 //! Load generators for the benchmarks in `bench/`. Each prints the figure
 //! and its baseline from the same run, and the ratio between them.
 
+mod realtime;
+mod storage;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -32,6 +35,53 @@ enum Command {
         #[arg(long, default_value_t = 5)]
         seconds: u64,
     },
+    /// Storage: upload and public-download MB/s against a plain file copy of
+    /// the same bytes on the same disk, and the server's RSS while streaming.
+    Storage {
+        #[arg(long)]
+        url: String,
+        #[arg(long)]
+        service_key: String,
+        /// The plinth process, whose RSS is sampled.
+        #[arg(long)]
+        pid: u32,
+        /// A folder on the disk plinth stores objects on (for the baseline copies).
+        #[arg(long)]
+        dir: std::path::PathBuf,
+        /// Seconds per throughput measurement.
+        #[arg(long, default_value_t = 5)]
+        seconds: u64,
+        /// Concurrent 20 MB transfers while RSS is sampled.
+        #[arg(long, default_value_t = 8)]
+        concurrency: usize,
+        /// 20 MB downloads per concurrent client while RSS is sampled.
+        #[arg(long, default_value_t = 10)]
+        rounds: usize,
+    },
+    /// Realtime: broadcast fan-out deliveries/s against a plain websocket
+    /// fan-out of the same frames, and postgres_changes latency against a
+    /// LISTEN/NOTIFY round trip.
+    Realtime {
+        #[arg(long)]
+        url: String,
+        #[arg(long)]
+        anon_key: String,
+        /// The plinth database (as its owner), for the change table and the NOTIFY baseline.
+        #[arg(long)]
+        db_url: String,
+        /// Websocket clients of the fan-out.
+        #[arg(long, default_value_t = 1000)]
+        clients: usize,
+        /// Seconds of fan-out measurement (each side).
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+        /// Broadcasts in flight (well below the server's 1024-frame outbox per socket).
+        #[arg(long, default_value_t = 64)]
+        window: u64,
+        /// Measured INSERTs (and NOTIFYs) of the latency measurement.
+        #[arg(long, default_value_t = 500)]
+        inserts: usize,
+    },
 }
 
 #[tokio::main]
@@ -43,6 +93,46 @@ async fn main() -> anyhow::Result<()> {
             concurrency,
             seconds,
         } => auth(&url, &anon_key, concurrency, Duration::from_secs(seconds)).await,
+        Command::Storage {
+            url,
+            service_key,
+            pid,
+            dir,
+            seconds,
+            concurrency,
+            rounds,
+        } => {
+            storage::run(storage::Options {
+                url,
+                service_key,
+                pid,
+                dir,
+                seconds,
+                concurrency,
+                rounds,
+            })
+            .await
+        }
+        Command::Realtime {
+            url,
+            anon_key,
+            db_url,
+            clients,
+            seconds,
+            window,
+            inserts,
+        } => {
+            realtime::run(realtime::Options {
+                url,
+                anon_key,
+                db_url,
+                clients,
+                seconds,
+                window: window.max(1),
+                inserts,
+            })
+            .await
+        }
     }
 }
 
