@@ -8,6 +8,7 @@
 //!
 //! The server always answers in text frames of the connection's version.
 
+use axum::extract::ws::Utf8Bytes;
 use serde_json::{Map, Value, json};
 
 /// The protocol version a socket asked for with `?vsn=`.
@@ -37,6 +38,21 @@ pub struct Frame {
     pub topic: String,
     pub event: String,
     pub payload: Value,
+    /// The text of this frame per protocol version, made once: a broadcast
+    /// goes to every socket of a channel as the same shared `Arc<Frame>`,
+    /// so it is serialised once per version, not once per socket.
+    pub encoded: Encoded,
+}
+
+/// The serialised forms of one frame (v1, v2), filled on first use. Not part
+/// of a frame's identity: two frames are equal whatever was cached.
+#[derive(Debug, Clone, Default)]
+pub struct Encoded([std::sync::OnceLock<Utf8Bytes>; 2]);
+
+impl PartialEq for Encoded {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Why a client frame could not be read. `topic` and `msg_ref` are filled in
@@ -69,6 +85,7 @@ impl Frame {
             topic: topic.into(),
             event: event.into(),
             payload,
+            encoded: Encoded::default(),
         }
     }
 
@@ -80,12 +97,23 @@ impl Frame {
             topic: self.topic.clone(),
             event: "phx_reply".into(),
             payload: json!({"status": status, "response": response}),
+            encoded: Encoded::default(),
         }
     }
 
     /// An error reply with `{"reason": reason}`.
     pub fn reply_error(&self, reason: &str) -> Self {
         self.reply("error", json!({ "reason": reason }))
+    }
+
+    /// The frame's text for a connection speaking `vsn`, serialised on the
+    /// first call for that version and shared after (a cheap clone).
+    pub fn text(&self, vsn: Vsn) -> Utf8Bytes {
+        let slot = match vsn {
+            Vsn::V1 => &self.encoded.0[0],
+            Vsn::V2 => &self.encoded.0[1],
+        };
+        slot.get_or_init(|| Utf8Bytes::from(self.encode(vsn))).clone()
     }
 
     /// Serialises for a connection speaking `vsn`.
@@ -167,6 +195,7 @@ pub fn decode_text(vsn: Vsn, text: &str) -> Result<Frame, DecodeError> {
         topic,
         event,
         payload,
+        encoded: Encoded::default(),
     })
 }
 
@@ -222,6 +251,7 @@ pub fn decode_binary(bytes: &[u8]) -> Result<Frame, DecodeError> {
         topic,
         event: "broadcast".into(),
         payload: json!({"type": "broadcast", "event": user_event, "payload": inner}),
+        encoded: Encoded::default(),
     })
 }
 

@@ -232,7 +232,7 @@ impl Connection {
                     }
                 }
                 Some(frame) = inbox.recv() => {
-                    if socket.send(text(frame.encode(self.vsn))).await.is_err() {
+                    if socket.send(Message::Text(frame.text(self.vsn))).await.is_err() {
                         break None;
                     }
                 }
@@ -241,7 +241,7 @@ impl Connection {
             }
             let mut failed = false;
             for frame in std::mem::take(&mut self.out) {
-                if socket.send(text(frame.encode(self.vsn))).await.is_err() {
+                if socket.send(Message::Text(frame.text(self.vsn))).await.is_err() {
                     failed = true;
                     break;
                 }
@@ -359,6 +359,7 @@ impl Connection {
                 topic,
                 event: "phx_reply".into(),
                 payload: json!({"status": "error", "response": {"reason": e.reason}}),
+                encoded: Default::default(),
             }),
             None => self.out.push(Frame::push(
                 "phoenix",
@@ -781,9 +782,7 @@ fn phx_close(topic: &str, joined: &Joined) -> Frame {
         topic: topic.to_owned(),
         event: "phx_close".into(),
         payload: json!({}),
+        encoded: Default::default(),
     }
 }
 
-fn text(body: String) -> Message {
-    Message::Text(body.into())
-}
