@@ -4,7 +4,9 @@
 //! Bearer` token, else the `apikey` header, verified with the project's JWT
 //! secret. The claims then travel into Postgres as `request.jwt.claims`.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::{Arc, Mutex};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde_json::{Value, json};
@@ -13,11 +15,22 @@ use serde_json::{Value, json};
 pub const MIN_SECRET_LEN: usize = 32;
 
 /// The project's JWT secret. Never printed.
+///
+/// Verified tokens are remembered (keyed by the whole token, signature
+/// included, so nothing unverified can hit the cache): the same API key or
+/// session token arrives with request after request, and its expiry is still
+/// checked on every use.
 #[derive(Clone)]
 pub struct JwtSecret {
     encoding: EncodingKey,
     decoding: DecodingKey,
+    verified: Arc<Mutex<HashMap<String, Value>>>,
 }
+
+/// Most tokens remembered; the memory is emptied when it is full.
+const VERIFIED_CAPACITY: usize = 4096;
+/// Longer tokens are verified every time rather than remembered.
+const VERIFIED_MAX_LEN: usize = 4096;
 
 impl fmt::Debug for JwtSecret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -46,6 +59,7 @@ impl JwtSecret {
         Ok(Self {
             encoding: EncodingKey::from_secret(secret.as_bytes()),
             decoding: DecodingKey::from_secret(secret.as_bytes()),
+            verified: Arc::new(Mutex::new(HashMap::new())),
         })
     }
 
@@ -58,6 +72,33 @@ impl JwtSecret {
     /// Verifies signature and expiry (when the token has `exp`; API keys of
     /// the platform always do) and returns the claims.
     pub fn verify(&self, token: &str) -> Result<Value, JwtError> {
+        let remembered = self
+            .verified
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(token).cloned());
+        if let Some(claims) = remembered {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64);
+            return match claims.get("exp").and_then(Value::as_i64) {
+                Some(exp) if exp < now => Err(JwtError::Expired),
+                _ => Ok(claims),
+            };
+        }
+        let claims = self.decode(token)?;
+        if token.len() <= VERIFIED_MAX_LEN
+            && let Ok(mut cache) = self.verified.lock()
+        {
+            if cache.len() >= VERIFIED_CAPACITY {
+                cache.clear();
+            }
+            cache.insert(token.to_owned(), claims.clone());
+        }
+        Ok(claims)
+    }
+
+    fn decode(&self, token: &str) -> Result<Value, JwtError> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.required_spec_claims.clear();
         validation.validate_aud = false;
@@ -152,6 +193,26 @@ mod tests {
         assert_eq!(presented_token(Some("Basic xyz"), Some("key")), Some("key"));
         assert_eq!(presented_token(Some("Bearer "), None), None);
         assert_eq!(presented_token(None, None), None);
+    }
+
+    #[test]
+    fn a_remembered_token_still_expires() {
+        let secret = JwtSecret::new(SECRET).unwrap();
+        let key = secret.api_key("anon", now(), now() + 1);
+        assert_eq!(secret.verify(&key).unwrap()["role"], "anon");
+        // Now remembered: the same answer without decoding again.
+        assert_eq!(secret.verify(&key).unwrap()["role"], "anon");
+        std::thread::sleep(std::time::Duration::from_millis(2100));
+        assert_eq!(secret.verify(&key), Err(JwtError::Expired));
+        // The same header and claims under another signature are not the
+        // remembered token.
+        let issued = now();
+        let genuine = secret.api_key("service_role", issued, issued + 60);
+        assert!(secret.verify(&genuine).is_ok());
+        let other = JwtSecret::new("another-secret-of-thirty-two-characters!").unwrap();
+        let forged = other.api_key("service_role", issued, issued + 60);
+        assert_eq!(genuine.rsplit_once('.').unwrap().0, forged.rsplit_once('.').unwrap().0);
+        assert!(matches!(secret.verify(&forged), Err(JwtError::Invalid(_))));
     }
 
     #[test]
