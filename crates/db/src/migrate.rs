@@ -283,7 +283,7 @@ fn parse_version(file_name: &str) -> Option<i64> {
 
 /// A database error as one line with Postgres's own message, detail and
 /// position, without driver noise.
-fn describe_db_error(error: &sqlx::Error) -> String {
+pub fn describe_db_error(error: &sqlx::Error) -> String {
     match error {
         sqlx::Error::Database(db) => {
             let mut message = db.message().to_owned();

@@ -289,7 +289,7 @@ pub async fn seed(args: SeedArgs) -> anyhow::Result<()> {
         sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
             .execute(&mut *tx)
             .await
-            .map_err(|e| anyhow::anyhow!("{} failed: {}", file.display(), db_message(&e)))?;
+            .map_err(|e| anyhow::anyhow!("{} failed: {}", file.display(), plinth_db::migrate::describe_db_error(&e)))?;
         tx.commit().await?;
         anyhow::Ok(())
     }
@@ -346,13 +346,6 @@ pub async fn admin(args: AdminArgs) -> anyhow::Result<()> {
     let closed = backend.close().await;
     result?;
     closed
-}
-
-fn db_message(error: &sqlx::Error) -> String {
-    match error {
-        sqlx::Error::Database(db) => db.message().to_owned(),
-        other => other.to_string(),
-    }
 }
 
 /// `plinth gen types typescript`: applies the migrations (so the types are
