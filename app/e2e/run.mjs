@@ -1,244 +1,22 @@
-// Browser end-to-end walks of the public screens against a real plinth with
-// the demo data, on a phone-sized and a desktop viewport. Needs Debian's
-// chromium (apt-get install -y chromium) and a built app (npm run build).
+// Browser end-to-end walks against a real plinth with the demo data, on a
+// phone-sized and a desktop viewport. Needs Debian's chromium (apt-get install
+// -y chromium) and a built app (npm run build). Every `walks/*.mjs` exports its
+// `walks`; E2E_ONLY=<text> runs only the walks whose name contains it.
+import { readdirSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import { startPlinth } from './plinth.mjs'
+import { expect, TIMEOUT } from './lib.mjs'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const VIEWPORTS = [
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
   { name: 'desktop', viewport: { width: 1280, height: 800 } },
 ]
-const TIMEOUT = 15_000
+const only = process.env.E2E_ONLY
 
-function expect(condition, message) {
-  if (!condition) throw new Error(message)
-}
-
-async function waitForCount(locator, n, what) {
-  const until = Date.now() + TIMEOUT
-  let count = -1
-  while (Date.now() < until) {
-    count = await locator.count()
-    if (count === n) return
-    await new Promise((ok) => setTimeout(ok, 100))
-  }
-  throw new Error(`expected ${n} ${what}, saw ${count}`)
-}
-
-async function logout(page, viewport) {
-  if (viewport === 'phone') {
-    await page.getByRole('button', { name: 'Open menu' }).click()
-    await page.getByRole('dialog', { name: 'Menu' }).getByRole('button', { name: 'Logout' }).click()
-    await page.getByRole('button', { name: 'Open menu' }).click()
-    const drawer = page.getByRole('dialog', { name: 'Menu' })
-    await drawer.getByRole('link', { name: 'Sign In' }).waitFor()
-    await drawer.getByRole('button', { name: 'Close menu' }).click()
-  } else {
-    await page.getByRole('button', { name: 'Account menu' }).click()
-    await page.getByRole('menuitem', { name: 'Logout' }).click()
-    await page.getByRole('banner').getByRole('link', { name: 'Sign In' }).waitFor()
-  }
-}
-
-async function waitForText(locator, text, what) {
-  const until = Date.now() + TIMEOUT
-  let seen = null
-  while (Date.now() < until) {
-    seen = (await locator.textContent())?.trim()
-    if (seen === text) return
-    await new Promise((ok) => setTimeout(ok, 100))
-  }
-  throw new Error(`expected ${what} to read ${text}, saw ${seen}`)
-}
-
-async function waitUntil(test, what) {
-  const until = Date.now() + TIMEOUT
-  while (Date.now() < until) {
-    if (test()) return
-    await new Promise((ok) => setTimeout(ok, 100))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
-/** Another visitor, outside the browser: signs up through the API. */
-async function apiVisitor(url, email) {
-  const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
-  const response = await fetch(`${url}/auth/v1/signup`, {
-    method: 'POST',
-    headers: { apikey: anonKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: 'a-long-password-1' }),
-  })
-  const body = await response.json()
-  expect(response.ok && body.access_token, `sign-up through the API: ${response.status} ${JSON.stringify(body)}`)
-  const rest = async (method, path, payload) => {
-    const r = await fetch(`${url}/rest/v1/${path}`, {
-      method,
-      headers: {
-        apikey: anonKey,
-        authorization: `Bearer ${body.access_token}`,
-        'content-type': 'application/json',
-        prefer: 'return=minimal',
-      },
-      body: payload === undefined ? undefined : JSON.stringify(payload),
-    })
-    expect(r.ok, `${method} /rest/v1/${path}: ${r.status} ${await r.text()}`)
-  }
-  return { id: body.user.id, rest }
-}
-
-const walks = [
-  {
-    name: 'home loads with trending and latest templates',
-    async run(page, { url }) {
-      await page.goto(url + '/')
-      await page.getByRole('heading', { name: 'Find the perfect template for your workspace' }).waitFor()
-      const trending = page.getByRole('region', { name: 'Trending Templates' })
-      await trending.getByRole('article').first().waitFor()
-      expect((await trending.getByRole('article').count()) === 3, 'three trending templates')
-      const latest = page.getByRole('region', { name: 'Latest Templates' })
-      await latest.getByRole('article').first().waitFor()
-      expect((await latest.getByRole('article').count()) >= 4, 'a latest grid')
-      await latest.getByText('Travel Planner').waitFor() // the newest demo template
-      await page.getByText('Total Templates').waitFor()
-      await page.getByRole('region', { name: 'Top Creators' }).getByRole('article').first().waitFor()
-    },
-  },
-  {
-    name: 'discover filters live in the URL',
-    async run(page, { url }) {
-      await page.goto(url + '/discover')
-      await page.getByRole('article').first().waitFor()
-      await page.getByLabel('Price').selectOption('free')
-      await page.waitForURL(/price=free/)
-      await page.getByRole('button', { name: 'Remove filter Price: Free' }).waitFor()
-      await page.getByRole('searchbox', { name: 'Search templates' }).fill('habit')
-      await page.waitForURL(/search=habit/)
-      await page.getByRole('heading', { name: 'Habit Tracker' }).waitFor()
-      await waitForCount(page.getByRole('article'), 1, 'free templates matching "habit"')
-      await page.getByRole('button', { name: 'Clear Filters' }).click()
-      await page.waitForURL((u) => u.search === '')
-      await page.goto(url + '/discover?search=zzzz-nothing')
-      await page.getByText('No templates found').waitFor()
-    },
-  },
-  {
-    name: 'a template page shows its details and the guest download modal',
-    async run(page, { url }) {
-      await page.goto(url + '/template/e0000000-0000-4000-8000-000000000001')
-      await page.getByRole('heading', { level: 1, name: 'Calm Weekly Planner' }).waitFor()
-      await page.getByRole('region', { name: 'About this template' }).getByText('What you get').waitFor()
-      await page.getByText('Real Template').waitFor()
-      await page.getByRole('button', { name: 'Download Free' }).click()
-      const dialog = page.getByRole('dialog', { name: 'Get Your Free Template' })
-      await dialog.waitFor()
-      await dialog.getByRole('button', { name: 'Cancel' }).click()
-      await dialog.waitFor({ state: 'hidden' })
-      await page.getByRole('region', { name: 'You May Also Like' }).getByRole('article').first().waitFor()
-      await page.goto(url + '/template/e0000000-0000-4000-8000-000000000003')
-      await page.getByTestId('price').filter({ hasText: '$19.00' }).waitFor()
-      await page.getByLabel('Email for your receipt and download').fill('buyer@example.com')
-      await page.getByRole('button', { name: 'Purchase & Download' }).click()
-      await page.waitForURL(/\/checkout\?templateId=e0000000-0000-4000-8000-000000000003&buyerEmail=buyer%40example\.com/)
-    },
-  },
-  {
-    name: "an open template page shows another visitor's upvote live",
-    async run(page, { url, viewport }) {
-      const id = 'e0000000-0000-4000-8000-000000000001'
-      // What the page's realtime socket receives: its join acknowledged, then the changes.
-      const frames = []
-      page.on('websocket', (ws) => {
-        if (ws.url().includes('/realtime/v1/websocket')) ws.on('framereceived', (f) => frames.push(String(f.payload)))
-      })
-      const templateReads = []
-      page.on('request', (r) => {
-        if (r.url().includes('/rest/v1/templates?') && new URL(r.url()).searchParams.getAll('id').includes(`eq.${id}`)) templateReads.push(r.url())
-      })
-      const viewCounted = page.waitForResponse((r) => r.url().endsWith('/functions/v1/track-template-view')).catch(() => null)
-      await page.goto(`${url}/template/${id}`)
-      await page.getByRole('heading', { level: 1, name: 'Calm Weekly Planner' }).waitFor()
-      // A second after counting the view the page reads the template again; let
-      // that pass first, so that only the live path can move the count.
-      if ((await viewCounted)?.ok()) await waitUntil(() => templateReads.length >= 2, "the template's re-read after the view")
-      await waitUntil(
-        () => frames.some((f) => f.includes('"phx_reply"') && f.includes('realtime:template-upvotes:') && f.includes('"ok"')),
-        'the upvote channel to be joined',
-      )
-      await page.evaluate(() => (window.__sameDocument = true))
-      const count = page.getByTestId('upvote-count')
-      const before = Number((await count.textContent()).replace(/\D/g, ''))
-      const visitor = await apiVisitor(url, `e2e-voter-${viewport}-${Date.now()}@example.com`)
-
-      await visitor.rest('POST', 'template_upvotes', { template_id: id, user_id: visitor.id })
-      await waitForText(count, String(before + 1), 'the upvote count after the other upvote')
-      expect(
-        frames.some((f) => f.includes('"postgres_changes"') && f.includes('"INSERT"') && f.includes(visitor.id)),
-        'the upvote arrived over the socket',
-      )
-
-      await visitor.rest('DELETE', `template_upvotes?template_id=eq.${id}&user_id=eq.${visitor.id}`)
-      await waitForText(count, String(before), 'the upvote count after its removal')
-      expect(
-        frames.some((f) => f.includes('"postgres_changes"') && f.includes('"DELETE"') && f.includes(visitor.id)),
-        'the removal arrived over the socket',
-      )
-      expect(await page.evaluate(() => window.__sameDocument === true), 'the page was not reloaded')
-    },
-  },
-  {
-    name: 'sign up, sign out and sign in again',
-    async run(page, { url, viewport }) {
-      const email = `e2e-${viewport}-${Date.now()}@example.com`
-      await page.goto(url + '/auth?mode=sign-up')
-      await page.getByLabel('Display name').fill('E2E Person')
-      await page.getByLabel('Email').fill(email)
-      await page.getByLabel('Password').fill('a-long-password-1')
-      await page.getByRole('button', { name: 'Create Account' }).click()
-      await page.getByText('Account created!').waitFor()
-      // With e-mail autoconfirm the new account is signed in at once.
-      await page.waitForURL((u) => u.pathname === '/')
-      if (viewport === 'phone') {
-        await page.getByRole('button', { name: 'Open menu' }).click()
-        await page.getByRole('dialog', { name: 'Menu' }).getByText('E2E Person').waitFor()
-        await page.getByRole('dialog', { name: 'Menu' }).getByRole('button', { name: 'Close menu' }).click()
-      } else {
-        await page.getByRole('button', { name: 'Account menu' }).waitFor()
-      }
-      await logout(page, viewport)
-      await page.goto(url + '/auth?mode=sign-in&redirect=%2Fcreators')
-      await page.getByLabel('Email').fill(email)
-      await page.getByLabel('Password').fill('a-long-password-1')
-      await page.getByRole('button', { name: 'Sign In' }).click()
-      await page.getByText('Welcome back!').first().waitFor()
-      await page.waitForURL(/\/creators$/)
-      await logout(page, viewport)
-      // The demo account signs in too, and is sent to a guarded page after.
-      await page.goto(url + '/dashboard')
-      await page.waitForURL(/\/auth\?mode=sign-in&redirect=%2Fdashboard/)
-      await page.getByLabel('Email').fill('maya@demo.plinth.dev')
-      await page.getByLabel('Password').fill('demo-password')
-      await page.getByRole('button', { name: 'Sign In' }).click()
-      await page.waitForURL(/\/dashboard$/)
-    },
-  },
-  {
-    name: 'categories, a category, creators, a profile and the 404 page',
-    async run(page, { url }) {
-      await page.goto(url + '/categories')
-      await page.getByRole('link', { name: /Business/ }).click()
-      await page.getByRole('heading', { level: 1, name: 'Business' }).waitFor()
-      await page.getByText('2 templates found').waitFor()
-      await page.goto(url + '/creators')
-      await page.getByRole('article').first().waitFor()
-      await page.goto(url + '/profile/mayachen')
-      await page.getByRole('heading', { level: 1, name: 'Maya Chen' }).waitFor()
-      await page.getByRole('region', { name: 'Creator statistics' }).waitFor()
-      await page.goto(url + '/nowhere')
-      await page.getByText('Oops! Page not found').waitFor()
-    },
-  },
-]
+const files = readdirSync(new URL('./walks/', import.meta.url)).filter((f) => f.endsWith('.mjs')).sort()
+const walks = []
+for (const file of files) walks.push(...(await import(`./walks/${file}`)).walks)
 
 async function main() {
   const plinth = await startPlinth()
@@ -252,6 +30,7 @@ async function main() {
   try {
     for (const vp of VIEWPORTS) {
       for (const walk of walks) {
+        if (only && !walk.name.includes(only)) continue
         const context = await browser.newContext({ viewport: vp.viewport, isMobile: vp.isMobile, hasTouch: vp.hasTouch, locale: 'en-US' })
         context.setDefaultTimeout(TIMEOUT)
         const page = await context.newPage()
@@ -266,7 +45,7 @@ async function main() {
         } catch (error) {
           failed++
           console.log(`  ✗ [${vp.name}] ${walk.name}\n      ${String(error?.message ?? error).split('\n').slice(0, 6).join('\n      ')}`)
-          if (process.env.E2E_SCREENSHOTS) await page.screenshot({ path: `${process.env.E2E_SCREENSHOTS}/${vp.name}-${walks.indexOf(walk)}.png`, fullPage: true })
+          if (process.env.E2E_SCREENSHOTS) await page.screenshot({ path: `${process.env.E2E_SCREENSHOTS}/${vp.name}-${walk.name.replace(/\W+/g, '-')}.png`, fullPage: true })
         } finally {
           await context.close()
         }

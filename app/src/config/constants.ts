@@ -42,3 +42,10 @@ export const DEFAULT_INCLUDES = ['Template file', 'Setup instructions', 'Video t
 export const DEFAULT_REQUIREMENTS = ['A free workspace-app account', 'Basic knowledge of the workspace app']
 
 export const BRAND = 'Plinth Templates'
+
+/** The dashboard sidebar (spec section 9): its cookie, kept 7 days, and Ctrl/Cmd+B. */
+export const SIDEBAR_COOKIE = 'sidebar_state'
+export const SIDEBAR_COOKIE_MAX_AGE_S = 7 * 24 * 60 * 60
+export const SIDEBAR_SHORTCUT_KEY = 'b'
+/** The admin counters' "This Week" window. */
+export const PENDING_THIS_WEEK_DAYS = 7
