@@ -26,6 +26,9 @@ pub struct AppState {
     pub keys: Arc<Keys>,
     /// Whether X-Forwarded-For / X-Real-IP from clients are believed.
     pub trust_proxy_headers: bool,
+    /// Stripe's publishable key, handed to the app's checkout (`None`: the
+    /// simulated provider needs none).
+    pub stripe_publishable_key: Option<String>,
 }
 
 /// The services a node mounts, each under its platform prefix.
@@ -113,7 +116,10 @@ async fn health(State(state): State<AppState>) -> impl IntoResponse {
 async fn app_config(State(state): State<AppState>) -> impl IntoResponse {
     (
         [(axum::http::header::CACHE_CONTROL, "no-cache")],
-        Json(json!({ "anonKey": state.keys.anon_key })),
+        Json(json!({
+            "anonKey": state.keys.anon_key,
+            "stripePublishableKey": state.stripe_publishable_key,
+        })),
     )
 }
 

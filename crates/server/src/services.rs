@@ -321,6 +321,9 @@ pub struct FunctionsArgs {
     /// Stripe secret key; unset: the simulated payment provider (no network needed).
     #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
     pub stripe_secret_key: Option<Secret>,
+    /// Stripe publishable key (`pk_…`), given to the app's checkout form.
+    #[arg(long, env = "STRIPE_PUBLISHABLE_KEY")]
+    pub stripe_publishable_key: Option<String>,
     /// Stripe API base URL (a test double's, in tests).
     #[arg(long, env = "STRIPE_API_BASE")]
     pub stripe_api_base: Option<String>,

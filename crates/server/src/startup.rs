@@ -208,6 +208,7 @@ async fn serve_on(
         db: backend.db.clone(),
         keys: Arc::new(keys),
         trust_proxy_headers: args.trust_proxy_headers,
+        stripe_publishable_key: args.functions.stripe_publishable_key.clone(),
     };
     let functions_config = args
         .functions

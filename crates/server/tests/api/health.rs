@@ -73,6 +73,7 @@ async fn the_app_learns_the_anon_key_from_its_server() {
         .await
         .unwrap();
     assert_eq!(body["anonKey"], app.keys.anon_key);
+    assert_eq!(body["stripePublishableKey"], crate::helpers::TEST_STRIPE_PUBLISHABLE_KEY);
     assert!(body.get("serviceRoleKey").is_none());
     assert!(!body.to_string().contains(&app.keys.service_role_key));
 }

@@ -28,6 +28,9 @@ pub struct TestApp {
     _data: tempfile::TempDir,
 }
 
+/// The publishable key every test node hands to its app.
+pub const TEST_STRIPE_PUBLISHABLE_KEY: &str = "pk_test_plinth";
+
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(Default::default()).await
 }
@@ -53,6 +56,7 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
         db: test_db.db.clone(),
         keys: keys.clone(),
         trust_proxy_headers: false,
+        stripe_publishable_key: Some(TEST_STRIPE_PUBLISHABLE_KEY.to_owned()),
     };
     let mut auth_config = plinth_auth::AuthConfig::default();
     auth_config.password_hash = plinth_auth::HashCost::cheap();
