@@ -53,9 +53,36 @@ export async function waitUntil(test, what) {
   throw new Error(`timed out waiting for ${what}`)
 }
 
+/** Talks to the REST API as the holder of `token`: `rest(method, path, payload)` expects success; `get(path)` answers the rows. */
+function restAs(url, anonKey, token) {
+  const call = async (method, path, payload, prefer = 'return=minimal') => {
+    const r = await fetch(`${url}/rest/v1/${path}`, {
+      method,
+      headers: {
+        apikey: anonKey,
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        prefer,
+      },
+      body: payload === undefined ? undefined : JSON.stringify(payload),
+    })
+    const text = await r.text()
+    expect(r.ok, `${method} /rest/v1/${path}: ${r.status} ${text}`)
+    return text ? JSON.parse(text) : null
+  }
+  return {
+    rest: (method, path, payload) => call(method, path, payload),
+    get: (path) => call('GET', path),
+  }
+}
+
+async function anonKeyOf(url) {
+  return (await (await fetch(`${url}/_/app-config.json`)).json()).anonKey
+}
+
 /** Another visitor, outside the browser: signs up through the API. */
 export async function apiVisitor(url, email) {
-  const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
+  const anonKey = await anonKeyOf(url)
   const response = await fetch(`${url}/auth/v1/signup`, {
     method: 'POST',
     headers: { apikey: anonKey, 'content-type': 'application/json' },
@@ -63,20 +90,20 @@ export async function apiVisitor(url, email) {
   })
   const body = await response.json()
   expect(response.ok && body.access_token, `sign-up through the API: ${response.status} ${JSON.stringify(body)}`)
-  const rest = async (method, path, payload) => {
-    const r = await fetch(`${url}/rest/v1/${path}`, {
-      method,
-      headers: {
-        apikey: anonKey,
-        authorization: `Bearer ${body.access_token}`,
-        'content-type': 'application/json',
-        prefer: 'return=minimal',
-      },
-      body: payload === undefined ? undefined : JSON.stringify(payload),
-    })
-    expect(r.ok, `${method} /rest/v1/${path}: ${r.status} ${await r.text()}`)
-  }
-  return { id: body.user.id, rest }
+  return { id: body.user.id, token: body.access_token, ...restAs(url, anonKey, body.access_token) }
+}
+
+/** An existing account (a demo one, say), signed in through the API. */
+export async function apiAccount(url, email, password = 'demo-password') {
+  const anonKey = await anonKeyOf(url)
+  const response = await fetch(`${url}/auth/v1/token?grant_type=password`, {
+    method: 'POST',
+    headers: { apikey: anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  })
+  const body = await response.json()
+  expect(response.ok && body.access_token, `sign-in through the API: ${response.status} ${JSON.stringify(body)}`)
+  return { id: body.user.id, token: body.access_token, ...restAs(url, anonKey, body.access_token) }
 }
 
 

@@ -1,6 +1,5 @@
-// Not built yet: replaced by its screen.
-import Placeholder from '@/app/routes/placeholder'
+import { ReviewPage } from '@/features/admin/components/review-page'
 
-export default function Route() {
-  return <Placeholder title="admin-template" />
+export default function AdminTemplateRoute() {
+  return <ReviewPage />
 }

@@ -1,6 +1,5 @@
-// Not built yet: replaced by its screen.
-import Placeholder from '@/app/routes/placeholder'
+import { AdminPanel } from '@/features/admin/components/admin-panel'
 
-export default function Route() {
-  return <Placeholder title="admin" />
+export default function AdminRoute() {
+  return <AdminPanel />
 }
