@@ -170,9 +170,10 @@ impl<'r> sqlx::FromRow<'r, PgRow> for OrderRow {
 
 async fn template(tx: &mut sqlx::PgConnection, id: Uuid) -> Result<TemplateRow> {
     sqlx::query_as::<_, TemplateRow>(
-        "select t.title, t.price_in_cents, t.is_published, t.template_file_url, t.template_url, \
+        "select t.title, t.price_in_cents, t.is_published, t.template_file_url, coalesce(t.template_url, l.template_url) as template_url, \
                 p.stripe_account_id \
            from public.templates t left join public.profiles p on p.id = t.user_id \
+           left join public.paid_template_links l on l.template_id = t.id \
           where t.id = $1",
     )
     .bind(id)
@@ -403,8 +404,9 @@ pub async fn validate_download(
     let order = sqlx::query_as::<_, OrderRow>(
         "select o.payment_status, o.payment_intent_id, o.download_token_hash, \
                 o.receipt_token_hash, o.price_in_cents, o.buyer_email, \
-                t.template_file_url, t.template_url \
+                t.template_file_url, coalesce(t.template_url, l.template_url) as template_url \
            from public.orders o join public.templates t on t.id = o.product_id \
+           left join public.paid_template_links l on l.template_id = t.id \
           where o.id = $1",
     )
     .bind(order_id)

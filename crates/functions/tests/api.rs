@@ -578,6 +578,72 @@ async fn simulated_purchase_releases_a_private_file_only_after_payment() {
     assert_eq!(status, 200);
 }
 
+/// The workspace-app link of a paid template is what its buyer pays for: it
+/// is never in the template row others read, and validate-download hands it
+/// out once the order is paid.
+#[tokio::test]
+async fn a_paid_templates_link_is_released_only_after_payment() {
+    let app = spawn_app(config()).await;
+    let (creator, _) = app.user("link-creator@example.com").await;
+    let link = "https://workspace.example/duplicate/paid-planner";
+    let template: Uuid = sqlx::query_scalar(
+        "insert into public.templates (user_id, title, price, price_in_cents, template_url) \
+         values ($1, 'Paid link', 15, 1500, $2) returning id",
+    )
+    .bind(creator)
+    .bind(link)
+    .fetch_one(app.pool())
+    .await
+    .unwrap();
+    let visible: Option<String> = sqlx::query_scalar("select template_url from public.templates where id = $1")
+        .bind(template)
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+    assert_eq!(visible, None, "the template row never carries a paid link");
+
+    let (status, body) = app
+        .invoke("create-payment-intent", json!({"templateId": template, "buyerEmail": "linkbuyer@example.com"}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let order = body["orderId"].as_str().unwrap().to_owned();
+    let token = body["downloadToken"].as_str().unwrap().to_owned();
+    let secret = body["clientSecret"].as_str().unwrap().to_owned();
+    let (status, _) = app.invoke("validate-download", json!({"orderId": order, "token": token})).await;
+    assert_eq!(status, 402, "not before payment");
+    let intent: String = sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
+        .bind(&order)
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+    let (status, body) = app
+        .post(&format!("/api/simulated-payments/{intent}/confirm"), None, json!({"client_secret": secret}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = app.invoke("validate-download", json!({"orderId": order, "token": token})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["downloadUrl"], link);
+
+    // Made free, the link is public again, as every free template's is.
+    sqlx::query("update public.templates set price = 0, price_in_cents = 0 where id = $1")
+        .bind(template)
+        .execute(app.pool())
+        .await
+        .unwrap();
+    let visible: Option<String> = sqlx::query_scalar("select template_url from public.templates where id = $1")
+        .bind(template)
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+    assert_eq!(visible.as_deref(), Some(link));
+    let stored: i64 = sqlx::query_scalar("select count(*) from public.paid_template_links where template_id = $1")
+        .bind(template)
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+    assert_eq!(stored, 0);
+}
+
 fn body_confirm_url(app: &TestApp, intent: &str, secret: &str) -> String {
     format!("{}/api/simulated-payments/{intent}?client_secret={secret}", app.base)
 }

@@ -92,6 +92,10 @@ const MATRIX: &[(&str, Op, &str)] = &[
     ("template_views", Insert, /*            */ "----Y"),
     ("template_views", Update, /*            */ "----Y"),
     ("template_views", Delete, /*            */ "----Y"),
+    ("paid_template_links", Select, /*       */ "-Y-YY"),
+    ("paid_template_links", Insert, /*       */ "----Y"),
+    ("paid_template_links", Update, /*       */ "----Y"),
+    ("paid_template_links", Delete, /*       */ "----Y"),
 ];
 
 /// The rows the matrix acts on.
@@ -115,6 +119,8 @@ struct Fixture {
     /// The creator's templates: one the owner already upvoted/wishlisted/rated/bought, one not.
     t_used: Uuid,
     t_new: Uuid,
+    /// The owner's paid template, whose link is kept apart.
+    t_paid: Uuid,
     draft: Uuid,
     pending: Uuid,
     rejected: Uuid,
@@ -150,6 +156,12 @@ async fn fixture(app: &TestApp) -> Fixture {
         .unwrap();
     let t_used = published_template(app, creator, "Used Template", productivity, 5.0).await;
     let t_new = published_template(app, creator, "New Template", productivity, 0.0).await;
+    let t_paid = published_template(app, owner, "Paid Template", productivity, 9.0).await;
+    sqlx::query("update public.templates set template_url = 'https://workspace.test/paid' where id = $1")
+        .bind(t_paid)
+        .execute(pool)
+        .await
+        .unwrap();
     let draft: Uuid = sqlx::query_scalar(
         "insert into public.templates_draft (creator_id, title) values ($1, 'Owner draft') returning id",
     )
@@ -225,6 +237,7 @@ async fn fixture(app: &TestApp) -> Fixture {
         t_unpublished,
         t_used,
         t_new,
+        t_paid,
         draft,
         pending,
         rejected,
@@ -313,6 +326,11 @@ fn target(table: &str, f: &Fixture, op: Op) -> Target {
             format!("id=eq.{}", f.view),
             json!({"template_id": f.t_own, "viewer_hash": "other-hash", "user_id": o}),
             json!({"viewer_hash": "changed"}),
+        ),
+        "paid_template_links" => (
+            format!("template_id=eq.{}", f.t_paid),
+            json!({"template_id": f.t_own, "template_url": "https://workspace.test/own"}),
+            json!({"template_url": "https://workspace.test/changed"}),
         ),
         other => panic!("no fixture for table {other}"),
     };
@@ -436,7 +454,7 @@ async fn every_table_in_public_has_row_level_security() {
         .fetch_one(owner_pool(&app))
         .await
         .unwrap();
-    assert_eq!(count, 14, "the marketplace's 14 tables");
+    assert_eq!(count, 15, "the marketplace's 15 tables");
 }
 
 #[tokio::test]
@@ -464,4 +482,29 @@ async fn no_one_learns_who_else_is_an_admin() {
     }
     let me = rpc(&app, Actor::User(admin), "is_admin", json!({})).await;
     assert_eq!(me.ok(), &json!(true));
+}
+
+#[tokio::test]
+async fn a_paid_templates_link_is_not_in_its_public_row() {
+    let app = spawn_marketplace().await;
+    let f = fixture(&app).await;
+    let public = rows(&app, Actor::Anon, &format!("templates?id=eq.{}&select=template_url,price_in_cents", f.t_paid)).await;
+    assert_eq!(public, vec![json!({"template_url": null, "price_in_cents": 900})]);
+    let own = rows(&app, Actor::User(f.owner), &format!("paid_template_links?template_id=eq.{}&select=template_url", f.t_paid)).await;
+    assert_eq!(own, vec![json!({"template_url": "https://workspace.test/paid"})]);
+    // An edit of a paid template's link through the API moves it too.
+    let changed = rest(
+        &app,
+        Actor::User(f.owner),
+        Method::PATCH,
+        &format!("templates?id=eq.{}", f.t_paid),
+        Some(json!({"template_url": "https://workspace.test/edited"})),
+        "return=representation",
+    )
+    .await;
+    assert_eq!(changed.rows()[0]["template_url"], Value::Null);
+    let own = rows(&app, Actor::User(f.owner), &format!("paid_template_links?template_id=eq.{}&select=template_url", f.t_paid)).await;
+    assert_eq!(own, vec![json!({"template_url": "https://workspace.test/edited"})]);
+    let free = rows(&app, Actor::Anon, &format!("templates?id=eq.{}&select=template_url", f.t_own)).await;
+    assert_eq!(free.len(), 1, "free templates are untouched");
 }
