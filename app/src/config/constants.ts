@@ -49,3 +49,9 @@ export const SIDEBAR_COOKIE_MAX_AGE_S = 7 * 24 * 60 * 60
 export const SIDEBAR_SHORTCUT_KEY = 'b'
 /** The admin counters' "This Week" window. */
 export const PENDING_THIS_WEEK_DAYS = 7
+/** A burst of changes to the review queue: one re-read of it. */
+export const LIVE_REVIEW_REREAD_MS = 200
+/** Admin pages scroll to the top this long after a redirect. */
+export const ADMIN_REDIRECT_SCROLL_MS = 100
+/** Checkout: the secure download page opens this long after a successful payment. */
+export const PAYMENT_REDIRECT_MS = 1000

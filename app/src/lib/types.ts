@@ -100,3 +100,17 @@ export function personName(p: Pick<ProfileSummary, 'display_name' | 'username'> 
 export function profilePath(p: Pick<ProfileSummary, 'id' | 'username'>): string {
   return `/profile/${encodeURIComponent(p.username || p.id)}`
 }
+
+/** An order (spec section 3) as its buyer reads it (policies/0011_orders.sql). */
+export interface OrderRow {
+  id: string
+  product_id: string
+  buyer_id: string | null
+  buyer_email: string
+  price_in_cents: number
+  currency: string
+  /** free, pending, paid or failed. */
+  payment_status: string
+  download_url: string | null
+  created_at: string
+}

@@ -33,6 +33,44 @@ export interface FakeOptions {
   users?: FakeUser[]
   /** Start signed in as this user. */
   signedInAs?: FakeUser
+  /**
+   * The `/api/...` routes (the SDK's `api.*` wrappers), by path after `/api`,
+   * e.g. '/paid-download-confirmation'. Answered through `fetch` on the
+   * fake's origin; a path without a handler answers 404.
+   */
+  api?: Record<string, ApiHandler>
+  /** What `GET /_/app-config.json` answers besides `anonKey`. */
+  appConfig?: Record<string, unknown>
+  /**
+   * Many-to-one relations for embedded selects, by `{table}.{embedded table}`,
+   * where the column is not named `{embedded table without trailing s}_id`.
+   */
+  relations?: Record<string, { column: string; references?: string }>
+  /**
+   * Per bucket, how many of the next uploads answer 'The resource already
+   * exists' (as storage does for a taken name without upsert).
+   */
+  uploadConflicts?: Record<string, number>
+}
+
+/** An `/api` route of the fake: its status (200 by default) and JSON body. */
+export type ApiHandler = (
+  body: Record<string, unknown>,
+) => { status?: number; body?: unknown } | Promise<{ status?: number; body?: unknown }>
+
+/**
+ * A function's refusal as supabase-js reports it (FunctionsHttpError with the
+ * Response), so the SDK's typed wrappers see `status` and the `{ error }` body.
+ */
+export function functionError(status: number, message: string, extra: Record<string, unknown> = {}) {
+  return {
+    message: 'Edge Function returned a non-2xx status code',
+    name: 'FunctionsHttpError',
+    context: new Response(JSON.stringify({ error: message, ...extra }), {
+      status,
+      headers: { 'content-type': 'application/json' },
+    }),
+  }
 }
 
 export interface RecordedCall {
@@ -88,7 +126,11 @@ export class FakeSupabase {
   session: { user: { id: string; email: string; user_metadata: Record<string, unknown> }; access_token: string } | null = null
   listeners = new Set<(event: string, session: unknown) => void>()
   uploads: Array<{ bucket: string; path: string; file: unknown; options: unknown }> = []
+  /** Uploads refused by `uploadConflicts` (not in `uploads`). */
+  uploadAttempts: Array<{ bucket: string; path: string; file: unknown; options: unknown }> = []
   removals: Array<{ bucket: string; paths: string[] }> = []
+  /** `copy(from, to, { destinationBucket })` calls that succeeded. */
+  copies: Array<{ bucket: string; from: string; to: string; destinationBucket: string }> = []
 
   constructor(options: FakeOptions = {}) {
     this.tables = structuredClone(options.tables ?? {})
@@ -97,6 +139,50 @@ export class FakeSupabase {
     this.functionHandlers = options.functions ?? {}
     this.users = options.users ?? []
     if (options.signedInAs) this.session = this.sessionFor(options.signedInAs)
+    this.apiHandlers = options.api ?? {}
+    this.appConfig = options.appConfig ?? {}
+    this.relations = options.relations ?? {}
+    this.uploadConflicts = { ...(options.uploadConflicts ?? {}) }
+    this.interceptFetch()
+  }
+
+  /** Where the SDK's `/api` wrappers find the server (they read these two). */
+  supabaseUrl = typeof window === 'undefined' ? 'http://localhost' : window.location.origin
+  supabaseKey = 'fake-anon-key'
+  apiHandlers: Record<string, ApiHandler>
+  appConfig: Record<string, unknown>
+  relations: Record<string, { column: string; references?: string }>
+  uploadConflicts: Record<string, number>
+
+  /**
+   * Answers `fetch` of `{origin}/api/...` and `{origin}/_/app-config.json`
+   * from the handlers (recorded as `api:{path}` / `app-config` calls); any
+   * other URL goes to the real fetch. The spy is restored after each test.
+   */
+  private interceptFetch() {
+    if (typeof globalThis.fetch !== 'function') return
+    const original = globalThis.fetch.bind(globalThis)
+    const origin = this.supabaseUrl
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url
+      const json = (status: number, body: unknown) =>
+        new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+      if (url === `${origin}/_/app-config.json`) {
+        this.calls.push({ table: 'app-config', op: 'get', filters: [] })
+        return json(200, { anonKey: this.supabaseKey, ...this.appConfig })
+      }
+      if (url.startsWith(`${origin}/api/`)) {
+        const path = url.slice(`${origin}/api`.length).split('?')[0]
+        const text = typeof init?.body === 'string' ? init.body : ''
+        const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>
+        this.calls.push({ table: `api:${path}`, op: init?.method?.toLowerCase() ?? 'get', payload: body, filters: [] })
+        const handler = this.apiHandlers[path]
+        if (!handler) return json(404, { error: 'Not found' })
+        const answer = await handler(body)
+        return json(answer.status ?? 200, answer.body ?? {})
+      }
+      return original(input, init)
+    })
   }
 
   sessionFor(user: FakeUser) {
@@ -133,13 +219,34 @@ export class FakeSupabase {
   storage = {
     from: (bucket: string) => ({
       upload: vi.fn(async (path: string, file: unknown, options: unknown) => {
+        if ((this.uploadConflicts[bucket] ?? 0) > 0) {
+          this.uploadConflicts[bucket] -= 1
+          this.uploadAttempts.push({ bucket, path, file, options })
+          return { data: null, error: { message: 'The resource already exists', statusCode: '409' } }
+        }
         if (this.failing[`storage:${bucket}`]) return { data: null, error: this.failing[`storage:${bucket}`] }
         this.uploads.push({ bucket, path, file, options })
         return { data: { path }, error: null }
       }),
       remove: vi.fn(async (paths: string[]) => {
+        // Removal fails only when asked for by its own key (uploads keep theirs).
+        if (this.failing[`storage-remove:${bucket}`]) return { data: null, error: this.failing[`storage-remove:${bucket}`] }
         this.removals.push({ bucket, paths })
         return { data: [], error: null }
+      }),
+      copy: vi.fn(async (from: string, to: string, options?: { destinationBucket?: string }) => {
+        const destinationBucket = options?.destinationBucket ?? bucket
+        if ((this.uploadConflicts[destinationBucket] ?? 0) > 0) {
+          this.uploadConflicts[destinationBucket] -= 1
+          return { data: null, error: { message: 'The resource already exists', statusCode: '409' } }
+        }
+        if (this.failing[`storage:${bucket}`]) return { data: null, error: this.failing[`storage:${bucket}`] }
+        this.copies.push({ bucket, from, to, destinationBucket })
+        return { data: { path: to }, error: null }
+      }),
+      createSignedUrl: vi.fn(async (path: string, expiresIn: number) => {
+        if (this.failing[`storage:${bucket}`]) return { data: null, error: this.failing[`storage:${bucket}`] }
+        return { data: { signedUrl: `http://localhost:3000/storage/v1/object/sign/${bucket}/${path}?token=signed-${expiresIn}` }, error: null }
       }),
       getPublicUrl: (path: string) => ({
         data: { publicUrl: `http://localhost:3000/storage/v1/object/public/${bucket}/${path}` },
@@ -171,6 +278,15 @@ export class FakeSupabase {
       return { error: null }
     }),
     signInWithOAuth: vi.fn(async () => ({ data: { provider: 'github', url: 'http://localhost/authorize' }, error: null })),
+    /** Merges `data` into the signed-in user's metadata (recorded as an `auth:updateUser` call). */
+    updateUser: vi.fn(async (attributes: { data?: Record<string, unknown> }) => {
+      this.calls.push({ table: 'auth:updateUser', op: 'updateUser', payload: attributes, filters: [] })
+      if (this.failing['auth:updateUser']) return { data: { user: null }, error: this.failing['auth:updateUser'] }
+      if (!this.session) return { data: { user: null }, error: { message: 'Auth session missing!', status: 401 } }
+      this.session.user.user_metadata = { ...this.session.user.user_metadata, ...(attributes.data ?? {}) }
+      this.emit('USER_UPDATED')
+      return { data: { user: this.session.user }, error: null }
+    }),
   }
 
   channels: FakeChannel[] = []
@@ -283,6 +399,35 @@ class FakeChannel {
   }
 }
 
+interface Embed {
+  /** The key of the embedded object in the row: the alias, else the table. */
+  name: string
+  table: string
+}
+
+/** The top-level `alias:table!hint(columns)` items of a select string. */
+function parseEmbeds(columns: string | undefined): Embed[] {
+  if (!columns || !columns.includes('(')) return []
+  const items: string[] = []
+  let depth = 0
+  let current = ''
+  for (const ch of columns) {
+    if (ch === '(') depth += 1
+    if (ch === ')') depth -= 1
+    if (ch === ',' && depth === 0) {
+      items.push(current.trim())
+      current = ''
+    } else current += ch
+  }
+  items.push(current.trim())
+  const embeds: Embed[] = []
+  for (const item of items) {
+    const m = /^(?:([\w]+):)?([\w]+)(?:![\w]+)?\(/.exec(item)
+    if (m && m[2] !== 'count') embeds.push({ name: m[1] ?? m[2], table: m[2] })
+  }
+  return embeds
+}
+
 class FakeQuery implements PromiseLike<Result> {
   private op = 'select'
   private payload: unknown
@@ -294,6 +439,10 @@ class FakeQuery implements PromiseLike<Result> {
   private singleMode: 'single' | 'maybe' | null = null
   private countMode = false
   private head = false
+  /** Embedded resources of the select (`alias:table(...)`), resolved in `embed`. */
+  private embeds: Embed[] = []
+  /** `.select()` after update/delete: answer with the rows written, as PostgREST's return=representation. */
+  private returning = false
 
   constructor(
     private fake: FakeSupabase,
@@ -307,6 +456,8 @@ class FakeQuery implements PromiseLike<Result> {
   }
 
   select(_columns?: string, options?: { count?: string; head?: boolean }) {
+    this.embeds = parseEmbeds(_columns)
+    if (this.op === 'update' || this.op === 'delete') this.returning = true
     if (options?.count) this.countMode = true
     if (options?.head) this.head = true
     return this
@@ -393,9 +544,28 @@ class FakeQuery implements PromiseLike<Result> {
       .then(onFulfilled, onRejected)
   }
 
+  /**
+   * Adds each embedded resource to a row. A many-to-one embed is found by the
+   * row's `{table without trailing s}_id` column (wishlist.template_id ->
+   * templates.id), else by `relations`; an embed it cannot resolve is left
+   * out, as before embeds were understood.
+   */
+  private embed(row: Row): Row {
+    const out = { ...row }
+    for (const e of this.embeds) {
+      const relation = this.fake.relations[`${this.table}.${e.table}`] ?? { column: `${e.table.replace(/s$/, '')}_id`, references: 'id' }
+      // Rows seeded with the embedded object already keep it.
+      if (!(relation.column in row) || row[e.name] !== undefined) continue
+      const related = (this.fake.tables[e.table] ?? []).find((r) => same(r[relation.references ?? 'id'], row[relation.column]))
+      out[e.name] = related ? structuredClone(related) : null
+    }
+    return out
+  }
+
   private run(): Result {
     this.fake.calls.push({ table: this.table, op: this.op, payload: this.payload, filters: this.described })
-    const failure = this.fake.failing[this.table]
+    // `failing` by table (every request) or by `{table}:{op}` (e.g. 'templates_rejected:delete').
+    const failure = this.fake.failing[this.table] ?? this.fake.failing[`${this.table}:${this.op}`]
     if (failure) return { data: null, error: failure, count: null }
     const rows = (this.fake.tables[this.table] ??= [])
     const matches = (r: Row) => this.filters.every((f) => f(r))
@@ -415,12 +585,14 @@ class FakeQuery implements PromiseLike<Result> {
         return { data: null, error: null }
       }
       case 'update': {
-        for (const r of rows.filter(matches)) Object.assign(r, this.payload as Row)
-        return { data: null, error: null }
+        const updated = rows.filter(matches)
+        for (const r of updated) Object.assign(r, this.payload as Row)
+        return { data: this.returning ? structuredClone(updated) : null, error: null }
       }
       case 'delete': {
+        const removed = rows.filter(matches)
         this.fake.tables[this.table] = rows.filter((r) => !matches(r))
-        return { data: null, error: null }
+        return { data: this.returning ? structuredClone(removed) : null, error: null }
       }
     }
     let found = rows.filter(matches)
@@ -430,6 +602,7 @@ class FakeQuery implements PromiseLike<Result> {
     const count = found.length
     if (this.limitCount !== null) found = found.slice(0, this.limitCount)
     found = structuredClone(found)
+    if (this.embeds.length) found = found.map((r) => this.embed(r))
     if (this.singleMode) {
       if (found.length === 1) return { data: found[0], error: null }
       if (found.length === 0 && this.singleMode === 'maybe') return { data: null, error: null }

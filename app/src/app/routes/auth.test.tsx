@@ -97,7 +97,7 @@ describe('navigation memory and guarded routes', () => {
     await user.type(screen.getByLabelText('Password'), MAYA.password)
     await user.click(screen.getByRole('button', { name: 'Sign In' }))
     await waitFor(() => expect(here(router)).toBe('/upload'))
-    expect(await screen.findByRole('heading', { name: 'Upload a template' })).toBeInTheDocument()
+    expect(await screen.findByRole('heading', { name: 'Upload Template' })).toBeInTheDocument()
   })
 
   it('returns to the remembered dashboard path after sign-in, then forgets it', async () => {

@@ -1,6 +1,6 @@
-// Not built yet: replaced by its screen.
-import Placeholder from '@/app/routes/placeholder'
+// /upload (signed-in) and /dashboard/admin/upload (admins): the Upload screen.
+import { UploadPage } from '@/features/upload/components/upload-page'
 
-export default function Route() {
-  return <Placeholder title="upload" />
+export default function UploadRoute() {
+  return <UploadPage />
 }

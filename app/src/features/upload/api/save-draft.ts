@@ -1,0 +1,60 @@
+// Save Draft (spec sections 4 and 7): a new draft is inserted; a loaded draft
+// is updated by id; a loaded rejected template is inserted as a draft under
+// the same id and then deleted from the rejected store (when that delete
+// fails, the new draft is removed again and the save fails). New files go to
+// {userId}/previews/ and {userId}/templates/; a failed save removes them.
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { getSupabase } from '@/lib/supabase'
+import { logQuiet } from '@/lib/log'
+import type { UploadFormValues } from '../form'
+import type { UploadSource } from '../source'
+import { buildPayload } from './template-payload'
+import { removeStoredObjects, type StoredObject } from './upload-template-file'
+
+async function write(userId: string, values: UploadFormValues, source: UploadSource, stored: StoredObject[]) {
+  const supabase = getSupabase()
+  const built = await buildPayload(userId, values, 'templates', source, stored)
+  const payload = { ...built.payload, last_edited_at: new Date().toISOString() }
+  if (source.kind === 'draft') {
+    const { data, error } = await supabase.from('templates_draft').update(payload).eq('id', source.id).select('id')
+    if (error) throw error
+    // Nothing matched (the draft was deleted meanwhile): not saved.
+    if (Array.isArray(data) && data.length === 0) throw new Error('Draft not found')
+  } else if (source.kind === 'rejected') {
+    const inserted = await supabase.from('templates_draft').insert({ id: source.id, ...payload })
+    if (inserted.error) throw inserted.error
+    const removed = await supabase.from('templates_rejected').delete().eq('id', source.id).eq('creator_id', userId)
+    if (removed.error) {
+      const undo = await supabase.from('templates_draft').delete().eq('id', source.id).eq('creator_id', userId)
+      if (undo.error) logQuiet('removing the draft of a rejected template', undo.error)
+      throw removed.error
+    }
+  } else {
+    const { error } = await supabase.from('templates_draft').insert(payload)
+    if (error) throw error
+  }
+  return built.obsolete
+}
+
+export async function saveDraft(userId: string, values: UploadFormValues, source: UploadSource): Promise<void> {
+  const stored: StoredObject[] = []
+  let obsolete: StoredObject[]
+  try {
+    obsolete = await write(userId, values, source, stored)
+  } catch (error) {
+    await removeStoredObjects(stored, 'removing the files of a failed draft save')
+    throw error
+  }
+  await removeStoredObjects(obsolete, 'removing a replaced public template file')
+}
+
+export function useSaveDraft() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: ({ userId, values, source }: { userId: string; values: UploadFormValues; source: UploadSource }) =>
+      saveDraft(userId, values, source),
+    // The dashboard's lists (drafts, counts) are other screens' queries: mark
+    // them all stale rather than guess their keys; not this screen's own reads.
+    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'upload' }),
+  })
+}
