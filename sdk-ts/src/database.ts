@@ -208,6 +208,39 @@ export type Database = {
           },
         ]
       }
+      paid_template_links: {
+        Row: {
+          template_id: string
+          template_url: string
+          updated_at: string
+        }
+        Insert: {
+          template_id: string
+          template_url: string
+          updated_at?: string
+        }
+        Update: {
+          template_id?: string
+          template_url?: string
+          updated_at?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "paid_template_links_template_id_fkey"
+            columns: ["template_id"]
+            isOneToOne: true
+            referencedRelation: "creator_statistics"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "paid_template_links_template_id_fkey"
+            columns: ["template_id"]
+            isOneToOne: true
+            referencedRelation: "templates"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       profiles: {
         Row: {
           avatar_url: string | null
@@ -958,6 +991,7 @@ export type Database = {
         | { Args: { kind: string; rounds: number; }; Returns: string }
         | { Args: { kind: string; }; Returns: string }
       get_follower_count: { Args: { user_id: string; }; Returns: number }
+      get_template_wishlist_counts: { Args: { template_ids: string[]; }; Returns: { template_id: string; wishlist_count: number; }[] }
       get_trending_creators: { Args: { limit_count?: number; }; Returns: { id: string; rank: number; weekly_growth_percentage: number; username: string; display_name: string; avatar_url: string; bio: string; rating: number; categories: string[]; templates_count: number; total_downloads: number; }[] }
       get_user_followers: { Args: { user_id: string; }; Returns: { id: string; username: string; display_name: string; avatar_url: string; followed_at: string; }[] }
       get_user_following: { Args: { user_id: string; }; Returns: { id: string; username: string; display_name: string; avatar_url: string; followed_at: string; }[] }

@@ -1,6 +1,10 @@
-// Not built yet: replaced by its screen.
-import Placeholder from '@/app/routes/placeholder'
+// /dashboard/templates?tab=draft|pending|published|rejected: My Templates.
+import { useSession } from '@/lib/session'
+import { MyTemplates } from '@/features/dashboard/components/my-templates'
 
-export default function Route() {
-  return <Placeholder title="templates" />
+export default function DashboardTemplatesRoute() {
+  const { user } = useSession()
+  // The dashboard is behind RequireAuth: there is always a user here.
+  if (!user) return null
+  return <MyTemplates userId={user.id} />
 }

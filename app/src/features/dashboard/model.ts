@@ -1,0 +1,162 @@
+// The creator's templates as the dashboard sees them: one shape for the four
+// stores of the lifecycle (spec section 4), their card labels and edit links,
+// and the pure computations of the dashboard's numbers.
+
+/** The store a template lives in; also the `?tab=` value of its tab. */
+export type TemplateKind = 'draft' | 'pending' | 'published' | 'rejected'
+
+export const TEMPLATE_KINDS: TemplateKind[] = ['draft', 'pending', 'published', 'rejected']
+
+/** The table of each store, and the column naming its owner there. */
+export const KIND_TABLE: Record<TemplateKind, { table: string; owner: 'creator_id' | 'user_id' }> = {
+  draft: { table: 'templates_draft', owner: 'creator_id' },
+  pending: { table: 'templates_pending_approval', owner: 'creator_id' },
+  published: { table: 'templates', owner: 'user_id' },
+  rejected: { table: 'templates_rejected', owner: 'creator_id' },
+}
+
+/** Card labels (Active is shown as 'Published'). */
+export const KIND_LABEL: Record<TemplateKind, string> = {
+  draft: 'Draft',
+  pending: 'Pending Approval',
+  published: 'Published',
+  rejected: 'Rejected',
+}
+
+export interface MyTemplate {
+  id: string
+  kind: TemplateKind
+  title: string
+  description: string | null
+  price: number | string
+  preview_image_url: string | null
+  tags: string[]
+  /** When it last changed: last edit (draft), submission (pending), approval or edit (published), rejection. */
+  date: string | null
+  rejection_comment: string | null
+  rejection_date: string | null
+  downloads_count: number | null
+}
+
+/** Where a card's edit button goes, and what it says. */
+export function editLink(t: Pick<MyTemplate, 'id' | 'kind'>): { to: string; label: string } {
+  const id = encodeURIComponent(t.id)
+  if (t.kind === 'draft') return { to: `/upload?draft=${id}`, label: 'Continue Editing' }
+  if (t.kind === 'published') return { to: `/dashboard/templates/edit/${id}`, label: 'Edit' }
+  return { to: `/upload?template=${id}`, label: 'Edit' }
+}
+
+/**
+ * Which templates their owner may delete here. Published templates may not:
+ * the `templates` table has no delete policy and its delete privilege is
+ * revoked from clients (migrations/20261122000000_marketplace_tables.sql,
+ * policies/0003_templates.sql), since orders reference them and buyers keep
+ * their downloads. Drafts, pending submissions and rejected templates belong
+ * to their creator alone and have delete policies for them.
+ */
+export function canDelete(kind: TemplateKind): boolean {
+  return kind !== 'published'
+}
+
+/** The confirmation dialog's description (' draft' is added for drafts). */
+export function deleteDescription(kind: TemplateKind): string {
+  return `This action cannot be undone. This will permanently delete your template${kind === 'draft' ? ' draft' : ''}`
+}
+
+/** The tab of `?tab=`: one of the stores, or null for All. */
+export function tabFromParam(value: string | null): TemplateKind | null {
+  return TEMPLATE_KINDS.includes(value as TemplateKind) ? (value as TemplateKind) : null
+}
+
+/** 'N template(s)' style plurals. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** Mean of the ratings above 0, rounded to one decimal; 0 when none is rated. */
+export function averageRating(ratings: Array<number | string | null | undefined>): number {
+  const rated = ratings.map((r) => Number(r ?? 0)).filter((r) => Number.isFinite(r) && r > 0)
+  if (rated.length === 0) return 0
+  const mean = rated.reduce((sum, r) => sum + r, 0) / rated.length
+  return Math.round(mean * 10) / 10
+}
+
+/** One item per non-blank line, trimmed (features and requirements on edit). */
+export function linesToList(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+}
+
+export function listToLines(list: string[] | null | undefined): string {
+  return (list ?? []).join('\n')
+}
+
+/** Price as typed: a number, falling back to 0; cents are kept to two decimals. */
+export function parsePrice(text: string): number {
+  const value = Number(text)
+  if (!Number.isFinite(value) || value < 0) return 0
+  return Math.round(value * 100) / 100
+}
+
+/** A stored file: the bucket and the object's name in it. */
+export interface StoredFile {
+  bucket: string
+  path: string
+}
+
+/** The buckets a template's files may live in: public previews and files, and private paid files. */
+export const TEMPLATE_FILE_BUCKETS = ['templates', 'template-files'] as const
+
+/**
+ * Where a stored template file is, from its stored URL: a storage URL
+ * (`.../storage/v1/object/[public/|authenticated/|sign/]{bucket}/{path}`), a
+ * `{bucket}/{path}` naming one of the template buckets, or a bare path (in
+ * 'templates', as the app stores paths). Site assets ('/demo/...') and other
+ * sites' URLs are not ours to remove: null.
+ */
+export function storedFile(value: string | null | undefined): StoredFile | null {
+  const url = value?.trim()
+  if (!url) return null
+  const split = (rest: string): StoredFile | null => {
+    const clean = rest.split(/[?#]/)[0]
+    const at = clean.indexOf('/')
+    if (at <= 0) return null
+    try {
+      const bucket = decodeURIComponent(clean.slice(0, at))
+      const path = decodeURIComponent(clean.slice(at + 1))
+      return bucket && path ? { bucket, path } : null
+    } catch {
+      return null
+    }
+  }
+  const marker = '/storage/v1/object/'
+  const at = url.indexOf(marker)
+  if (at >= 0) {
+    const rest = url.slice(at + marker.length).replace(/^(public|authenticated|sign)\//, '')
+    return split(rest)
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('/')) return null
+  const named = split(url)
+  if (named && (TEMPLATE_FILE_BUCKETS as readonly string[]).includes(named.bucket)) return named
+  return { bucket: 'templates', path: url.split(/[?#]/)[0] }
+}
+
+/** The files of a template row, grouped by bucket (template buckets only, no repeats). */
+export function filesByBucket(
+  row: { preview_image_url?: string | null; preview_images?: string[] | null; template_file_url?: string | null },
+  keep: Array<string | null | undefined> = [],
+): Map<string, string[]> {
+  const kept = new Set(keep.map(storedFile).filter((f): f is StoredFile => !!f).map((f) => `${f.bucket}/${f.path}`))
+  const out = new Map<string, string[]>()
+  for (const value of [row.preview_image_url, ...(row.preview_images ?? []), row.template_file_url]) {
+    const file = storedFile(value)
+    if (!file || !(TEMPLATE_FILE_BUCKETS as readonly string[]).includes(file.bucket)) continue
+    if (kept.has(`${file.bucket}/${file.path}`)) continue
+    const list = out.get(file.bucket) ?? []
+    if (!list.includes(file.path)) list.push(file.path)
+    out.set(file.bucket, list)
+  }
+  return out
+}
