@@ -1,6 +1,6 @@
-// Not built yet: replaced by its screen.
-import Placeholder from '@/app/routes/placeholder'
+// /download-secure/{orderId}?token=: the download link of a checkout or a receipt.
+import { SecureDownloadPage } from '@/features/orders/components/secure-download-page'
 
-export default function Route() {
-  return <Placeholder title="download-secure" />
+export default function DownloadSecureRoute() {
+  return <SecureDownloadPage />
 }

@@ -1,6 +1,6 @@
-// Not built yet: replaced by its screen.
-import Placeholder from '@/app/routes/placeholder'
+// /download/{orderId}: a signed-in buyer's order (the route requires sign-in).
+import { OrderDownloadPage } from '@/features/orders/components/order-download-page'
 
-export default function Route() {
-  return <Placeholder title="download" />
+export default function DownloadRoute() {
+  return <OrderDownloadPage />
 }

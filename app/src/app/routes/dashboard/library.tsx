@@ -1,6 +1,6 @@
-// Not built yet: replaced by its screen.
-import Placeholder from '@/app/routes/placeholder'
+// /dashboard/library: the signed-in user's orders (our reading; see the page).
+import { LibraryPage } from '@/features/orders/components/library-page'
 
-export default function Route() {
-  return <Placeholder title="library" />
+export default function LibraryRoute() {
+  return <LibraryPage />
 }

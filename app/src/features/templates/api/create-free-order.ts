@@ -1,29 +1,17 @@
 // A free template: the function create-free-order makes the order and answers
 // the download URL, to which the browser then goes.
 import { useMutation } from '@tanstack/react-query'
+import { functions } from '@plinth/sdk'
 import { getSupabase } from '@/lib/supabase'
 
 export async function createFreeOrder(productId: string, buyerEmail: string): Promise<string> {
-  const { data, error } = await getSupabase().functions.invoke('create-free-order', {
-    body: { product_id: productId, buyer_email: buyerEmail },
-  })
-  const answer = (data ?? {}) as { downloadUrl?: string; error?: string }
-  if (error) {
-    // The function's own error text when it sent one.
-    let message = answer.error
-    const context = (error as { context?: Response }).context
-    if (!message && context && typeof context.json === 'function') {
-      try {
-        message = ((await context.clone().json()) as { error?: string }).error
-      } catch {
-        /* not JSON */
-      }
-    }
-    throw new Error(message || 'Something went wrong')
-  }
-  if (answer.error) throw new Error(answer.error)
-  if (!answer.downloadUrl) throw new Error('Something went wrong')
-  return answer.downloadUrl
+  const { data, error } = await functions.createFreeOrder(getSupabase(), { product_id: productId, buyer_email: buyerEmail })
+  // The function's own error text when it sent one.
+  if (error) throw new Error(error.body?.error || 'Something went wrong')
+  const refused = (data as { error?: unknown } | null)?.error
+  if (typeof refused === 'string' && refused) throw new Error(refused)
+  if (!data?.downloadUrl) throw new Error('Something went wrong')
+  return data.downloadUrl
 }
 
 export function useCreateFreeOrder() {

@@ -1,0 +1,199 @@
+// Browser walks of checkout and downloads: a guest and a signed-in buyer pay
+// for the paid demo template with the simulated provider (the e2e plinth has
+// no Stripe key), land on the secure download page, find the order in the
+// Library and open its download page; an unpaid link says so and opens after
+// the payment; the Stripe path, whose Stripe.js cannot be reached from here,
+// ends on its not-ready message.
+import { apiVisitor, expect, signIn, waitUntil } from '../lib.mjs'
+
+const PAID = 'e0000000-0000-4000-8000-000000000003' // Startup CRM, $19.00
+const PASSWORD = 'a-long-password-1'
+
+async function fillCard(page) {
+  await page.getByLabel('Card number').fill('4242 4242 4242 4242')
+  await page.getByLabel('Expiry (MM/YY)').fill('12/39')
+  await page.getByLabel('CVC').fill('123')
+}
+
+/**
+ * Waits for a request or response without ever leaving an unhandled
+ * rejection behind (the walk may fail before awaiting it): resolves to it, or
+ * to the error, which `settled` throws.
+ */
+function soon(promise) {
+  return promise.catch((error) => ({ failed: error }))
+}
+
+async function settled(promise) {
+  const value = await promise
+  if (value && value.failed) throw value.failed
+  return value
+}
+
+/**
+ * The secure download page after a paid checkout: the file when the template
+ * has one (its URL answers 200), else 'No Download Available' (the demo
+ * templates carry no file). Either way the validation was a paid 200.
+ */
+async function expectSecureDownload(page, validated) {
+  const response = await settled(validated)
+  expect(response.status() === 200, `validate-download answered ${response.status()}`)
+  const body = await response.json()
+  expect(body.isPaid === true && body.price_in_cents === 1900, `a paid order of $19.00: ${JSON.stringify(body)}`)
+  const ready = page.getByRole('heading', { name: 'Your download is ready' })
+  const none = page.getByRole('heading', { name: 'No Download Available' })
+  await ready.or(none).waitFor()
+  if (body.downloadUrl) {
+    const link = page.getByRole('link', { name: 'Download File' })
+    const href = await link.getAttribute('href')
+    expect(href === body.downloadUrl, `Download File goes to ${href}`)
+    const file = await page.request.get(new URL(href, page.url()).toString())
+    expect(file.status() === 200, `the file answered ${file.status()}`)
+  } else {
+    await page.getByText('No download URL available.').waitFor()
+    expect((await page.getByRole('link', { name: 'Download File' }).count()) === 0, 'no Download File without a file')
+  }
+  return body
+}
+
+/** Pays on the checkout page with the simulated card form, then waits for the secure download page. */
+async function payAndLand(page, url) {
+  await page.getByRole('button', { name: 'Pay & Download' }).waitFor()
+  await page.getByTestId('checkout-total').filter({ hasText: '$19.00' }).waitFor()
+  await fillCard(page)
+  const validated = soon(page.waitForResponse((r) => r.url().endsWith('/functions/v1/validate-download')))
+  const receipt = soon(page.waitForRequest((r) => r.url().endsWith('/api/paid-download-confirmation')))
+  await page.getByRole('button', { name: 'Pay & Download' }).click()
+  await page.getByText('Payment successful!').waitFor()
+  await page.waitForURL((u) => u.pathname.startsWith('/download-secure/') && u.searchParams.has('token'))
+  const orderId = new URL(page.url()).pathname.split('/').pop()
+  const body = await expectSecureDownload(page, validated)
+  const sent = JSON.parse((await settled(receipt)).postData() ?? '{}')
+  expect(sent.orderId === orderId && sent.email === body.buyer_email, `the receipt request: ${JSON.stringify(sent)}`)
+  expect(page.url().startsWith(url), 'stayed in the app')
+  return orderId
+}
+
+export const walks = [
+  {
+    name: 'orders: a guest buys a paid template and lands on the secure download page',
+    async run(page, { url, viewport }) {
+      const requests = []
+      page.on('request', (r) => requests.push(r.url()))
+      const email = `e2e-guest-${viewport}-${Date.now()}@example.com`
+      await page.goto(`${url}/template/${PAID}`)
+      await page.getByTestId('price').filter({ hasText: '$19.00' }).waitFor()
+      await page.getByLabel('Email for your receipt and download').fill(email)
+      const created = soon(page.waitForRequest((r) => r.url().endsWith('/functions/v1/create-payment-intent')))
+      await page.getByRole('button', { name: 'Purchase & Download' }).click()
+      await page.waitForURL((u) => u.pathname === '/checkout' && u.searchParams.get('buyerEmail') === email)
+      const payload = JSON.parse((await settled(created)).postData())
+      expect(payload.templateId === PAID && payload.buyerEmail === email && !('buyerId' in payload), `the payment request: ${JSON.stringify(payload)}`)
+      const orderId = await payAndLand(page, url)
+      // Stripe's code stays out of a simulated checkout.
+      expect(!requests.some((u) => u.includes('stripe')), 'no Stripe request on the simulated path')
+
+      // A wrong token and a missing one.
+      await page.goto(`${url}/download-secure/${orderId}?token=not-the-token`)
+      await page.getByRole('heading', { name: 'Download Error' }).waitFor()
+      await page.getByText('Invalid or expired download link.').waitFor()
+      await page.goto(`${url}/download-secure/${orderId}`)
+      await page.getByText('Missing order ID or token.').waitFor()
+    },
+  },
+  {
+    name: 'orders: a signed-in buyer pays, then finds the order in the Library',
+    async run(page, { url, viewport }) {
+      const email = `e2e-buyer-${viewport}-${Date.now()}@example.com`
+      const buyer = await apiVisitor(url, email)
+      await signIn(page, url, email, PASSWORD, `/template/${PAID}`)
+      await page.waitForURL((u) => u.pathname === `/template/${PAID}`)
+      await page.getByTestId('price').filter({ hasText: '$19.00' }).waitFor()
+      expect((await page.getByLabel('Email for your receipt and download').count()) === 0, 'no e-mail field when signed in')
+      await page.getByRole('button', { name: 'Purchase & Download' }).click()
+      await page.waitForURL((u) => u.pathname === '/checkout' && u.searchParams.get('buyerId') === buyer.id)
+      const orderId = await payAndLand(page, url)
+
+      // In-app navigation: a signed-in page load would restore the last path.
+      if (viewport === 'phone') {
+        await page.getByRole('button', { name: 'Open menu' }).click()
+        await page.getByRole('dialog', { name: 'Menu' }).getByRole('link', { name: 'Dashboard' }).click()
+        await page.getByRole('button', { name: 'Open dashboard menu' }).click()
+        await page.getByRole('dialog', { name: 'Dashboard menu' }).getByRole('link', { name: 'Library' }).click()
+      } else {
+        await page.getByRole('button', { name: 'Account menu' }).click()
+        await page.getByRole('menuitem', { name: 'Dashboard' }).click()
+        await page.getByRole('complementary', { name: 'Dashboard' }).getByRole('link', { name: 'Library' }).click()
+      }
+      await page.waitForURL((u) => u.pathname === '/dashboard/library')
+      const row = page.getByRole('list', { name: 'Your templates' }).getByRole('link', { name: /Startup CRM/ })
+      await row.waitFor()
+      expect((await row.count()) === 1, 'one order in the library')
+      await row.click()
+      await page.waitForURL((u) => u.pathname === `/download/${orderId}`)
+      await page.getByRole('heading', { name: 'Your Download' }).waitFor()
+      await page.getByText('Startup CRM').waitFor()
+      const link = page.getByRole('link', { name: 'Download File' })
+      const none = page.getByText('No download available for this order.')
+      await link.or(none).waitFor()
+      if (await link.count()) {
+        const file = await page.request.get(new URL(await link.getAttribute('href'), page.url()).toString())
+        expect(file.status() === 200, `the order's file answered ${file.status()}`)
+      }
+      await page.getByRole('link', { name: 'Back to Marketplace' }).click()
+      await page.waitForURL((u) => u.pathname === '/discover')
+    },
+  },
+  {
+    name: 'orders: an unpaid download link says so, and opens after the payment on Retry',
+    async run(page, { url, viewport }) {
+      const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
+      const headers = { apikey: anonKey, authorization: `Bearer ${anonKey}`, 'content-type': 'application/json' }
+      const created = await fetch(`${url}/functions/v1/create-payment-intent`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ templateId: PAID, buyerEmail: `e2e-unpaid-${viewport}-${Date.now()}@example.com` }),
+      })
+      const intent = await created.json()
+      expect(created.ok && intent.provider === 'simulated', `create-payment-intent: ${created.status} ${JSON.stringify(intent)}`)
+      await page.goto(`${url}/download-secure/${intent.orderId}?token=${encodeURIComponent(intent.downloadToken)}`)
+      await page.getByText('Payment not completed. Please complete your purchase first.').waitFor()
+      await page.getByText(/wait a moment and try again/).waitFor()
+
+      const paymentId = new URL(intent.confirmUrl).pathname.split('/').pop()
+      const confirmed = await fetch(`${url}/api/simulated-payments/${paymentId}/confirm`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ client_secret: intent.clientSecret }),
+      })
+      expect(confirmed.ok, `the simulated confirmation answered ${confirmed.status}`)
+      const validated = soon(page.waitForResponse((r) => r.url().endsWith('/functions/v1/validate-download')))
+      await page.getByRole('button', { name: 'Retry' }).click()
+      await expectSecureDownload(page, validated)
+    },
+  },
+  {
+    name: 'orders: the Stripe path loads Stripe lazily and says when it is not ready',
+    async run(page, { url }) {
+      // This machine cannot reach Stripe: the server is made to answer as a
+      // Stripe-backed one, and Stripe.js fails to load at once.
+      const requests = []
+      page.on('request', (r) => requests.push(r.url()))
+      await page.route('**/_/app-config.json', async (route) => {
+        const response = await route.fetch()
+        await route.fulfill({ response, json: { ...(await response.json()), stripePublishableKey: 'pk_test_e2e' } })
+      })
+      await page.route('**/functions/v1/create-payment-intent', (route) =>
+        route.fulfill({
+          json: { clientSecret: 'pi_e2e_secret_e2e', orderId: '00000000-0000-4000-8000-0000000000e2', downloadToken: 'tok', provider: 'stripe', amount: 1900, currency: 'usd' },
+        }),
+      )
+      await page.route('https://js.stripe.com/**', (route) => route.abort())
+      await page.goto(`${url}/checkout?templateId=${PAID}&buyerEmail=stripe%40example.com`)
+      await page.getByText('Stripe is not ready. Please try again.').waitFor()
+      await waitUntil(() => requests.some((u) => u.includes('js.stripe.com')), 'the attempt to load Stripe.js')
+      expect((await page.getByLabel('Card number').count()) === 0, 'no simulated card form on the Stripe path')
+      await page.getByRole('button', { name: 'Try Again' }).waitFor()
+    },
+  },
+]

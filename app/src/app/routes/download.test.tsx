@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import { screen } from '@testing-library/react'
+import { here, renderApp } from '@/testing/render'
+import { marketplace, MAYA } from '@/testing/fixtures'
+
+const ORDER = '0a000000-0000-4000-8000-000000000003'
+const OTHER = '0a000000-0000-4000-8000-000000000004'
+
+function orders() {
+  return [
+    { id: ORDER, product_id: 't-crm', buyer_id: MAYA.id, buyer_email: MAYA.email, price_in_cents: 1900, payment_status: 'paid', download_url: 'https://files.example/crm.zip', created_at: '2024-06-01T00:00:00Z' },
+    { id: OTHER, product_id: 't-budget', buyer_id: MAYA.id, buyer_email: MAYA.email, price_in_cents: 500, payment_status: 'paid', download_url: null, created_at: '2024-06-02T00:00:00Z' },
+  ]
+}
+
+describe('order download', () => {
+  it('sends visitors to sign in first', async () => {
+    const { router } = renderApp(`/download/${ORDER}`, { tables: marketplace({ orders: orders() }) })
+    await screen.findByRole('button', { name: 'Sign In' })
+    expect(here(router)).toBe(`/auth?mode=sign-in&redirect=${encodeURIComponent(`/download/${ORDER}`)}`)
+  })
+
+  it("offers the order's file with its template", async () => {
+    const { fake } = renderApp(`/download/${ORDER}`, { tables: marketplace({ orders: orders() }), signedInAs: MAYA })
+    expect(await screen.findByRole('link', { name: 'Download File' })).toHaveAttribute('href', 'https://files.example/crm.zip')
+    expect(screen.getByText('Startup CRM')).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'Back to Marketplace' })).toHaveAttribute('href', '/discover')
+    expect(fake.callsTo('orders', 'select')[0].filters).toEqual([`id=eq.${ORDER}`])
+  })
+
+  it('says when the order has no download', async () => {
+    renderApp(`/download/${OTHER}`, { tables: marketplace({ orders: orders() }), signedInAs: MAYA })
+    expect(await screen.findByText('No download available for this order.')).toBeInTheDocument()
+    expect(screen.queryByRole('link', { name: 'Download File' })).not.toBeInTheDocument()
+    expect(screen.getByText('Budget Planner')).toBeInTheDocument()
+  })
+
+  it('says an unknown or foreign order is not found', async () => {
+    // Row-level security hides other buyers' orders: the read finds nothing.
+    renderApp('/download/0a000000-0000-4000-8000-00000000ffff', { tables: marketplace({ orders: orders() }), signedInAs: MAYA })
+    expect(await screen.findByText('Order not found or you do not have access.')).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'Back to Marketplace' })).toBeInTheDocument()
+  })
+
+  it('does not read an id that is not an order id', async () => {
+    const { fake } = renderApp('/download/not-an-order', { tables: marketplace({ orders: orders() }), signedInAs: MAYA })
+    expect(await screen.findByText('Order not found or you do not have access.')).toBeInTheDocument()
+    expect(fake.callsTo('orders')).toHaveLength(0)
+  })
+
+  it('says Missing order ID. for a blank id', async () => {
+    renderApp('/download/%20', { tables: marketplace({ orders: orders() }), signedInAs: MAYA })
+    expect(await screen.findByText('Missing order ID.')).toBeInTheDocument()
+  })
+
+  it('shows the error of a failed read', async () => {
+    renderApp(`/download/${ORDER}`, { tables: marketplace({ orders: orders() }), signedInAs: MAYA, failing: { orders: { message: 'connection reset' } } })
+    expect(await screen.findByText('connection reset')).toBeInTheDocument()
+  })
+})
