@@ -45,7 +45,7 @@ on conflict (user_id) do nothing;
 
 -- Published templates in every category.
 insert into public.templates (id, user_id, title, description, about_template, price, price_in_cents,
-  category_id, tags, preview_image_url, preview_images, features_included, requirements,
+  category_id, tags, preview_image_url, preview_images, template_url, features_included, requirements,
   downloads_count, total_views, author, created_at, updated_at)
 select t.id, t.user_id, t.title, t.description,
        '## ' || t.title || E'\n\n' || t.description ||
@@ -53,6 +53,9 @@ select t.id, t.user_id, t.title, t.description,
        t.price, round(t.price * 100)::int,
        (select c.id from public.categories c where c.slug = t.category), t.tags,
        '/demo/' || t.image || '.svg', array['/demo/' || t.image || '.svg'],
+       -- What a download delivers (app/public/demo/files); the links of
+       -- paid templates are kept out of their public rows by a trigger.
+       '/demo/files/' || t.image || '.md',
        array['Template file', 'Setup instructions', 'Lifetime updates'],
        array['A free workspace-app account', 'Basic knowledge of the workspace app'],
        t.downloads, t.views, t.author, now() - t.age, now() - t.age

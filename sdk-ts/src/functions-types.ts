@@ -69,8 +69,11 @@ export interface CreatePaymentIntentResponse {
 /** `POST /functions/v1/validate-download`. */
 export interface ValidateDownloadRequest {
 	orderId: string;
-	/** The order's download token (or its receipt's). */
-	token: string;
+	/**
+	 * The order's download token (or its receipt's). Not needed by the
+	 * order's signed-in buyer, who is recognised by their session.
+	 */
+	token?: string;
 }
 
 /** 402 (`isPaid: false`) while the payment is not confirmed. */

@@ -162,6 +162,7 @@ impl<'r> sqlx::FromRow<'r, PgRow> for OrderRow {
             receipt_token_hash: row.try_get("receipt_token_hash")?,
             price_in_cents: row.try_get("price_in_cents")?,
             buyer_email: row.try_get("buyer_email")?,
+            buyer_id: row.try_get("buyer_id")?,
             template_file_url: row.try_get("template_file_url")?,
             template_url: row.try_get("template_url")?,
         })
@@ -383,6 +384,7 @@ struct OrderRow {
     receipt_token_hash: Option<String>,
     price_in_cents: i32,
     buyer_email: String,
+    buyer_id: Option<Uuid>,
     template_file_url: Option<String>,
     template_url: Option<String>,
 }
@@ -392,18 +394,22 @@ struct OrderRow {
 /// a token that is not this order's.
 pub async fn validate_download(
     State(state): State<FunctionsState>,
-    _caller: Caller,
+    caller: Caller,
     body: Bytes,
 ) -> Result<Json<ValidateDownloadResponse>> {
     let request: ValidateDownloadRequest = Params::json(&body)?.into_request()?;
-    let (Some(order_id), Some(token)) = (present(&request.order_id), present(&request.token)) else {
+    let token = request.token.as_deref().and_then(present);
+    // The token opens the order for whoever holds the link; the order's
+    // signed-in buyer needs none (their library's download page).
+    let buyer = caller.user_id();
+    let (Some(order_id), true) = (present(&request.order_id), token.is_some() || buyer.is_some()) else {
         return Err(FunctionError::BadRequest("Missing order ID or token.".into()));
     };
     let order_id = parse_id(order_id, ORDER_NOT_FOUND)?;
     let mut tx = state.service_tx().await?;
     let order = sqlx::query_as::<_, OrderRow>(
         "select o.payment_status, o.payment_intent_id, o.download_token_hash, \
-                o.receipt_token_hash, o.price_in_cents, o.buyer_email, \
+                o.receipt_token_hash, o.price_in_cents, o.buyer_email, o.buyer_id, \
                 t.template_file_url, coalesce(t.template_url, l.template_url) as template_url \
            from public.orders o join public.templates t on t.id = o.product_id \
            left join public.paid_template_links l on l.template_id = t.id \
@@ -413,8 +419,13 @@ pub async fn validate_download(
     .fetch_optional(&mut *tx)
     .await?
     .ok_or_else(|| not_found(ORDER_NOT_FOUND))?;
-    let token_ok = secrets::token_matches(token, order.download_token_hash.as_deref())
-        | secrets::token_matches(token, order.receipt_token_hash.as_deref());
+    let token_ok = match token {
+        Some(token) => {
+            secrets::token_matches(token, order.download_token_hash.as_deref())
+                | secrets::token_matches(token, order.receipt_token_hash.as_deref())
+        }
+        None => buyer.is_some() && order.buyer_id == buyer,
+    };
     if !token_ok {
         return Err(FunctionError::Forbidden(INVALID_LINK.into()));
     }

@@ -119,9 +119,10 @@ pub struct CreatePaymentIntentResponse {
 pub struct ValidateDownloadRequest {
     #[serde(deserialize_with = "lenient_text")]
     pub order_id: String,
-    /// The order's download token (or its receipt's).
-    #[serde(deserialize_with = "lenient_text")]
-    pub token: String,
+    /// The order's download token (or its receipt's). Not needed by the
+    /// order's signed-in buyer, who is recognised by their session.
+    #[serde(deserialize_with = "lenient_optional_text", skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
 }
 
 /// 402 (`isPaid: false`) while the payment is not confirmed.

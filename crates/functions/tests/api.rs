@@ -644,6 +644,50 @@ async fn a_paid_templates_link_is_released_only_after_payment() {
     assert_eq!(stored, 0);
 }
 
+/// A signed-in buyer opens their own paid order from their library without
+/// the checkout's token; nobody else does, and the token still works for all.
+#[tokio::test]
+async fn the_signed_in_buyer_needs_no_token() {
+    let app = spawn_app(config()).await;
+    let (creator, _) = app.user("own-creator@example.com").await;
+    let (buyer, buyer_token) = app.user("own-buyer@example.com").await;
+    let (_, stranger_token) = app.user("own-stranger@example.com").await;
+    let template = app.template(creator, 900, Some("https://cdn.example/own.zip")).await;
+    let (status, body) = app
+        .post(
+            "/functions/v1/create-payment-intent",
+            Some(&buyer_token),
+            json!({"templateId": template, "buyerEmail": "own-buyer@example.com", "buyerId": buyer}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let order = body["orderId"].as_str().unwrap().to_owned();
+    let secret = body["clientSecret"].as_str().unwrap().to_owned();
+    let by_session = json!({"orderId": order});
+
+    let (status, _) = app.post("/functions/v1/validate-download", Some(&buyer_token), by_session.clone()).await;
+    assert_eq!(status, 402, "not before payment");
+    let intent: String = sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
+        .bind(&order)
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+    let (status, _) = app
+        .post(&format!("/api/simulated-payments/{intent}/confirm"), None, json!({"client_secret": secret}))
+        .await;
+    assert_eq!(status, 200);
+
+    let (status, body) = app.post("/functions/v1/validate-download", Some(&buyer_token), by_session.clone()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["downloadUrl"], "https://cdn.example/own.zip");
+    let (status, body) = app.post("/functions/v1/validate-download", Some(&stranger_token), by_session.clone()).await;
+    assert_eq!(status, 403, "another user: {body}");
+    assert_eq!(error_of(&body), "Invalid or expired download link.");
+    let (status, body) = app.invoke("validate-download", by_session).await;
+    assert_eq!(status, 400, "no session, no token: {body}");
+    assert_eq!(error_of(&body), "Missing order ID or token.");
+}
+
 fn body_confirm_url(app: &TestApp, intent: &str, secret: &str) -> String {
     format!("{}/api/simulated-payments/{intent}?client_secret={secret}", app.base)
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { screen } from '@testing-library/react'
 import { here, renderApp } from '@/testing/render'
 import { marketplace, MAYA } from '@/testing/fixtures'
+import { functionError } from '@/testing/fake-supabase'
 
 const ORDER = '0a000000-0000-4000-8000-000000000003'
 const OTHER = '0a000000-0000-4000-8000-000000000004'
@@ -33,6 +34,26 @@ describe('order download', () => {
     expect(await screen.findByText('No download available for this order.')).toBeInTheDocument()
     expect(screen.queryByRole('link', { name: 'Download File' })).not.toBeInTheDocument()
     expect(screen.getByText('Budget Planner')).toBeInTheDocument()
+  })
+
+  it("opens a paid order's private file for its signed-in buyer, without a token", async () => {
+    const { fake } = renderApp(`/download/${OTHER}`, {
+      tables: marketplace({ orders: orders() }),
+      signedInAs: MAYA,
+      functions: { 'validate-download': () => ({ data: { downloadUrl: 'https://files.example/signed?token=t', isPaid: true, price_in_cents: 500, buyer_email: MAYA.email, orderId: OTHER } }) },
+    })
+    expect(await screen.findByRole('link', { name: 'Download File' })).toHaveAttribute('href', 'https://files.example/signed?token=t')
+    expect(fake.callsTo('fn:validate-download')[0].payload).toEqual({ orderId: OTHER })
+  })
+
+  it('says when the payment of an order is not complete', async () => {
+    renderApp(`/download/${OTHER}`, {
+      tables: marketplace({ orders: orders() }),
+      signedInAs: MAYA,
+      functions: { 'validate-download': () => ({ error: functionError(402, 'Payment not completed. Please complete your purchase first.') }) },
+    })
+    expect(await screen.findByText('Payment not completed. Please complete your purchase first.')).toBeInTheDocument()
+    expect(screen.queryByRole('link', { name: 'Download File' })).not.toBeInTheDocument()
   })
 
   it('says an unknown or foreign order is not found', async () => {

@@ -15,8 +15,12 @@ export class DownloadError extends Error {
   }
 }
 
-export async function validateDownload(orderId: string, token: string): Promise<ValidateDownloadResponse> {
-  const { data, error } = await functions.validateDownload(getSupabase(), { orderId, token })
+/**
+ * `token` null: the signed-in buyer asks for their own order, recognised by
+ * their session (the library's /download/{orderId} page).
+ */
+export async function validateDownload(orderId: string, token: string | null): Promise<ValidateDownloadResponse> {
+  const { data, error } = await functions.validateDownload(getSupabase(), token === null ? { orderId } : { orderId, token })
   if (error) {
     if (error.status === 402) {
       throw new DownloadError('Payment not completed. Please complete your purchase first.', 402)
@@ -29,7 +33,7 @@ export async function validateDownload(orderId: string, token: string): Promise<
   return data
 }
 
-export const downloadQueryOptions = (orderId: string, token: string) =>
+export const downloadQueryOptions = (orderId: string, token: string | null) =>
   queryOptions({
     queryKey: ['orders', 'secure-download', orderId, token],
     queryFn: () => validateDownload(orderId, token),
@@ -37,6 +41,6 @@ export const downloadQueryOptions = (orderId: string, token: string) =>
     refetchOnWindowFocus: false,
   })
 
-export function useValidateDownload(orderId: string, token: string, enabled: boolean) {
+export function useValidateDownload(orderId: string, token: string | null, enabled: boolean) {
   return useQuery({ ...downloadQueryOptions(orderId, token), enabled })
 }

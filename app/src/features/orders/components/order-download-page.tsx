@@ -10,6 +10,7 @@ import { Spinner } from '@/components/ui/feedback'
 import { Container } from '@/components/ui/layout'
 import { errorText } from '@/lib/toast'
 import { useOrder } from '../api/get-order'
+import { DownloadError, useValidateDownload } from '../api/validate-download'
 import { DownloadFileLink } from './download-link'
 
 function Card({ title, icon, children }: { title: string; icon: ReactNode; children: ReactNode }) {
@@ -35,6 +36,9 @@ export function OrderDownloadPage() {
   const { orderId = '' } = useParams()
   const id = orderId.trim()
   const order = useOrder(id, !!id)
+  // Orders without a lasting link (paid ones: their files are private) are
+  // opened for their signed-in buyer by validate-download, without a token.
+  const secure = useValidateDownload(id, null, !!order.data && !order.data.download_url)
   if (!id) {
     return (
       <Card title="Download Error" icon={errorIcon}>
@@ -62,8 +66,16 @@ export function OrderDownloadPage() {
       <div className="mt-6">
         {download_url ? (
           <DownloadFileLink href={download_url} />
+        ) : secure.isPending ? (
+          <Spinner label="Preparing your download..." className="py-4" />
+        ) : secure.data?.downloadUrl ? (
+          <DownloadFileLink href={secure.data.downloadUrl} />
         ) : (
-          <p className="text-slate-700">No download available for this order.</p>
+          <p className="text-slate-700">
+            {secure.error instanceof DownloadError && secure.error.status === 402
+              ? secure.error.message
+              : 'No download available for this order.'}
+          </p>
         )}
       </div>
     </Card>
