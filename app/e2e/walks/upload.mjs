@@ -5,6 +5,11 @@
 // then shows the pending row with the stored preview, whose public URL serves
 // the PNG's bytes, and the template file moved to the private bucket (its
 // public copy gone).
+//
+// A second walk edits a submission still waiting for review: a new creator
+// submits through REST, opens My Templates -> Pending -> Edit, changes the
+// title and submits; REST then shows exactly one pending row, with the new
+// title, and the old row gone.
 import { expect, signIn } from '../lib.mjs'
 
 // A valid 1x1 PNG.
@@ -14,7 +19,7 @@ const PNG = Buffer.from(
 )
 const PASSWORD = 'a-long-password-1'
 
-/** A new account through the auth API: its id, token and a REST reader. */
+/** A new account through the auth API: its id, a REST reader and a REST writer. */
 async function newCreator(url, email) {
   const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
   const response = await fetch(`${url}/auth/v1/signup`, {
@@ -29,7 +34,21 @@ async function newCreator(url, email) {
     expect(r.ok, `GET /rest/v1/${path}: ${r.status} ${await r.clone().text()}`)
     return r.json()
   }
-  return { id: body.user.id, get }
+  const post = async (path, row) => {
+    const r = await fetch(`${url}/rest/v1/${path}`, {
+      method: 'POST',
+      headers: {
+        apikey: anonKey,
+        authorization: `Bearer ${body.access_token}`,
+        'content-type': 'application/json',
+        prefer: 'return=representation',
+      },
+      body: JSON.stringify(row),
+    })
+    expect(r.ok, `POST /rest/v1/${path}: ${r.status} ${await r.clone().text()}`)
+    return r.json()
+  }
+  return { id: body.user.id, get, post }
 }
 
 export const walks = [
@@ -151,6 +170,61 @@ export const walks = [
       expect(image.ok, `GET preview: ${image.status}`)
       const bytes = Buffer.from(await image.arrayBuffer())
       expect(bytes.equals(PNG), `the preview serves the uploaded bytes (${bytes.length} bytes)`)
+    },
+  },
+  {
+    name: 'upload: edit a pending submission from My Templates, which replaces it',
+    async run(page, { url, viewport }) {
+      const stamp = Date.now()
+      const email = `upload-pending-${viewport}-${stamp}@example.com`
+      const title = `Pend ${viewport} ${stamp % 1_000_000}`
+      const edited = `Edited ${viewport} ${stamp % 1_000_000}`
+      const creator = await newCreator(url, email)
+      const [category] = await creator.get('categories?select=id&name=eq.Productivity')
+      expect(category?.id, 'the Productivity category exists')
+      const [submitted] = await creator.post('templates_pending_approval', {
+        creator_id: creator.id,
+        title,
+        description: 'Submitted through REST by the upload walk.',
+        about_template: 'What you get',
+        category_id: category.id,
+        status: 'Pending Approval',
+      })
+      expect(submitted?.id, `the pending row is created: ${JSON.stringify(submitted)}`)
+
+      // My Templates -> Pending -> Edit, through the app's own links.
+      await signIn(page, url, email, PASSWORD, '/dashboard/templates?tab=pending')
+      await page.waitForURL((u) => u.pathname === '/dashboard/templates' && u.searchParams.get('tab') === 'pending')
+      const card = page.getByRole('article', { name: title })
+      await card.waitFor()
+      await card.getByRole('link', { name: 'Edit' }).click()
+      await page.waitForURL((u) => u.pathname === '/upload' && u.searchParams.get('template') === submitted.id)
+      await page.getByRole('heading', { level: 1, name: 'Edit Pending Template' }).waitFor()
+      await page.getByText('Pending template loaded').waitFor()
+      expect(
+        (await page.getByText('Failed to load rejected template. Please try again.').count()) === 0,
+        'no load failure is reported',
+      )
+      const titleBox = page.getByRole('textbox', { name: 'Title' })
+      expect((await titleBox.inputValue()) === title, 'the pending title is loaded')
+      await titleBox.fill(edited)
+      await page.getByRole('tab', { name: 'Actions' }).click()
+      await page.getByRole('button', { name: 'Submit for Review' }).click()
+      await page.waitForURL((u) => u.pathname === '/dashboard/templates' && u.search === '')
+      await page.getByText('Your template has been resubmitted for approval.').waitFor()
+      await page.getByRole('article', { name: edited }).waitFor()
+
+      // Exactly one pending row: the new one; the old one is gone.
+      const rows = await creator.get('templates_pending_approval?select=id,title,status,creator_id,category_id')
+      expect(rows.length === 1, `one pending row, saw ${JSON.stringify(rows)}`)
+      const [row] = rows
+      expect(row.title === edited && row.status === 'Pending Approval', `the pending row has the new title: ${JSON.stringify(row)}`)
+      expect(row.creator_id === creator.id && row.category_id === category.id, `the pending row keeps its owner and category`)
+      expect(row.id !== submitted.id, 'the submission is a new row')
+      const old = await creator.get(`templates_pending_approval?select=id&id=eq.${submitted.id}`)
+      expect(old.length === 0, 'the old pending row is deleted')
+      const drafts = await creator.get('templates_draft?select=id')
+      expect(drafts.length === 0, `no draft is left behind: ${JSON.stringify(drafts)}`)
     },
   },
 ]

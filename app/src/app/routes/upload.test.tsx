@@ -56,6 +56,62 @@ const REJECTED: Row = {
   updated_at: '2024-06-02T00:00:00Z',
 }
 
+const PENDING: Row = {
+  id: 'p-1',
+  creator_id: 'u-maya',
+  title: 'Waiting Planner',
+  description: 'Plans the week.',
+  about_template: 'About the planner.',
+  price: 0,
+  price_in_cents: 0,
+  category_id: 'c-prod',
+  tags: ['weekly'],
+  preview_image_url: `${PUBLIC}u-maya/previews/7-old.png`,
+  preview_images: [`${PUBLIC}u-maya/previews/8-old.png`],
+  template_file_url: `${PUBLIC}u-maya/files/7-old.zip`,
+  features_included: ['Setup instructions'],
+  requirements: [],
+  status: 'Pending Approval',
+  rejection_comment: null,
+  rejection_date: null,
+  original_template_id: null,
+  created_at: '2024-06-03T00:00:00Z',
+  updated_at: '2024-06-03T00:00:00Z',
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+/**
+ * Makes the next delete on `table` fail with `message`, once: later ones (the
+ * undo of a replacement) go through.
+ */
+function failNextDelete(fake: FakeSupabase, table: string, message: string) {
+  let armed = true
+  const from = fake.from
+  fake.from = ((name: string) => {
+    const query = from(name)
+    if (name === table) {
+      const remove = query.delete.bind(query)
+      query.delete = (() => {
+        const chain = remove()
+        if (armed) {
+          armed = false
+          const then = chain.then.bind(chain)
+          const key = `${table}:delete`
+          chain.then = ((ok?: (result: unknown) => unknown, fail?: (reason: unknown) => unknown) => {
+            fake.failing[key] = { message }
+            return then((result) => {
+              delete fake.failing[key]
+              return ok ? ok(result) : result
+            }, fail)
+          }) as unknown as typeof chain.then
+        }
+        return chain
+      }) as typeof query.delete
+    }
+    return query
+  }) as typeof fake.from
+}
+
 function options(extra: Partial<FakeOptions> = {}, tables: Record<string, Row[]> = {}): FakeOptions {
   return { tables: marketplace(tables), signedInAs: MAYA, users: [MAYA], ...extra }
 }
@@ -548,6 +604,211 @@ describe('upload page', { timeout: 20_000 }, () => {
     renderApp('/upload?template=r-404', options({}, { templates_rejected: [REJECTED] }))
     expect(await screen.findByText('Failed to load rejected template. Please try again.')).toBeInTheDocument()
     expect(screen.queryByRole('region', { name: 'Rejection feedback' })).not.toBeInTheDocument()
+  })
+
+  it('opens a pending template from My Templates: looked up as rejected first, then pending', async () => {
+    const user = setup()
+    const { fake, router } = renderApp('/dashboard/templates?tab=pending', options({}, { templates_pending_approval: [PENDING] }))
+    const card = await screen.findByRole('article', { name: 'Waiting Planner' })
+    await user.click(within(card).getByRole('link', { name: 'Edit' }))
+    await waitFor(() => expect(here(router)).toBe('/upload?template=p-1'))
+    expect(await screen.findByText('Pending template loaded')).toBeInTheDocument()
+    expect(screen.getByText('Submitting your changes replaces the submission waiting for review.')).toBeInTheDocument()
+    expect(screen.getByRole('heading', { level: 1, name: 'Edit Pending Template' })).toBeInTheDocument()
+    expect(screen.getByText(/This template is waiting for review\. Submitting your changes replaces the submission/)).toBeInTheDocument()
+    expect(screen.getByText(/submitted Jun 3, 2024/)).toBeInTheDocument()
+    expect(screen.queryByText('Failed to load rejected template. Please try again.')).not.toBeInTheDocument()
+    expect(screen.queryByRole('region', { name: 'Rejection feedback' })).not.toBeInTheDocument()
+    const rejected = fake.calls.findIndex(
+      (c) => c.table === 'templates_rejected' && c.op === 'select' && c.filters.includes('id=eq.p-1'),
+    )
+    const pending = fake.calls.findIndex(
+      (c) => c.table === 'templates_pending_approval' && c.op === 'select' && c.filters.includes('id=eq.p-1'),
+    )
+    expect(rejected).toBeGreaterThan(-1)
+    expect(rejected).toBeLessThan(pending)
+    expect(fake.calls[rejected].filters).toEqual(['id=eq.p-1', 'creator_id=eq.u-maya'])
+    expect(fake.calls[pending].filters).toEqual(['id=eq.p-1', 'creator_id=eq.u-maya'])
+    expect(screen.getByRole('textbox', { name: 'Title' })).toHaveValue('Waiting Planner')
+    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Category' })).toHaveValue('c-prod'))
+  })
+
+  it('replaces a pending submission: inserts the new row, then deletes the old one, reusing its files', async () => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?template=p-1',
+      options({}, { templates_pending_approval: [{ ...PENDING, original_template_id: 't-planner' }] }),
+    )
+    await screen.findByText('Pending template loaded')
+    const title = screen.getByRole('textbox', { name: 'Title' })
+    await user.clear(title)
+    await user.type(title, 'Better Planner')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates'))
+    expect(await screen.findByText('Your template has been resubmitted for approval.')).toBeInTheDocument()
+    const inserted = fake.calls.findIndex((c) => c.table === 'templates_pending_approval' && c.op === 'insert')
+    const deleted = fake.calls.findIndex((c) => c.table === 'templates_pending_approval' && c.op === 'delete')
+    expect(inserted).toBeGreaterThan(-1)
+    expect(inserted).toBeLessThan(deleted)
+    expect(fake.calls[deleted].filters).toEqual(['id=eq.p-1', 'creator_id=eq.u-maya'])
+    const payload = fake.calls[inserted].payload as Row
+    expect(payload).toMatchObject({
+      creator_id: 'u-maya',
+      title: 'Better Planner',
+      status: 'Pending Approval',
+      original_template_id: 't-planner',
+      preview_image_url: PENDING.preview_image_url,
+      preview_images: PENDING.preview_images,
+      template_file_url: PENDING.template_file_url,
+      features_included: ['Setup instructions'],
+    })
+    expect(payload.id).toMatch(UUID)
+    expect(payload).not.toHaveProperty('last_edited_at')
+    expect(fake.calls.some((c) => c.table === 'templates_pending_approval' && c.op === 'update')).toBe(false)
+    expect(fake.tables.templates_pending_approval.map((r) => [r.id, r.title])).toEqual([[payload.id, 'Better Planner']])
+    // The same files, not stored again and not removed.
+    expect(fake.uploads).toHaveLength(0)
+    expect(fake.removals).toEqual([])
+  })
+
+  it('keeps the old submission when the new pending row cannot be inserted', async () => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?template=p-1',
+      options({ failing: { 'templates_pending_approval:insert': { message: 'boom' } } }, { templates_pending_approval: [PENDING] }),
+    )
+    await screen.findByText('Pending template loaded')
+    await openTab(user, 'Visuals')
+    await user.upload(screen.getByLabelText('Main preview image'), png('new.png'))
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    expect(await screen.findByText('Failed to submit template. Please try again.')).toBeInTheDocument()
+    expect(fake.callsTo('templates_pending_approval', 'delete')).toHaveLength(0)
+    expect(fake.tables.templates_pending_approval).toEqual([PENDING])
+    // The preview stored for the failed submission is removed again.
+    expect(fake.removals).toEqual([{ bucket: 'templates', paths: [fake.uploads[0].path] }])
+    expect(here(router)).toBe('/upload?template=p-1')
+  })
+
+  it('removes the new pending row again when the old one cannot be deleted', async () => {
+    const user = setup()
+    const fake = new FakeSupabase(options({}, { templates_pending_approval: [PENDING] }))
+    failNextDelete(fake, 'templates_pending_approval', 'denied')
+    const { router } = renderApp('/upload?template=p-1', fake)
+    await screen.findByText('Pending template loaded')
+    await user.clear(screen.getByRole('textbox', { name: 'Title' }))
+    await user.type(screen.getByRole('textbox', { name: 'Title' }), 'Better Planner')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    expect(await screen.findByText('Failed to submit template. Please try again.')).toBeInTheDocument()
+    const newId = (fake.callsTo('templates_pending_approval', 'insert')[0].payload as Row).id
+    const deletes = fake.callsTo('templates_pending_approval', 'delete')
+    expect(deletes.map((c) => c.filters)).toEqual([
+      ['id=eq.p-1', 'creator_id=eq.u-maya'],
+      [`id=eq.${newId}`, 'creator_id=eq.u-maya'],
+    ])
+    expect(fake.tables.templates_pending_approval).toEqual([PENDING])
+    expect(here(router)).toBe('/upload?template=p-1')
+  })
+
+  it('does not add a second submission when the pending one was reviewed meanwhile', async () => {
+    const user = setup()
+    const { fake, router } = renderApp('/upload?template=p-1', options({}, { templates_pending_approval: [PENDING] }))
+    await screen.findByText('Pending template loaded')
+    // An admin approves it while the creator edits.
+    fake.tables.templates_pending_approval = []
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    expect(
+      await screen.findByText(
+        'This template is no longer waiting for review, so your changes were not submitted. Check My Templates for its status.',
+      ),
+    ).toBeInTheDocument()
+    expect(fake.callsTo('templates_pending_approval', 'insert')).toHaveLength(1)
+    expect(fake.tables.templates_pending_approval).toEqual([])
+    expect(here(router)).toBe('/upload?template=p-1')
+  })
+
+  it('saves a pending template as a draft under its id and takes it out of the review queue', async () => {
+    const user = setup()
+    const { fake, router } = renderApp('/upload?template=p-1', options({}, { templates_pending_approval: [PENDING] }))
+    await screen.findByText('Pending template loaded')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Save Draft' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates?tab=draft'))
+    expect(await screen.findByText('Template saved as draft successfully.')).toBeInTheDocument()
+    const inserted = fake.calls.findIndex((c) => c.table === 'templates_draft' && c.op === 'insert')
+    const deleted = fake.calls.findIndex((c) => c.table === 'templates_pending_approval' && c.op === 'delete')
+    expect(inserted).toBeGreaterThan(-1)
+    expect(inserted).toBeLessThan(deleted)
+    expect(fake.calls[inserted].payload).toMatchObject({
+      id: 'p-1',
+      creator_id: 'u-maya',
+      title: 'Waiting Planner',
+      template_file_url: PENDING.template_file_url,
+    })
+    expect(fake.calls[deleted].filters).toEqual(['id=eq.p-1', 'creator_id=eq.u-maya'])
+    expect(fake.tables.templates_pending_approval).toHaveLength(0)
+    expect(fake.tables.templates_draft.map((d) => d.id)).toEqual(['p-1'])
+    expect(fake.removals).toEqual([])
+  })
+
+  it('removes the new draft again when the pending row cannot be deleted', async () => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?template=p-1',
+      options({ failing: { 'templates_pending_approval:delete': { message: 'denied' } } }, { templates_pending_approval: [PENDING] }),
+    )
+    await screen.findByText('Pending template loaded')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Save Draft' }))
+    expect(await screen.findByText('Failed to save draft. Please try again.')).toBeInTheDocument()
+    expect(fake.callsTo('templates_draft', 'delete')[0].filters).toEqual(['id=eq.p-1', 'creator_id=eq.u-maya'])
+    expect(fake.tables.templates_draft).toHaveLength(0)
+    expect(fake.tables.templates_pending_approval).toEqual([PENDING])
+    expect(here(router)).toBe('/upload?template=p-1')
+  })
+
+  it.each([
+    ['removes the public copy of a pending file made paid once the old row is gone', null, true],
+    ['keeps the public copy when the pending row edits a published template (it may share it)', 't-planner', false],
+  ])('%s', async (_name, original, removed) => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?template=p-1',
+      options({}, { templates_pending_approval: [{ ...PENDING, original_template_id: original }] }),
+    )
+    await screen.findByText('Pending template loaded')
+    await openTab(user, 'Pricing')
+    await user.clear(screen.getByRole('spinbutton', { name: 'Price (USD)' }))
+    await user.paste('5')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates'))
+    expect(fake.copies).toHaveLength(1)
+    expect(fake.copies[0]).toMatchObject({ from: 'u-maya/files/7-old.zip', destinationBucket: 'template-files' })
+    expect(fake.tables.templates_pending_approval).toHaveLength(1)
+    expect(fake.tables.templates_pending_approval[0]).toMatchObject({ price: 5, template_file_url: 'template-files/' + fake.copies[0].to })
+    expect(fake.callsTo('templates_pending_approval', 'delete')).toHaveLength(1)
+    expect(fake.removals).toEqual(removed ? [{ bucket: 'templates', paths: ['u-maya/files/7-old.zip'] }] : [])
+  })
+
+  it("does not load someone else's pending template", async () => {
+    renderApp('/upload?template=p-1', options({}, { templates_pending_approval: [{ ...PENDING, creator_id: 'u-leo' }] }))
+    expect(await screen.findByText('Failed to load rejected template. Please try again.')).toBeInTheDocument()
+    expect(screen.getByRole('heading', { level: 1, name: 'Upload Template' })).toBeInTheDocument()
+    expect(screen.getByRole('textbox', { name: 'Title' })).toHaveValue('')
+  })
+
+  it('reports a pending store that cannot be read', async () => {
+    const { fake } = renderApp(
+      '/upload?template=p-1',
+      options({ failing: { 'templates_pending_approval:select': { message: 'boom' } } }, { templates_pending_approval: [PENDING] }),
+    )
+    expect(await screen.findByText('Failed to load pending template. Please try again.')).toBeInTheDocument()
+    expect(fake.callsTo('templates_rejected', 'select')).toHaveLength(1)
+    expect(screen.getByRole('heading', { level: 1, name: 'Upload Template' })).toBeInTheDocument()
   })
 
   it('is the same screen for an admin on /dashboard/admin/upload, and denied to others', async () => {

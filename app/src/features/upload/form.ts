@@ -95,6 +95,12 @@ export interface RejectedRow extends TemplateSourceRow {
   original_template_id: string | null
 }
 
+export interface PendingRow extends TemplateSourceRow {
+  status: string
+  original_template_id: string | null
+  created_at: string
+}
+
 export function formFromRow(row: TemplateSourceRow): UploadFormValues {
   const price = Number(row.price ?? 0)
   return {

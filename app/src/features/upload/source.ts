@@ -1,6 +1,8 @@
-// What the upload form edits: a new template, a loaded draft, or a rejected
-// template being resubmitted.
+// What the upload form edits: a new template, a loaded draft, a rejected
+// template being resubmitted, or the user's own submission still waiting for
+// review (replaced by what is submitted or saved; see ../api/replace-pending).
 export type UploadSource =
   | { kind: 'new' }
   | { kind: 'draft'; id: string }
   | { kind: 'rejected'; id: string; originalTemplateId: string | null }
+  | { kind: 'pending'; id: string; originalTemplateId: string | null }

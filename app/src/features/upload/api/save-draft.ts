@@ -1,13 +1,17 @@
 // Save Draft (spec sections 4 and 7): a new draft is inserted; a loaded draft
 // is updated by id; a loaded rejected template is inserted as a draft under
 // the same id and then deleted from the rejected store (when that delete
-// fails, the new draft is removed again and the save fails). New files go to
+// fails, the new draft is removed again and the save fails). A loaded
+// pending template is handled the same way (beyond the spec): inserted as a
+// draft under its id, then its pending row deleted, which takes it out of the
+// review queue (see ./replace-pending). New files go to
 // {userId}/previews/ and {userId}/templates/; a failed save removes them.
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
 import type { UploadFormValues } from '../form'
 import type { UploadSource } from '../source'
+import { deleteReplacedPending } from './replace-pending'
 import { buildPayload } from './template-payload'
 import { removeStoredObjects, type StoredObject } from './upload-template-file'
 
@@ -26,9 +30,22 @@ async function write(userId: string, values: UploadFormValues, source: UploadSou
     const removed = await supabase.from('templates_rejected').delete().eq('id', source.id).eq('creator_id', userId)
     if (removed.error) {
       const undo = await supabase.from('templates_draft').delete().eq('id', source.id).eq('creator_id', userId)
-      if (undo.error) logQuiet('removing the draft of a rejected template', undo.error)
+      if (undo.error) {
+        logQuiet('removing the draft of a rejected template', undo.error)
+        // The draft stays, using the files stored for it: keep them.
+        stored.length = 0
+      }
       throw removed.error
     }
+  } else if (source.kind === 'pending') {
+    const inserted = await supabase.from('templates_draft').insert({ id: source.id, ...payload })
+    if (inserted.error) throw inserted.error
+    await deleteReplacedPending(
+      userId,
+      source.id,
+      () => supabase.from('templates_draft').delete().eq('id', source.id).eq('creator_id', userId),
+      stored,
+    )
   } else {
     const { error } = await supabase.from('templates_draft').insert(payload)
     if (error) throw error

@@ -7,11 +7,17 @@
 // The order follows the spec. If the insert fails after the rejected record
 // is gone, nothing is lost: the form still holds every value and a retry (or
 // Save Draft) writes them again.
+//
+// Editing a submission still waiting for review replaces it (beyond the
+// spec, which only names the rejected case): the new pending row is inserted
+// under a new id, keeping original_template_id, then the old one is deleted,
+// in the order of ./replace-pending, which never loses either.
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
 import type { UploadFormValues } from '../form'
 import type { UploadSource } from '../source'
+import { deleteReplacedPending, newRowId } from './replace-pending'
 import { buildPayload } from './template-payload'
 import { removeStoredObjects, type StoredObject } from './upload-template-file'
 
@@ -27,14 +33,28 @@ async function write(userId: string, values: UploadFormValues, source: UploadSou
     const { error } = await supabase.from('templates_rejected').delete().eq('id', source.id).eq('creator_id', userId)
     if (error) throw error
   }
+  const replacing = source.kind === 'pending'
+  // The replacement of a pending row gets its id here, to be removed by it if need be.
+  const id = replacing ? newRowId() : null
   const { error } = await supabase.from('templates_pending_approval').insert({
+    ...(id ? { id } : {}),
     ...payload,
     category_id: categoryId,
     status: 'Pending Approval' as const,
-    // A rejected edit of a published template stays an edit of it (approval then replaces it).
-    ...(source.kind === 'rejected' && source.originalTemplateId ? { original_template_id: source.originalTemplateId } : {}),
+    // A rejected (or pending) edit of a published template stays an edit of it (approval then replaces it).
+    ...((source.kind === 'rejected' || source.kind === 'pending') && source.originalTemplateId
+      ? { original_template_id: source.originalTemplateId }
+      : {}),
   })
   if (error) throw error
+  if (replacing && id) {
+    await deleteReplacedPending(
+      userId,
+      source.id,
+      () => supabase.from('templates_pending_approval').delete().eq('id', id).eq('creator_id', userId),
+      stored,
+    )
+  }
   return obsolete
 }
 
@@ -56,7 +76,7 @@ export async function submitTemplate(userId: string, values: UploadFormValues, s
     }
   }
   await removeStoredObjects(obsolete, 'removing a replaced public template file')
-  return source.kind === 'rejected' ? 'resubmitted' : 'submitted'
+  return source.kind === 'rejected' || source.kind === 'pending' ? 'resubmitted' : 'submitted'
 }
 
 export function useSubmitTemplate() {

@@ -77,9 +77,9 @@ export async function buildPayload(
     // Paid now, but stored publicly (e.g. saved while free): keep a private copy.
     const copy = await copyToPaidFiles(userId, fileFolder, publicPath)
     stored.push(copy)
-    // The public copy goes too, unless it may be shared: a rejected edit of a
-    // published template can use that template's files.
-    const shared = source.kind === 'rejected' && !!source.originalTemplateId
+    // The public copy goes too, unless it may be shared: a rejected (or
+    // pending) edit of a published template can use that template's files.
+    const shared = (source.kind === 'rejected' || source.kind === 'pending') && !!source.originalTemplateId
     if (!shared && publicPath.startsWith(`${userId}/`)) obsolete.push({ bucket: TEMPLATES_BUCKET, path: publicPath })
     return copy.url
   }

@@ -26,6 +26,7 @@ import {
   type UploadFormValues,
 } from '../form'
 import type { UploadSource } from '../source'
+import { SubmissionGoneError } from '../api/replace-pending'
 import { useSaveDraft } from '../api/save-draft'
 import { useSubmitTemplate, type SubmitOutcome } from '../api/submit-template'
 import { Checklist } from './checklist'
@@ -52,6 +53,11 @@ function Required() {
     </span>
   )
 }
+
+const GONE_DRAFT =
+  'This template is no longer waiting for review, so your changes were not saved. Check My Templates for its status.'
+const GONE_SUBMIT =
+  'This template is no longer waiting for review, so your changes were not submitted. Check My Templates for its status.'
 
 export interface Rejection {
   comment: string
@@ -121,7 +127,8 @@ export function UploadForm({
       await saveDraft.mutateAsync({ userId: user.id, values, source })
     } catch (error) {
       logQuiet('saving a draft', error)
-      toastError('Failed to save draft. Please try again.')
+      // Beyond the spec: a loaded pending template reviewed (or deleted) meanwhile.
+      toastError(error instanceof SubmissionGoneError ? GONE_DRAFT : 'Failed to save draft. Please try again.')
       end()
       return
     }
@@ -159,7 +166,7 @@ export function UploadForm({
       outcome = await submit.mutateAsync({ userId: user.id, values, source })
     } catch (error) {
       logQuiet('submitting a template', error)
-      toastError('Failed to submit template. Please try again.')
+      toastError(error instanceof SubmissionGoneError ? GONE_SUBMIT : 'Failed to submit template. Please try again.')
       end()
       return
     }
