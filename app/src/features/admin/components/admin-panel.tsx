@@ -41,21 +41,22 @@ function Counter({ label, value, icon }: { label: string; value: number; icon: R
 
 function StatusSelect({ template, disabled, onApprove, onReject }: { template: ReviewTemplate; disabled: boolean; onApprove: () => void; onReject: () => void }) {
   return (
-    <Select
-      aria-label={`Status of ${template.title}`}
-      value="Pending Approval"
-      disabled={disabled}
-      className="w-44"
-      onChange={(e) => {
-        // Only Approve (value Active) and Reject act; Pending Approval is where it is.
-        if (e.target.value === 'Active') onApprove()
-        else if (e.target.value === 'Rejected') onReject()
-      }}
-    >
-      <option value="Pending Approval">Pending Approval</option>
-      <option value="Active">Approve</option>
-      <option value="Rejected">Reject</option>
-    </Select>
+    <div className="w-48">
+      <Select
+        aria-label={`Status of ${template.title}`}
+        value="Pending Approval"
+        disabled={disabled}
+        onChange={(e) => {
+          // Only Approve (value Active) and Reject act; Pending Approval is where it is.
+          if (e.target.value === 'Active') onApprove()
+          else if (e.target.value === 'Rejected') onReject()
+        }}
+      >
+        <option value="Pending Approval">Pending Approval</option>
+        <option value="Active">Approve</option>
+        <option value="Rejected">Reject</option>
+      </Select>
+    </div>
   )
 }
 

@@ -129,24 +129,25 @@ export function ReviewPage() {
           <StatusBadge status={t.status} />
           <span className="text-sm text-slate-600">Submitted {formatDate(t.created_at)}</span>
         </div>
-        <Select
-          aria-label="Review status"
-          className="w-48"
-          value={LABELS[t.status]}
-          disabled={decide.isPending}
-          onChange={(e) => {
-            // As specified, only the value 'Active' approves from here, and
-            // this list offers 'Approved' instead: choosing it does nothing
-            // (the Approve Template button approves). Rejected asks for the
-            // reason, as the Reject Template button does.
-            if (e.target.value === 'Active') approve()
-            else if (e.target.value === 'Rejected' && t.status !== 'Rejected') setRejecting(true)
-          }}
-        >
-          <option value="Pending Approval">Pending Approval</option>
-          <option value="Approved">Approved</option>
-          <option value="Rejected">Rejected</option>
-        </Select>
+        <div className="w-52">
+          <Select
+            aria-label="Review status"
+            value={LABELS[t.status]}
+            disabled={decide.isPending}
+            onChange={(e) => {
+              // As specified, only the value 'Active' approves from here, and
+              // this list offers 'Approved' instead: choosing it does nothing
+              // (the Approve Template button approves). Rejected asks for the
+              // reason, as the Reject Template button does.
+              if (e.target.value === 'Active') approve()
+              else if (e.target.value === 'Rejected' && t.status !== 'Rejected') setRejecting(true)
+            }}
+          >
+            <option value="Pending Approval">Pending Approval</option>
+            <option value="Approved">Approved</option>
+            <option value="Rejected">Rejected</option>
+          </Select>
+        </div>
       </div>
 
       <div className="grid gap-6 lg:grid-cols-3">
