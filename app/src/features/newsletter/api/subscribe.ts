@@ -2,6 +2,7 @@
 // configured), then the subscribe-to-newsletter function; success if either
 // answers ok.
 import { useMutation } from '@tanstack/react-query'
+import { functions } from '@plinth/sdk'
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
 import { env } from '@/config/env'
@@ -22,9 +23,7 @@ export async function subscribeToNewsletter(
       logQuiet('the newsletter webhook', error)
     }
   }
-  const { error } = await getSupabase().functions.invoke('subscribe-to-newsletter', {
-    body: { email: input.email, name: input.name },
-  })
+  const { error } = await functions.subscribeToNewsletter(getSupabase(), { email: input.email, name: input.name })
   if (error) throw error
 }
 

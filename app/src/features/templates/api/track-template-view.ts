@@ -2,14 +2,17 @@
 // template is read again after VIEW_REREAD_DELAY_MS. A failure is only logged.
 import { useEffect, useRef } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
+import { functions } from '@plinth/sdk'
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
 import { VIEW_REREAD_DELAY_MS } from '@/config/constants'
 import { templateQueryOptions } from './get-template'
 
 export async function trackTemplateView(templateId: string): Promise<boolean> {
-  const { error } = await getSupabase().functions.invoke('track-template-view', {
-    body: { template_id: templateId, ip_address: null, user_agent: navigator.userAgent },
+  const { error } = await functions.trackTemplateView(getSupabase(), {
+    template_id: templateId,
+    ip_address: null,
+    user_agent: navigator.userAgent,
   })
   if (error) {
     logQuiet('tracking a template view', error)
