@@ -456,3 +456,40 @@ async fn concurrent_upvotes_and_ratings_count_exactly() {
     assert_eq!(r[0]["total_ratings"].as_i64().unwrap(), expected_total);
     assert_eq!(num(&r[0]["average_rating"]), (expected_avg * 100.0).round() / 100.0);
 }
+
+#[tokio::test]
+async fn counters_do_not_make_a_template_look_updated() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "touch@test.dev", "Toucher").await;
+    let rater = create_user(&app, "rater@test.dev", "Rater").await;
+    let t = published_template(&app, creator, "Touched", category_id(&app, "finance").await, 0.0).await;
+    let pool = owner_pool(&app);
+    sqlx::query("update public.templates set updated_at = '2020-01-01T00:00:00Z' where id = $1")
+        .bind(t)
+        .execute(pool)
+        .await
+        .unwrap();
+    let updated_at = || async {
+        rows(&app, Actor::Anon, &format!("templates?id=eq.{t}&select=updated_at")).await[0]["updated_at"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let old = updated_at().await;
+    assert!(old.starts_with("2020-01-01"), "{old}");
+    // A download counted, a view counted, a rating: counters only.
+    sqlx::query("update public.templates set downloads_count = downloads_count + 1, total_views = total_views + 1 where id = $1")
+        .bind(t)
+        .execute(pool)
+        .await
+        .unwrap();
+    let r = rest(&app, Actor::User(rater), Method::POST, "template_ratings",
+        Some(json!({"template_id": t, "user_id": rater, "rating": 4})), "").await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(updated_at().await, old, "counters leave updated_at alone");
+    // Its creator's edit is an update.
+    let r = rest(&app, Actor::User(creator), Method::PATCH, &format!("templates?id=eq.{t}"),
+        Some(json!({"title": "Touched again"})), "").await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    assert!(!updated_at().await.starts_with("2020-01-01"), "an edit moves updated_at");
+}
