@@ -15,6 +15,7 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use futures_util::SinkExt;
 use plinth_db::{JwtError, RequestContext};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -30,6 +31,8 @@ use crate::relay::Relayed;
 
 /// Pushes queued per socket before further ones are dropped.
 const OUTBOX_LEN: usize = 1024;
+/// Most queued frames written to a socket before one flush.
+const MAX_BATCH: usize = 64;
 /// Room above `max_message_size` in the websocket reader, so that a message
 /// slightly too big is refused by us with a proper close frame.
 const READER_SLACK: usize = 64 * 1024;
@@ -232,22 +235,35 @@ impl Connection {
                     }
                 }
                 Some(frame) = inbox.recv() => {
-                    if socket.send(Message::Text(frame.text(self.vsn))).await.is_err() {
+                    // Whatever else is already queued goes out with it: the
+                    // frames are written to the socket's buffer and flushed
+                    // once, one write instead of one per frame under load.
+                    let mut ok = socket.feed(Message::Text(frame.text(self.vsn))).await.is_ok();
+                    let mut batched = 1;
+                    while ok && batched < MAX_BATCH {
+                        let Ok(frame) = inbox.try_recv() else { break };
+                        ok = socket.feed(Message::Text(frame.text(self.vsn))).await.is_ok();
+                        batched += 1;
+                    }
+                    if !ok || socket.flush().await.is_err() {
                         break None;
                     }
                 }
                 _ = tokio::time::sleep_until(heartbeat_deadline) => break Some((1000, "heartbeat timeout")),
                 _ = tokio::time::sleep_until(expiry) => self.expire_tokens().await,
             }
-            let mut failed = false;
-            for frame in std::mem::take(&mut self.out) {
-                if socket.send(Message::Text(frame.text(self.vsn))).await.is_err() {
-                    failed = true;
-                    break;
+            let out = std::mem::take(&mut self.out);
+            if !out.is_empty() {
+                let mut ok = true;
+                for frame in out {
+                    ok = socket.feed(Message::Text(frame.text(self.vsn))).await.is_ok();
+                    if !ok {
+                        break;
+                    }
                 }
-            }
-            if failed {
-                break None;
+                if !ok || socket.flush().await.is_err() {
+                    break None;
+                }
             }
             if let Some(close) = self.close {
                 break Some(close);
