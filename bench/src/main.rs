@@ -208,14 +208,20 @@ where
 /// argon2id hashes per second with the auth service's default cost, on as
 /// many threads as the machine has cores (the ceiling of password sign-ins).
 fn argon2_rate(duration: Duration) -> f64 {
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let deadline = Instant::now() + duration;
     let started = Instant::now();
     let handles: Vec<_> = (0..threads)
         .map(|_| {
             std::thread::spawn(move || {
                 let params = argon2::Params::new(19_456, 2, 1, None).expect("valid argon2 params");
-                let hasher = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params);
+                let hasher = argon2::Argon2::new(
+                    argon2::Algorithm::Argon2id,
+                    argon2::Version::V0x13,
+                    params,
+                );
                 let mut count = 0u64;
                 let mut out = [0u8; 32];
                 while Instant::now() < deadline {
@@ -232,8 +238,15 @@ fn argon2_rate(duration: Duration) -> f64 {
     total as f64 / started.elapsed().as_secs_f64()
 }
 
-async fn auth(url: &str, anon_key: &str, concurrency: usize, duration: Duration) -> anyhow::Result<()> {
-    let client = reqwest::Client::builder().pool_max_idle_per_host(concurrency * 2).build()?;
+async fn auth(
+    url: &str,
+    anon_key: &str,
+    concurrency: usize,
+    duration: Duration,
+) -> anyhow::Result<()> {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(concurrency * 2)
+        .build()?;
     let token_url = |grant: &str| format!("{url}/auth/v1/token?grant_type={grant}");
     let email = format!("bench-{}@example.com", std::process::id());
     let password = "correct-horse-battery";
@@ -245,17 +258,30 @@ async fn auth(url: &str, anon_key: &str, concurrency: usize, duration: Duration)
         .await
         .context("sign-up")?;
     if !signup.status().is_success() {
-        bail!("sign-up failed: {} {}", signup.status(), signup.text().await?);
+        bail!(
+            "sign-up failed: {} {}",
+            signup.status(),
+            signup.text().await?
+        );
     }
 
-    println!("auth bench: {concurrency} concurrent clients, {} s each", duration.as_secs());
+    println!(
+        "auth bench: {concurrency} concurrent clients, {} s each",
+        duration.as_secs()
+    );
     let hash_rate = tokio::task::spawn_blocking(move || argon2_rate(duration)).await?;
     println!("  raw argon2id hashes (baseline) {hash_rate:>9.1}/s");
 
     let password_grant = {
-        let (client, url, key, email) = (client.clone(), token_url("password"), anon_key.to_owned(), email.clone());
+        let (client, url, key, email) = (
+            client.clone(),
+            token_url("password"),
+            anon_key.to_owned(),
+            email.clone(),
+        );
         measure(concurrency, duration, move |_| {
-            let (client, url, key, email) = (client.clone(), url.clone(), key.clone(), email.clone());
+            let (client, url, key, email) =
+                (client.clone(), url.clone(), key.clone(), email.clone());
             async move {
                 client
                     .post(url)
@@ -281,14 +307,22 @@ async fn auth(url: &str, anon_key: &str, concurrency: usize, duration: Duration)
             .await?
             .json()
             .await?;
-        let token = session["refresh_token"].as_str().context("no refresh token")?.to_owned();
+        let token = session["refresh_token"]
+            .as_str()
+            .context("no refresh token")?
+            .to_owned();
         chains.push(tokio::sync::Mutex::new(token));
     }
     let chains = Arc::new(chains);
     let refresh_grant = {
-        let (client, url, key) = (client.clone(), token_url("refresh_token"), anon_key.to_owned());
+        let (client, url, key) = (
+            client.clone(),
+            token_url("refresh_token"),
+            anon_key.to_owned(),
+        );
         measure(concurrency, duration, move |worker| {
-            let (client, url, key, chains) = (client.clone(), url.clone(), key.clone(), chains.clone());
+            let (client, url, key, chains) =
+                (client.clone(), url.clone(), key.clone(), chains.clone());
             async move {
                 let mut token = chains[worker].lock().await;
                 let Ok(response) = client

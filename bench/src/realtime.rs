@@ -52,7 +52,9 @@ struct Fanout {
 fn seq_of(text: &str) -> Option<u64> {
     let at = text.find("\"seq\":")? + 6;
     let digits: &str = &text[at..];
-    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
     digits[..end].parse().ok()
 }
 
@@ -70,7 +72,10 @@ impl Fanout {
     }
 
     fn delivered(&self) -> u64 {
-        self.received.iter().map(|r| r.load(Ordering::Relaxed)).sum()
+        self.received
+            .iter()
+            .map(|r| r.load(Ordering::Relaxed))
+            .sum()
     }
 
     fn on_frame(&self, text: &str, last: &mut Option<u64>, client: usize) {
@@ -81,7 +86,9 @@ impl Fanout {
             self.gaps.fetch_add(seq - expected, Ordering::Relaxed);
         }
         *last = Some(seq);
-        if self.slots[(seq % self.window) as usize].fetch_add(1, Ordering::AcqRel) + 1 == self.clients {
+        if self.slots[(seq % self.window) as usize].fetch_add(1, Ordering::AcqRel) + 1
+            == self.clients
+        {
             self.turn.notify_one();
         }
         if client == 0
@@ -104,7 +111,10 @@ impl Fanout {
                 slot.store(0, Ordering::Release);
                 return false;
             }
-            if tokio::time::timeout_at(deadline, self.turn.notified()).await.is_err() {
+            if tokio::time::timeout_at(deadline, self.turn.notified())
+                .await
+                .is_err()
+            {
                 slot.store(0, Ordering::Release);
                 return true;
             }
@@ -115,7 +125,8 @@ impl Fanout {
 /// Reads one client's socket until it closes (or the task is aborted),
 /// sending a Phoenix heartbeat every 25 s.
 async fn receive(mut ws: Ws, fan: Arc<Fanout>, client: usize) {
-    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    let mut heartbeat =
+        tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
     let mut last = None;
     let mut next_ref = 100u64;
     loop {
@@ -298,7 +309,10 @@ async fn plain_fanout(o: &Options, sample: Option<String>) -> anyhow::Result<Fan
     let template = sample.unwrap_or_else(|| {
         json!([null, null, TOPIC, "broadcast", {"type": "broadcast", "event": "tick", "payload": payload(0)}]).to_string()
     });
-    let at = template.find("\"seq\":0").context("sample frame without seq")? + 6;
+    let at = template
+        .find("\"seq\":0")
+        .context("sample frame without seq")?
+        + 6;
     let (head, tail) = (template[..at].to_owned(), template[at + 1..].to_owned());
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -310,10 +324,14 @@ async fn plain_fanout(o: &Options, sample: Option<String>) -> anyhow::Result<Fan
         tokio::spawn(async move {
             let mut writers = Vec::new();
             for _ in 0..clients {
-                let Ok((tcp, _)) = listener.accept().await else { break };
+                let Ok((tcp, _)) = listener.accept().await else {
+                    break;
+                };
                 let mut rx = tx.subscribe();
                 writers.push(tokio::spawn(async move {
-                    let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else { return };
+                    let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                        return;
+                    };
                     loop {
                         match rx.recv().await {
                             Ok(frame) => {
@@ -345,7 +363,9 @@ async fn plain_fanout(o: &Options, sample: Option<String>) -> anyhow::Result<Fan
         .collect();
     let figures = publish(&fan, o.seconds, async |n| {
         let frame = Utf8Bytes::from(format!("{head}{n}{tail}"));
-        tx.send(frame).map(|_| ()).map_err(|_| anyhow::anyhow!("no writer left"))
+        tx.send(frame)
+            .map(|_| ())
+            .map_err(|_| anyhow::anyhow!("no writer left"))
     })
     .await;
     drop(tx);
@@ -408,7 +428,8 @@ async fn change_latency(o: &Options) -> anyhow::Result<()> {
     listener.listen("bench_latency").await?;
 
     let warmup = 20;
-    let (mut change, mut notify, mut insert, mut row) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut change, mut notify, mut insert, mut row) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut lost = 0;
     let mut heartbeat_at = Instant::now();
     for i in 0..(warmup + o.inserts) {
@@ -503,7 +524,11 @@ async fn change_latency(o: &Options) -> anyhow::Result<()> {
         ("INSERT+pg_notify -> PgListener (baseline 2)", &row),
         ("INSERT alone (for reference)", &insert),
     ] {
-        println!("  {name:<44} {:>9.2} {:>9.2}", percentile(v, 0.5), percentile(v, 0.99));
+        println!(
+            "  {name:<44} {:>9.2} {:>9.2}",
+            percentile(v, 0.5),
+            percentile(v, 0.99)
+        );
     }
     println!(
         "  ratio change/NOTIFY: p50 {:.2}, p99 {:.2}; change/(INSERT+NOTIFY): p50 {:.2}, p99 {:.2}   (lost or late > 5 s: {lost})",
@@ -527,8 +552,14 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     // Let the server close the old sockets before the baseline runs.
     tokio::time::sleep(Duration::from_secs(1)).await;
     let plain = plain_fanout(&o, sample).await?;
-    println!("  {:<40} {:>14} {:>9} {:>8} {:>9} {:>7}", "", "deliveries/s", "sent", "stalls", "missing", "gaps");
-    for (name, f) in [("plinth broadcast", &plinth), ("plain websocket fan-out (baseline)", &plain)] {
+    println!(
+        "  {:<40} {:>14} {:>9} {:>8} {:>9} {:>7}",
+        "", "deliveries/s", "sent", "stalls", "missing", "gaps"
+    );
+    for (name, f) in [
+        ("plinth broadcast", &plinth),
+        ("plain websocket fan-out (baseline)", &plain),
+    ] {
         println!(
             "  {name:<40} {:>14.0} {:>9} {:>8} {:>9} {:>7}",
             f.per_second, f.sent, f.stalls, f.missing, f.gaps

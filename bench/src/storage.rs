@@ -56,7 +56,11 @@ fn content(size: u64) -> Vec<u8> {
 }
 
 /// Repeats `once` (which moves `size` bytes) for `duration`, at least twice.
-fn copy_rate(size: u64, duration: Duration, mut once: impl FnMut() -> std::io::Result<()>) -> anyhow::Result<Rate> {
+fn copy_rate(
+    size: u64,
+    duration: Duration,
+    mut once: impl FnMut() -> std::io::Result<()>,
+) -> anyhow::Result<Rate> {
     let started = Instant::now();
     let mut count = 0;
     while count < 2 || started.elapsed() < duration {
@@ -72,7 +76,12 @@ fn copy_rate(size: u64, duration: Duration, mut once: impl FnMut() -> std::io::R
 
 /// The plain-copy baselines of one size: (with fsync of the copy, as the
 /// server's file store syncs each upload; without).
-fn baselines(dir: &Path, size: u64, bytes: &[u8], duration: Duration) -> anyhow::Result<(Rate, Rate)> {
+fn baselines(
+    dir: &Path,
+    size: u64,
+    bytes: &[u8],
+    duration: Duration,
+) -> anyhow::Result<(Rate, Rate)> {
     let src = dir.join(format!("baseline-src-{size}"));
     let dst = dir.join(format!("baseline-dst-{size}"));
     std::fs::File::create(&src)?.write_all(bytes)?;
@@ -86,7 +95,12 @@ fn baselines(dir: &Path, size: u64, bytes: &[u8], duration: Duration) -> anyhow:
     Ok((synced, plain))
 }
 
-async fn upload(client: &reqwest::Client, o: &Options, name: &str, body: Bytes) -> anyhow::Result<()> {
+async fn upload(
+    client: &reqwest::Client,
+    o: &Options,
+    name: &str,
+    body: Bytes,
+) -> anyhow::Result<()> {
     let response = client
         .post(format!("{}/storage/v1/object/bench/{name}", o.url))
         .header("apikey", &o.service_key)
@@ -97,7 +111,11 @@ async fn upload(client: &reqwest::Client, o: &Options, name: &str, body: Bytes) 
         .send()
         .await?;
     if !response.status().is_success() {
-        bail!("upload of {name}: {} {}", response.status(), response.text().await?);
+        bail!(
+            "upload of {name}: {} {}",
+            response.status(),
+            response.text().await?
+        );
     }
     Ok(())
 }
@@ -124,7 +142,13 @@ fn proc_status_kb(pid: u32, key: &str) -> Option<u64> {
     status
         .lines()
         .find_map(|l| l.strip_prefix(key))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
         .map(|kb| kb * 1024)
 }
 
@@ -163,7 +187,9 @@ async fn with_rss<T>(pid: u32, work: impl Future<Output = T>) -> (u64, u64, bool
 }
 
 pub async fn run(o: Options) -> anyhow::Result<()> {
-    let client = reqwest::Client::builder().pool_max_idle_per_host(o.concurrency * 2).build()?;
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(o.concurrency * 2)
+        .build()?;
     let bucket = client
         .post(format!("{}/storage/v1/bucket", o.url))
         .header("apikey", &o.service_key)
@@ -180,7 +206,11 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         }
     }
     let duration = Duration::from_secs(o.seconds);
-    println!("storage bench: single stream, {} s per measurement; baseline: std::fs::copy of the same bytes in {}", o.seconds, o.dir.display());
+    println!(
+        "storage bench: single stream, {} s per measurement; baseline: std::fs::copy of the same bytes in {}",
+        o.seconds,
+        o.dir.display()
+    );
     println!(
         "  {:<14} {:>12} {:>22} {:>7}   {:>12} {:>18} {:>7}",
         "size", "upload MB/s", "copy+fsync MB/s", "ratio", "download MB/s", "copy MB/s", "ratio"
@@ -190,7 +220,9 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         let name = format!("file-{}mb", size / MB);
         let dir = o.dir.clone();
         let for_copy = bytes.clone();
-        let (synced, plain) = tokio::task::spawn_blocking(move || baselines(&dir, size, &for_copy, duration)).await??;
+        let (synced, plain) =
+            tokio::task::spawn_blocking(move || baselines(&dir, size, &for_copy, duration))
+                .await??;
 
         upload(&client, &o, &name, bytes.clone()).await?; // warm-up
         let started = Instant::now();
@@ -199,7 +231,11 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
             upload(&client, &o, &name, bytes.clone()).await?;
             count += 1;
         }
-        let up = Rate { bytes: size * count, secs: started.elapsed().as_secs_f64(), count };
+        let up = Rate {
+            bytes: size * count,
+            secs: started.elapsed().as_secs_f64(),
+            count,
+        };
 
         let got = download(&client, &o.url, &name).await?; // warm-up
         if got != size {
@@ -212,7 +248,11 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
             moved += download(&client, &o.url, &name).await?;
             count += 1;
         }
-        let down = Rate { bytes: moved, secs: started.elapsed().as_secs_f64(), count };
+        let down = Rate {
+            bytes: moved,
+            secs: started.elapsed().as_secs_f64(),
+            count,
+        };
         println!(
             "  {:<14} {:>12.1} {:>22.1} {:>7.2}   {:>12.1} {:>18.1} {:>7.2}",
             format!("{} MB", size / MB),
@@ -287,14 +327,26 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn report_memory(what: &str, before: u64, peak: u64, hwm: bool, moved: u64, size: u64, streams: usize) {
+fn report_memory(
+    what: &str,
+    before: u64,
+    peak: u64,
+    hwm: bool,
+    moved: u64,
+    size: u64,
+    streams: usize,
+) {
     let growth = peak.saturating_sub(before);
     println!(
         "    {what:<9}: {:>6.0} MB moved, RSS before {:>5.1} MB, peak {:>5.1} MB{}; growth {:>5.1} MB = {:.4} of the bytes moved, {:.2} of one file, {:.2} MB per concurrent stream",
         moved as f64 / MB as f64,
         before as f64 / MB as f64,
         peak as f64 / MB as f64,
-        if hwm { " (VmHWM reset first)" } else { " (sampled)" },
+        if hwm {
+            " (VmHWM reset first)"
+        } else {
+            " (sampled)"
+        },
         growth as f64 / MB as f64,
         growth as f64 / moved as f64,
         growth as f64 / size as f64,

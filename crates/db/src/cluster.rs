@@ -37,7 +37,9 @@ const INSTALL_HINT: &str = "install them with `apt-get install -y postgresql` \
 /// Why the embedded cluster could not be set up, started or stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
-    #[error("no PostgreSQL server binaries found (looked for initdb and postgres in {searched}); {INSTALL_HINT}")]
+    #[error(
+        "no PostgreSQL server binaries found (looked for initdb and postgres in {searched}); {INSTALL_HINT}"
+    )]
     NoBinaries { searched: String },
     #[error(
         "the data folder {pgdata} holds a PostgreSQL {found} cluster, but this machine has \
@@ -56,14 +58,25 @@ pub enum ClusterError {
          let it through with `chmod o+x` on the folders above it"
     )]
     Unreachable { user: String, path: PathBuf },
-    #[error("cannot create the system user `{user}` to run PostgreSQL (PostgreSQL refuses to run as root): {reason}")]
+    #[error(
+        "cannot create the system user `{user}` to run PostgreSQL (PostgreSQL refuses to run as root): {reason}"
+    )]
     SystemUser { user: String, reason: String },
     #[error("{action} failed: {detail}")]
     Command { action: String, detail: String },
     #[error("cannot prepare {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("the PostgreSQL server did not become ready within {seconds} s; its log ({log}) ends with:\n{tail}")]
-    NotReady { seconds: u64, log: PathBuf, tail: String },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the PostgreSQL server did not become ready within {seconds} s; its log ({log}) ends with:\n{tail}"
+    )]
+    NotReady {
+        seconds: u64,
+        log: PathBuf,
+        tail: String,
+    },
     #[error("the PostgreSQL server stopped during start-up; its log ({log}) ends with:\n{tail}")]
     Exited { log: PathBuf, tail: String },
 }
@@ -155,7 +168,11 @@ fn describe_dirs(dirs: &[PathBuf]) -> String {
     if dirs.is_empty() {
         return "no folder at all".into();
     }
-    let shown: Vec<String> = dirs.iter().take(6).map(|d| d.display().to_string()).collect();
+    let shown: Vec<String> = dirs
+        .iter()
+        .take(6)
+        .map(|d| d.display().to_string())
+        .collect();
     let more = dirs.len().saturating_sub(shown.len());
     if more > 0 {
         format!("{} and {more} more", shown.join(", "))
@@ -199,13 +216,12 @@ impl RunAs {
             Ok(Some(user)) => user,
             _ => {
                 create_system_user(SYSTEM_USER)?;
-                User::from_name(SYSTEM_USER)
-                    .ok()
-                    .flatten()
-                    .ok_or_else(|| ClusterError::SystemUser {
+                User::from_name(SYSTEM_USER).ok().flatten().ok_or_else(|| {
+                    ClusterError::SystemUser {
                         user: SYSTEM_USER.into(),
                         reason: "it is still missing after useradd".into(),
-                    })?
+                    }
+                })?
             }
         };
         Ok(Self {
@@ -219,7 +235,9 @@ impl RunAs {
             cmd.uid(uid.as_raw()).gid(gid.as_raw());
             cmd.env("USER", name).env("LOGNAME", name).env("HOME", "/");
         }
-        cmd.env_remove("PGDATA").env_remove("PGPORT").env_remove("PGHOST");
+        cmd.env_remove("PGDATA")
+            .env_remove("PGPORT")
+            .env_remove("PGHOST");
         cmd
     }
 
@@ -422,7 +440,11 @@ impl Cluster {
             .close()
             .await
             .ok()?;
-        tracing::info!(pid, port, "using the PostgreSQL server already running on this data folder");
+        tracing::info!(
+            pid,
+            port,
+            "using the PostgreSQL server already running on this data folder"
+        );
         Some(cluster)
     }
 
@@ -523,7 +545,14 @@ async fn init(layout: &Layout, binaries: &Binaries, run_as: &RunAs) -> Result<()
         .command(&binaries.tool("initdb"))
         .arg("--pgdata")
         .arg(&layout.pgdata)
-        .args(["--username", SUPERUSER, "--encoding", "UTF8", "--locale", "C"])
+        .args([
+            "--username",
+            SUPERUSER,
+            "--encoding",
+            "UTF8",
+            "--locale",
+            "C",
+        ])
         .args(["--auth-local", "trust", "--auth-host", "scram-sha-256"])
         .arg("--pwfile")
         .arg(&pwfile)
@@ -544,7 +573,8 @@ async fn init(layout: &Layout, binaries: &Binaries, run_as: &RunAs) -> Result<()
     if let Some(data_dir) = layout.pgdata.parent() {
         let secret = data_dir.join("postgres-password");
         fs::write(&secret, &password).map_err(io_error(&secret))?;
-        fs::set_permissions(&secret, fs::Permissions::from_mode(0o600)).map_err(io_error(&secret))?;
+        fs::set_permissions(&secret, fs::Permissions::from_mode(0o600))
+            .map_err(io_error(&secret))?;
     }
     Ok(())
 }
@@ -627,7 +657,10 @@ mod tests {
     #[test]
     fn major_version_is_read_from_the_version_line() {
         let cases = [
-            ("postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)\n", Some("15")),
+            (
+                "postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)\n",
+                Some("15"),
+            ),
             ("postgres (PostgreSQL) 17.2\n", Some("17")),
             ("postgres (PostgreSQL) 9.6.24\n", Some("9")),
             ("something else", None),
@@ -692,8 +725,14 @@ mod tests {
         let empty = tempfile::tempdir().unwrap();
         let err = find_binaries(&[empty.path().to_owned()], None).unwrap_err();
         let message = err.to_string();
-        assert!(message.contains("apt-get install -y postgresql"), "{message}");
-        assert!(message.contains(&empty.path().display().to_string()), "{message}");
+        assert!(
+            message.contains("apt-get install -y postgresql"),
+            "{message}"
+        );
+        assert!(
+            message.contains(&empty.path().display().to_string()),
+            "{message}"
+        );
     }
 
     #[test]

@@ -133,7 +133,10 @@ impl JwtSecret {
 /// The token a request presents: the `Authorization: Bearer` token when
 /// there is one, else the `apikey` header (as the platform's gateway reads
 /// them). `None`: an anonymous request without any key.
-pub fn presented_token<'a>(authorization: Option<&'a str>, apikey: Option<&'a str>) -> Option<&'a str> {
+pub fn presented_token<'a>(
+    authorization: Option<&'a str>,
+    apikey: Option<&'a str>,
+) -> Option<&'a str> {
     let bearer = authorization.and_then(|value| {
         let (scheme, token) = value.trim().split_once(' ')?;
         scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
@@ -181,13 +184,19 @@ mod tests {
         let foreign = other.api_key("service_role", now(), now() + 60);
         assert!(matches!(secret.verify(&foreign), Err(JwtError::Invalid(_))));
 
-        assert!(matches!(secret.verify("not.a.jwt"), Err(JwtError::Invalid(_))));
+        assert!(matches!(
+            secret.verify("not.a.jwt"),
+            Err(JwtError::Invalid(_))
+        ));
         assert!(matches!(secret.verify(""), Err(JwtError::Invalid(_))));
     }
 
     #[test]
     fn bearer_wins_over_apikey() {
-        assert_eq!(presented_token(Some("Bearer abc"), Some("key")), Some("abc"));
+        assert_eq!(
+            presented_token(Some("Bearer abc"), Some("key")),
+            Some("abc")
+        );
         assert_eq!(presented_token(Some("bearer  abc "), None), Some("abc"));
         assert_eq!(presented_token(None, Some("key")), Some("key"));
         assert_eq!(presented_token(Some("Basic xyz"), Some("key")), Some("key"));
@@ -211,7 +220,10 @@ mod tests {
         assert!(secret.verify(&genuine).is_ok());
         let other = JwtSecret::new("another-secret-of-thirty-two-characters!").unwrap();
         let forged = other.api_key("service_role", issued, issued + 60);
-        assert_eq!(genuine.rsplit_once('.').unwrap().0, forged.rsplit_once('.').unwrap().0);
+        assert_eq!(
+            genuine.rsplit_once('.').unwrap().0,
+            forged.rsplit_once('.').unwrap().0
+        );
         assert!(matches!(secret.verify(&forged), Err(JwtError::Invalid(_))));
     }
 

@@ -32,7 +32,10 @@ pub fn platform_migrations() -> MigrationSet {
         "db",
         "crates/db/migrations",
         &[
-            ("0001_roles.sql", include_str!("../migrations/0001_roles.sql")),
+            (
+                "0001_roles.sql",
+                include_str!("../migrations/0001_roles.sql"),
+            ),
             (
                 "0002_auth_helpers.sql",
                 include_str!("../migrations/0002_auth_helpers.sql"),
@@ -133,11 +136,12 @@ impl Database {
     /// migrations created the role.
     pub async fn prepare_authenticator(&self, password: Option<&str>) -> sqlx::Result<()> {
         if let Some(password) = password {
-            let statement: String =
-                sqlx::query_scalar("select format('alter role authenticator with login password %L', $1::text)")
-                    .bind(password)
-                    .fetch_one(&self.owner)
-                    .await?;
+            let statement: String = sqlx::query_scalar(
+                "select format('alter role authenticator with login password %L', $1::text)",
+            )
+            .bind(password)
+            .fetch_one(&self.owner)
+            .await?;
             sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
                 .execute(&self.owner)
                 .await?;
@@ -223,7 +227,11 @@ impl RequestContext {
 pub fn describe_target(options: &PgConnectOptions) -> String {
     let database = options.get_database().unwrap_or("postgres");
     match options.get_socket() {
-        Some(socket) => format!("{} (port {})/{database}", socket.display(), options.get_port()),
+        Some(socket) => format!(
+            "{} (port {})/{database}",
+            socket.display(),
+            options.get_port()
+        ),
         None => format!("{}:{}/{database}", options.get_host(), options.get_port()),
     }
 }

@@ -45,16 +45,26 @@ pub struct MigrationFile {
 #[derive(Debug, thiserror::Error)]
 pub enum MigrationError {
     #[error("cannot read migration folder {path}: {source}")]
-    ReadDir { path: PathBuf, source: std::io::Error },
+    ReadDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot read migration file {path}: {source}")]
-    ReadFile { path: PathBuf, source: std::io::Error },
+    ReadFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error(
         "migration file {label} is not named <version>_<description>.sql \
          (for example 20261122093000_create_templates.sql)"
     )]
     BadName { label: String },
     #[error("migration files {first} and {second} have the same version {version}")]
-    DuplicateVersion { version: i64, first: String, second: String },
+    DuplicateVersion {
+        version: i64,
+        first: String,
+        second: String,
+    },
     #[error(
         "{label} was edited after it was applied (its checksum no longer matches the one \
          recorded in {table}); applied migrations are never changed: restore the file and \
@@ -238,7 +248,11 @@ impl MigrationSet {
 /// Applies the sets in the order given.
 pub async fn run_all(pool: &PgPool, sets: &[MigrationSet]) -> Result<(), MigrationError> {
     for set in sets {
-        tracing::debug!(set = set.name(), files = set.files().len(), "applying migrations");
+        tracing::debug!(
+            set = set.name(),
+            files = set.files().len(),
+            "applying migrations"
+        );
         set.run(pool).await?;
     }
     Ok(())
@@ -259,10 +273,14 @@ pub fn matches_folder(set: &MigrationSet, dir: &Path) -> Result<(), String> {
     let mut embedded: Vec<String> = set.files().iter().map(file_name).collect();
     embedded.sort();
     if on_disk != embedded {
-        return Err(format!("{} holds {on_disk:?} but the set embeds {embedded:?}", dir.display()));
+        return Err(format!(
+            "{} holds {on_disk:?} but the set embeds {embedded:?}",
+            dir.display()
+        ));
     }
     for file in set.files() {
-        let on_disk = std::fs::read_to_string(dir.join(file_name(file))).map_err(|e| e.to_string())?;
+        let on_disk =
+            std::fs::read_to_string(dir.join(file_name(file))).map_err(|e| e.to_string())?;
         if on_disk != file.sql {
             return Err(format!("{} differs from what was compiled in", file.label));
         }

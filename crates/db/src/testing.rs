@@ -81,7 +81,10 @@ impl Drop for TestDb {
         // ends this test's pooled connections; the pools themselves belong to
         // the blocked runtime and must not be awaited from here.
         let _ = std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
                 return;
             };
             rt.block_on(async move {
@@ -119,9 +122,9 @@ async fn ensure_template(sets: &[MigrationSet]) -> String {
         .collect();
     let template = format!("plinth_tpl_{hex}");
 
-    let mut admin = PgConnection::connect_with(&server_options())
-        .await
-        .expect("the test PostgreSQL server is reachable (set DATABASE_URL, or run one at 127.0.0.1:5432)");
+    let mut admin = PgConnection::connect_with(&server_options()).await.expect(
+        "the test PostgreSQL server is reachable (set DATABASE_URL, or run one at 127.0.0.1:5432)",
+    );
     sqlx::query("select pg_advisory_lock(7270514)")
         .execute(&mut admin)
         .await

@@ -45,7 +45,10 @@ async fn visible_bodies(test: &TestDb, ctx: &RequestContext) -> Vec<String> {
 #[tokio::test]
 async fn a_policy_sees_the_callers_uid() {
     let test = notes_db().await;
-    assert_eq!(visible_bodies(&test, &user(ALICE)).await, ["alice 1", "alice 2"]);
+    assert_eq!(
+        visible_bodies(&test, &user(ALICE)).await,
+        ["alice 1", "alice 2"]
+    );
     assert_eq!(visible_bodies(&test, &user(BOB)).await, ["bob 1"]);
     // anon has no policy on the table: row-level security hides every row.
     let anon = RequestContext::from_claims(json!({"role": "anon"}), "anon");
@@ -85,15 +88,17 @@ async fn role_and_request_settings_last_one_transaction() {
 
     // The same pooled connection afterwards is back to authenticator, with no claims.
     let mut conn = test.db.api.acquire().await.unwrap();
-    let (role, uid): (String, Option<String>) =
-        sqlx::query_as(
-            "select current_user::text, nullif(current_setting('request.jwt.claims', true), '')",
-        )
-            .fetch_one(&mut *conn)
-            .await
-            .unwrap();
+    let (role, uid): (String, Option<String>) = sqlx::query_as(
+        "select current_user::text, nullif(current_setting('request.jwt.claims', true), '')",
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .unwrap();
     assert_eq!(role, "authenticator");
-    assert_eq!(uid, None, "claims of an earlier request leaked into the pool");
+    assert_eq!(
+        uid, None,
+        "claims of an earlier request leaked into the pool"
+    );
 }
 
 #[tokio::test]
@@ -104,7 +109,9 @@ async fn the_request_pool_cannot_become_an_unlisted_role() {
     let message = err.to_string();
     assert!(message.contains("permission denied"), "{message}");
     // authenticator itself holds no privileges on the table.
-    let result = sqlx::query("select * from public.notes").fetch_all(&test.db.api).await;
+    let result = sqlx::query("select * from public.notes")
+        .fetch_all(&test.db.api)
+        .await;
     assert!(result.is_err());
 }
 
@@ -165,7 +172,9 @@ async fn sets_are_tracked_apart() {
         MigrationSet::from_dir("project", a.path()).unwrap(),
         MigrationSet::from_dir("policies", b.path()).unwrap(),
     ];
-    plinth_db::migrate::run_all(&test.db.owner, &sets).await.unwrap();
+    plinth_db::migrate::run_all(&test.db.owner, &sets)
+        .await
+        .unwrap();
     for (table, file) in [("project", "1_a.sql"), ("policies", "1_b.sql")] {
         let recorded: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
             "select description from plinth.migrations_{table}"

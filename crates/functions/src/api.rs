@@ -80,7 +80,12 @@ pub async fn paid_download_confirmation(
         }));
     }
     let link = orders::secure_page(&state, order_id, &token);
-    let amount = format!("{}.{:02} {}", price / 100, price % 100, currency.to_uppercase());
+    let amount = format!(
+        "{}.{:02} {}",
+        price / 100,
+        price % 100,
+        currency.to_uppercase()
+    );
     state
         .mailer()
         .send(Mail {
@@ -249,7 +254,10 @@ pub async fn webhook(
     })?;
     let event: Value = serde_json::from_slice(&body)
         .map_err(|_| FunctionError::BadRequest("Invalid JSON body".into()))?;
-    let kind = event.get("type").and_then(Value::as_str).unwrap_or_default();
+    let kind = event
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let object = &event["data"]["object"];
     let intent = object.get("id").and_then(Value::as_str);
     let mut tx = state.service_tx().await?;
@@ -314,8 +322,16 @@ pub async fn simulated_page(
         .ok_or_else(no_simulation)?;
     let secret = html_escape(query.client_secret.as_deref().unwrap_or_default());
     let return_url = html_escape(query.return_url.as_deref().unwrap_or_default());
-    let action = html_escape(&format!("{}/api/simulated-payments/{id}/confirm", state.config().api()));
-    let amount = format!("{}.{:02} {}", amount / 100, amount % 100, currency.to_uppercase());
+    let action = html_escape(&format!(
+        "{}/api/simulated-payments/{id}/confirm",
+        state.config().api()
+    ));
+    let amount = format!(
+        "{}.{:02} {}",
+        amount / 100,
+        amount % 100,
+        currency.to_uppercase()
+    );
     Ok(Html(format!(
         "<!doctype html><meta charset=utf-8><title>Simulated payment</title>\
          <h1>Simulated payment</h1>\
@@ -346,7 +362,9 @@ pub async fn simulated_confirm(
         .await
         .map_err(|e| FunctionError::internal(e.0))?;
     if !confirmed {
-        return Err(FunctionError::Forbidden("Invalid payment confirmation.".into()));
+        return Err(FunctionError::Forbidden(
+            "Invalid payment confirmation.".into(),
+        ));
     }
     let mut tx = state.service_tx().await?;
     orders::mark_paid(&mut tx, &id, None, None).await?;

@@ -19,7 +19,10 @@ pub struct Caller {
 impl Caller {
     /// The `role` claim (`anon` when absent).
     pub fn role(&self) -> &str {
-        self.claims.get("role").and_then(Value::as_str).unwrap_or("anon")
+        self.claims
+            .get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("anon")
     }
 
     /// The signed-in user's id: the `sub` of an `authenticated` token.
@@ -40,8 +43,7 @@ impl Caller {
 
     fn from_headers(state: &FunctionsState, headers: &HeaderMap) -> Result<Self, FunctionError> {
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-        let Some(token) =
-            plinth_db::presented_token(header("authorization"), header("apikey"))
+        let Some(token) = plinth_db::presented_token(header("authorization"), header("apikey"))
         else {
             return Ok(Self { claims: json!({}) });
         };

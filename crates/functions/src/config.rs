@@ -95,9 +95,15 @@ impl FunctionsConfig {
 impl fmt::Debug for FunctionsConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FunctionsConfig")
-            .field("stripe_secret_key", &self.stripe_secret_key.as_ref().map(|_| ".."))
+            .field(
+                "stripe_secret_key",
+                &self.stripe_secret_key.as_ref().map(|_| ".."),
+            )
             .field("stripe_api_base", &self.stripe_api_base)
-            .field("stripe_webhook_secret", &self.stripe_webhook_secret.as_ref().map(|_| ".."))
+            .field(
+                "stripe_webhook_secret",
+                &self.stripe_webhook_secret.as_ref().map(|_| ".."),
+            )
             .field("platform_fee_bps", &self.platform_fee_bps)
             .field("currency", &self.currency)
             .field("site_url", &self.site_url)

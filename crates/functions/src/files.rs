@@ -50,9 +50,25 @@ pub fn locate(url: &str) -> Option<FileLocation> {
 
 /// Characters escaped in a path segment of a storage URL.
 const SEGMENT: &AsciiSet = &CONTROLS
-    .add(b' ').add(b'"').add(b'#').add(b'%').add(b'?').add(b'<').add(b'>')
-    .add(b'`').add(b'{').add(b'}').add(b'/').add(b'\\').add(b'^').add(b'|')
-    .add(b'[').add(b']').add(b'&').add(b'+').add(b'=');
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'?')
+    .add(b'<')
+    .add(b'>')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'/')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'|')
+    .add(b'[')
+    .add(b']')
+    .add(b'&')
+    .add(b'+')
+    .add(b'=');
 
 fn encode_path(name: &str) -> String {
     name.split('/')
@@ -63,7 +79,14 @@ fn encode_path(name: &str) -> String {
 
 /// A signed download URL of `bucket/name`, valid `seconds` from `now`:
 /// `{api}/storage/v1/object/sign/{bucket}/{name}?token=...`.
-pub fn signed_url(jwt: &JwtSecret, api: &str, bucket: &str, name: &str, now: i64, seconds: i64) -> String {
+pub fn signed_url(
+    jwt: &JwtSecret,
+    api: &str,
+    bucket: &str,
+    name: &str,
+    now: i64,
+    seconds: i64,
+) -> String {
     let token = jwt.sign(&json!({
         "url": format!("{bucket}/{name}"),
         "scope": "download",
@@ -103,7 +126,10 @@ mod tests {
                 "/storage/v1/object/sign/template-files/u/f.zip?token=abc",
                 stored("template-files", "u/f.zip"),
             ),
-            ("template-files/u1/files/a.zip", stored("template-files", "u1/files/a.zip")),
+            (
+                "template-files/u1/files/a.zip",
+                stored("template-files", "u1/files/a.zip"),
+            ),
             (
                 "https://cdn.example/a.zip",
                 Some(FileLocation::External("https://cdn.example/a.zip".into())),

@@ -127,7 +127,11 @@ impl FunctionsState {
         config: FunctionsConfig,
         mailer: Mailer,
     ) -> Result<Self, StartError> {
-        match config.stripe_secret_key.clone().filter(|k| !k.trim().is_empty()) {
+        match config
+            .stripe_secret_key
+            .clone()
+            .filter(|k| !k.trim().is_empty())
+        {
             Some(key) => {
                 let stripe = StripeProvider::new(key.trim(), config.stripe_api_base.as_deref())
                     .map_err(|e| StartError::Stripe(e.0))?;
@@ -224,11 +228,26 @@ impl FunctionsState {
 pub fn router(state: FunctionsState) -> Router {
     use marketplace as m;
     Router::new()
-        .route("/track-template-view", post(m::track_template_view).fallback(method_not_allowed))
-        .route("/create-free-order", post(m::create_free_order).fallback(method_not_allowed))
-        .route("/create-payment-intent", post(m::create_payment_intent).fallback(method_not_allowed))
-        .route("/validate-download", post(m::validate_download).fallback(method_not_allowed))
-        .route("/subscribe-to-newsletter", post(m::subscribe_to_newsletter).fallback(method_not_allowed))
+        .route(
+            "/track-template-view",
+            post(m::track_template_view).fallback(method_not_allowed),
+        )
+        .route(
+            "/create-free-order",
+            post(m::create_free_order).fallback(method_not_allowed),
+        )
+        .route(
+            "/create-payment-intent",
+            post(m::create_payment_intent).fallback(method_not_allowed),
+        )
+        .route(
+            "/validate-download",
+            post(m::validate_download).fallback(method_not_allowed),
+        )
+        .route(
+            "/subscribe-to-newsletter",
+            post(m::subscribe_to_newsletter).fallback(method_not_allowed),
+        )
         .fallback(function_not_found)
         .with_state(state)
 }
@@ -236,12 +255,21 @@ pub fn router(state: FunctionsState) -> Router {
 /// The marketplace's `/api/...` routes; the server nests this at `/api`.
 pub fn api_router(state: FunctionsState) -> Router {
     Router::new()
-        .route("/paid-download-confirmation", post(api::paid_download_confirmation))
+        .route(
+            "/paid-download-confirmation",
+            post(api::paid_download_confirmation),
+        )
         .route("/stripe/connect", post(api::connect))
-        .route("/user/update-stripe-account", post(api::update_stripe_account))
+        .route(
+            "/user/update-stripe-account",
+            post(api::update_stripe_account),
+        )
         .route("/stripe/webhook", post(api::webhook))
         .route("/simulated-payments/{id}", get(api::simulated_page))
-        .route("/simulated-payments/{id}/confirm", post(api::simulated_confirm))
+        .route(
+            "/simulated-payments/{id}/confirm",
+            post(api::simulated_confirm),
+        )
         .fallback(api_not_found)
         .with_state(state)
 }

@@ -50,10 +50,16 @@ pub async fn track_template_view(
     body: Bytes,
 ) -> Result<Json<TrackTemplateViewResponse>> {
     let request: TrackTemplateViewRequest = Params::json(&body)?.into_request()?;
-    let template_id = present(&request.template_id)
-        .ok_or_else(|| FunctionError::BadRequest("Missing required parameter: template_id.".into()))?;
+    let template_id = present(&request.template_id).ok_or_else(|| {
+        FunctionError::BadRequest("Missing required parameter: template_id.".into())
+    })?;
     let template_id = parse_id(template_id, TEMPLATE_NOT_FOUND)?;
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
     let visitor = match caller.user_id() {
         Some(user) => format!("user:{user}"),
         None => {
@@ -201,7 +207,9 @@ pub async fn create_free_order(
         ));
     };
     if !is_email(email) {
-        return Err(FunctionError::BadRequest("Please enter a valid email.".into()));
+        return Err(FunctionError::BadRequest(
+            "Please enter a valid email.".into(),
+        ));
     }
     let email = email.to_owned();
     let product_id = parse_id(product_id, TEMPLATE_NOT_FOUND)?;
@@ -212,9 +220,12 @@ pub async fn create_free_order(
             "This template is not free; buy it through checkout.".into(),
         ));
     }
-    let download_url =
-        orders::download_link(&state, template.template_file_url.as_deref(), template.template_url.as_deref())
-            .ok_or_else(|| not_found("No download available for this order."))?;
+    let download_url = orders::download_link(
+        &state,
+        template.template_file_url.as_deref(),
+        template.template_url.as_deref(),
+    )
+    .ok_or_else(|| not_found("No download available for this order."))?;
     let durable = orders::durable_link(&mut tx, template.template_file_url.as_deref())
         .await?
         .or_else(|| template.template_url.clone());
@@ -280,7 +291,9 @@ pub async fn create_payment_intent(
         ));
     };
     if !is_email(email) {
-        return Err(FunctionError::BadRequest("Please enter a valid email.".into()));
+        return Err(FunctionError::BadRequest(
+            "Please enter a valid email.".into(),
+        ));
     }
     let email = email.to_owned();
     // The buyer is who signed in; a buyerId naming someone else is refused,
@@ -402,8 +415,13 @@ pub async fn validate_download(
     // The token opens the order for whoever holds the link; the order's
     // signed-in buyer needs none (their library's download page).
     let buyer = caller.user_id();
-    let (Some(order_id), true) = (present(&request.order_id), token.is_some() || buyer.is_some()) else {
-        return Err(FunctionError::BadRequest("Missing order ID or token.".into()));
+    let (Some(order_id), true) = (
+        present(&request.order_id),
+        token.is_some() || buyer.is_some(),
+    ) else {
+        return Err(FunctionError::BadRequest(
+            "Missing order ID or token.".into(),
+        ));
     };
     let order_id = parse_id(order_id, ORDER_NOT_FOUND)?;
     let mut tx = state.service_tx().await?;
@@ -480,7 +498,9 @@ pub async fn subscribe_to_newsletter(
         ));
     };
     if !is_email(email) {
-        return Err(FunctionError::BadRequest("Please enter a valid email.".into()));
+        return Err(FunctionError::BadRequest(
+            "Please enter a valid email.".into(),
+        ));
     }
     let mut tx = state.service_tx().await?;
     let inserted = sqlx::query(

@@ -10,7 +10,10 @@ use crate::files::{FileLocation, locate};
 
 /// The page of the app that validates a token and offers the file.
 pub fn secure_page(state: &FunctionsState, order_id: Uuid, token: &str) -> String {
-    format!("{}/download-secure/{order_id}?token={token}", state.config().site())
+    format!(
+        "{}/download-secure/{order_id}?token={token}",
+        state.config().site()
+    )
 }
 
 /// What a buyer may download for a template: a signed, expiring URL when the
@@ -44,7 +47,9 @@ pub async fn durable_link(
     conn: &mut PgConnection,
     template_file_url: Option<&str>,
 ) -> Result<Option<String>> {
-    let Some(raw) = template_file_url else { return Ok(None) };
+    let Some(raw) = template_file_url else {
+        return Ok(None);
+    };
     match locate(raw) {
         Some(FileLocation::Stored { bucket, .. }) => {
             let public: Option<bool> =

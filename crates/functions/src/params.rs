@@ -47,9 +47,7 @@ impl Params {
 /// The trimmed text of a string; anything else (and a blank string) is absent.
 fn clean(value: Value) -> Option<String> {
     match value {
-        Value::String(s) => Some(s.trim())
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned),
+        Value::String(s) => Some(s.trim()).filter(|t| !t.is_empty()).map(str::to_owned),
         _ => None,
     }
 }
@@ -92,28 +90,39 @@ mod tests {
 
     #[test]
     fn fields() {
-        use crate::wire::{SimulatedConfirmRequest, SubscribeToNewsletterRequest, TrackTemplateViewRequest};
-        let p: TrackTemplateViewRequest = Params::json(br#"{"template_id":" x ","ip_address":"","user_agent":3,"extra":null}"#)
-            .unwrap()
-            .into_request()
-            .unwrap();
+        use crate::wire::{
+            SimulatedConfirmRequest, SubscribeToNewsletterRequest, TrackTemplateViewRequest,
+        };
+        let p: TrackTemplateViewRequest =
+            Params::json(br#"{"template_id":" x ","ip_address":"","user_agent":3,"extra":null}"#)
+                .unwrap()
+                .into_request()
+                .unwrap();
         assert_eq!(p.template_id, "x");
         assert_eq!((p.ip_address, p.user_agent), (None, None));
-        let p: TrackTemplateViewRequest = Params::json(br#"{"template_id":null,"ip_address":" 10.0.0.1 "}"#)
-            .unwrap()
-            .into_request()
-            .unwrap();
-        assert_eq!((p.template_id.as_str(), p.ip_address.as_deref()), ("", Some("10.0.0.1")));
+        let p: TrackTemplateViewRequest =
+            Params::json(br#"{"template_id":null,"ip_address":" 10.0.0.1 "}"#)
+                .unwrap()
+                .into_request()
+                .unwrap();
+        assert_eq!(
+            (p.template_id.as_str(), p.ip_address.as_deref()),
+            ("", Some("10.0.0.1"))
+        );
         let empty: TrackTemplateViewRequest = Params::json(b"").unwrap().into_request().unwrap();
         assert_eq!(empty, TrackTemplateViewRequest::default());
-        let n: SubscribeToNewsletterRequest = Params::json(br#"{"email":"a@b","name":" ","Name":"N"}"#)
-            .unwrap()
-            .into_request()
-            .unwrap();
+        let n: SubscribeToNewsletterRequest =
+            Params::json(br#"{"email":"a@b","name":" ","Name":"N"}"#)
+                .unwrap()
+                .into_request()
+                .unwrap();
         assert_eq!((n.name.as_str(), n.legacy_name.as_str()), ("", "N"));
         assert!(Params::json(b"[1]").is_err());
         assert!(Params::json(b"{nope").is_err());
-        let f: SimulatedConfirmRequest = Params::json_or_form(b"client_secret=a%20b&return_url=").unwrap().into_request().unwrap();
+        let f: SimulatedConfirmRequest = Params::json_or_form(b"client_secret=a%20b&return_url=")
+            .unwrap()
+            .into_request()
+            .unwrap();
         assert_eq!((f.client_secret.as_str(), f.return_url), ("a b", None));
         assert_eq!(present(""), None);
         assert_eq!(present("x"), Some("x"));

@@ -68,7 +68,10 @@ pub trait PaymentProvider: Send + Sync + 'static {
         &'a self,
         request: &'a PaymentRequest,
     ) -> BoxFuture<'a, Result<CreatedPayment, ProviderError>>;
-    fn payment_state<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<PaymentState, ProviderError>>;
+    fn payment_state<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<PaymentState, ProviderError>>;
     /// A new connected account for `user_id`, its id.
     fn create_account<'a>(
         &'a self,
@@ -146,15 +149,16 @@ impl PaymentProvider for StripeProvider {
                 .description(request.description.clone())
                 .metadata(request.metadata.clone());
             if let Some(destination) = &request.destination {
-                create = create.transfer_data(CreatePaymentIntentTransferData::new(destination.clone()));
+                create =
+                    create.transfer_data(CreatePaymentIntentTransferData::new(destination.clone()));
                 if let Some(fee) = request.application_fee.filter(|f| *f > 0) {
                     create = create.application_fee_amount(fee);
                 }
             }
             let intent = create.send(&self.client).await.map_err(stripe_error)?;
-            let client_secret = intent
-                .client_secret
-                .ok_or_else(|| ProviderError("Stripe: PaymentIntent without client_secret".into()))?;
+            let client_secret = intent.client_secret.ok_or_else(|| {
+                ProviderError("Stripe: PaymentIntent without client_secret".into())
+            })?;
             Ok(CreatedPayment {
                 id: intent.id.as_str().to_owned(),
                 client_secret,
@@ -162,7 +166,10 @@ impl PaymentProvider for StripeProvider {
         })
     }
 
-    fn payment_state<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<PaymentState, ProviderError>> {
+    fn payment_state<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<PaymentState, ProviderError>> {
         use stripe_core::payment_intent::RetrievePaymentIntent;
         Box::pin(async move {
             let intent = RetrievePaymentIntent::new(id)
@@ -221,7 +228,10 @@ impl PaymentProvider for StripeProvider {
         Box::pin(async move {
             match RetrieveAccount::new(account).send(&self.client).await {
                 Ok(account) => Ok(Some(AccountState {
-                    user_id: account.metadata.as_ref().and_then(|m| m.get("user_id").cloned()),
+                    user_id: account
+                        .metadata
+                        .as_ref()
+                        .and_then(|m| m.get("user_id").cloned()),
                     ready: account.charges_enabled.unwrap_or(false)
                         && account.details_submitted.unwrap_or(false),
                 })),
@@ -325,7 +335,10 @@ impl PaymentProvider for SimulatedProvider {
         })
     }
 
-    fn payment_state<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<PaymentState, ProviderError>> {
+    fn payment_state<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<PaymentState, ProviderError>> {
         Box::pin(async move {
             let status: Option<String> =
                 sqlx::query_scalar("select status from functions.simulated_payments where id = $1")
@@ -376,12 +389,13 @@ impl PaymentProvider for SimulatedProvider {
         account: &'a str,
     ) -> BoxFuture<'a, Result<Option<AccountState>, ProviderError>> {
         Box::pin(async move {
-            let user: Option<String> =
-                sqlx::query_scalar("select user_id from functions.simulated_accounts where id = $1")
-                    .bind(account)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(db_error)?;
+            let user: Option<String> = sqlx::query_scalar(
+                "select user_id from functions.simulated_accounts where id = $1",
+            )
+            .bind(account)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db_error)?;
             Ok(user.map(|user_id| AccountState {
                 user_id: Some(user_id),
                 ready: true,

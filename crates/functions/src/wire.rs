@@ -29,11 +29,17 @@ pub struct TrackTemplateViewRequest {
     pub template_id: String,
     /// The visitor's address when the caller knows it better than the
     /// request does; else `X-Forwarded-For` / `X-Real-IP`.
-    #[serde(deserialize_with = "lenient_optional_text", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        deserialize_with = "lenient_optional_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[typeshare(typescript(type = "string | null"))]
     pub ip_address: Option<String>,
     /// Else the request's `User-Agent`.
-    #[serde(deserialize_with = "lenient_optional_text", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        deserialize_with = "lenient_optional_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[typeshare(typescript(type = "string | null"))]
     pub user_agent: Option<String>,
 }
@@ -86,7 +92,10 @@ pub struct CreatePaymentIntentRequest {
     #[serde(deserialize_with = "lenient_text")]
     pub buyer_email: String,
     /// Must be the signed-in user when given; ignored without a session.
-    #[serde(deserialize_with = "lenient_optional_text", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        deserialize_with = "lenient_optional_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub buyer_id: Option<String>,
 }
 
@@ -121,7 +130,10 @@ pub struct ValidateDownloadRequest {
     pub order_id: String,
     /// The order's download token (or its receipt's). Not needed by the
     /// order's signed-in buyer, who is recognised by their session.
-    #[serde(deserialize_with = "lenient_optional_text", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        deserialize_with = "lenient_optional_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub token: Option<String>,
 }
 
@@ -152,7 +164,11 @@ pub struct SubscribeToNewsletterRequest {
     #[serde(deserialize_with = "lenient_text")]
     pub name: String,
     /// `Name`, as older forms send it; read when `name` is absent.
-    #[serde(rename = "Name", deserialize_with = "lenient_text", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        rename = "Name",
+        deserialize_with = "lenient_text",
+        skip_serializing_if = "String::is_empty"
+    )]
     #[typeshare(skip)]
     pub legacy_name: String,
 }
@@ -252,7 +268,10 @@ pub struct SimulatedConfirmRequest {
     #[serde(deserialize_with = "lenient_text")]
     pub client_secret: String,
     /// Same-site page to redirect to (303) instead of answering JSON.
-    #[serde(deserialize_with = "lenient_optional_text", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        deserialize_with = "lenient_optional_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub return_url: Option<String>,
 }
 

@@ -64,7 +64,10 @@ async fn spawn_app(mut config: FunctionsConfig) -> TestApp {
     let storage = StorageState::new(
         db.clone(),
         jwt.clone(),
-        StorageConfig { backend: Backend::Memory, ..StorageConfig::default() },
+        StorageConfig {
+            backend: Backend::Memory,
+            ..StorageConfig::default()
+        },
     )
     .await
     .unwrap();
@@ -74,7 +77,13 @@ async fn spawn_app(mut config: FunctionsConfig) -> TestApp {
         .nest("/storage/v1", plinth_storage::router(storage));
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
     let anon = jwt.api_key("anon", now(), now() + 3600);
-    TestApp { base, jwt, http: reqwest::Client::new(), test_db, anon }
+    TestApp {
+        base,
+        jwt,
+        http: reqwest::Client::new(),
+        test_db,
+        anon,
+    }
 }
 
 fn now() -> i64 {
@@ -126,11 +135,15 @@ impl TestApp {
         let response = request.send().await.unwrap();
         let status = response.status();
         let text = response.text().await.unwrap();
-        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
     }
 
     async fn invoke(&self, function: &str, body: Value) -> (StatusCode, Value) {
-        self.post(&format!("/functions/v1/{function}"), None, body).await
+        self.post(&format!("/functions/v1/{function}"), None, body)
+            .await
     }
 
     async fn upload(&self, token: &str, bucket: &str, name: &str, bytes: &'static [u8]) {
@@ -148,7 +161,11 @@ impl TestApp {
     }
 
     async fn get(&self, url: &str, token: Option<&str>) -> (StatusCode, bytes::Bytes) {
-        let url = if url.starts_with("http") { url.to_owned() } else { format!("{}{url}", self.base) };
+        let url = if url.starts_with("http") {
+            url.to_owned()
+        } else {
+            format!("{}{url}", self.base)
+        };
         let mut request = self.http.get(url).header("apikey", &self.anon);
         if let Some(token) = token {
             request = request.bearer_auth(token);
@@ -166,11 +183,13 @@ impl TestApp {
     }
 
     async fn mails_to(&self, to: &str) -> Vec<String> {
-        sqlx::query_scalar("select body_text from auth.mail_messages where recipient = $1 order by created_at")
-            .bind(to)
-            .fetch_all(self.pool())
-            .await
-            .unwrap()
+        sqlx::query_scalar(
+            "select body_text from auth.mail_messages where recipient = $1 order by created_at",
+        )
+        .bind(to)
+        .fetch_all(self.pool())
+        .await
+        .unwrap()
     }
 
     async fn webhook(&self, payload: &str, signature: Option<String>) -> (StatusCode, Value) {
@@ -192,7 +211,10 @@ impl TestApp {
 fn link_token(mail: &str, order: &str) -> String {
     let marker = format!("/download-secure/{order}?token=");
     let start = mail.find(&marker).unwrap() + marker.len();
-    mail[start..].chars().take_while(char::is_ascii_alphanumeric).collect()
+    mail[start..]
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect()
 }
 
 fn error_of(body: &Value) -> &str {
@@ -205,12 +227,20 @@ fn error_of(body: &Value) -> &str {
 async fn the_host_checks_tokens_methods_and_names() {
     let app = spawn_app(config()).await;
     let (status, body) = app
-        .post("/functions/v1/subscribe-to-newsletter", Some("not-a-jwt"), json!({}))
+        .post(
+            "/functions/v1/subscribe-to-newsletter",
+            Some("not-a-jwt"),
+            json!({}),
+        )
         .await;
     assert_eq!(status, 401);
     assert_eq!(error_of(&body), "Invalid JWT");
-    let expired = app.jwt.sign(&json!({"role": "authenticated", "sub": Uuid::new_v4().to_string(), "exp": now() - 10}));
-    let (status, body) = app.post("/functions/v1/validate-download", Some(&expired), json!({})).await;
+    let expired = app.jwt.sign(
+        &json!({"role": "authenticated", "sub": Uuid::new_v4().to_string(), "exp": now() - 10}),
+    );
+    let (status, body) = app
+        .post("/functions/v1/validate-download", Some(&expired), json!({}))
+        .await;
     assert_eq!(status, 401);
     assert_eq!(error_of(&body), "JWT expired");
     let (status, body) = app.invoke("no-such-function", json!({})).await;
@@ -240,17 +270,32 @@ async fn the_host_checks_tokens_methods_and_names() {
 #[tokio::test]
 async fn newsletter_subscriptions_are_idempotent_per_email() {
     let app = spawn_app(config()).await;
-    let (status, body) = app.invoke("subscribe-to-newsletter", json!({"email": "a@example.com"})).await;
+    let (status, body) = app
+        .invoke("subscribe-to-newsletter", json!({"email": "a@example.com"}))
+        .await;
     assert_eq!(status, 400);
     assert!(error_of(&body).starts_with("Missing required parameters"));
-    let (status, _) = app.invoke("subscribe-to-newsletter", json!({"email": "nope", "name": "A"})).await;
+    let (status, _) = app
+        .invoke(
+            "subscribe-to-newsletter",
+            json!({"email": "nope", "name": "A"}),
+        )
+        .await;
     assert_eq!(status, 400);
-    let (status, body) =
-        app.invoke("subscribe-to-newsletter", json!({"email": "a@example.com", "name": "A"})).await;
+    let (status, body) = app
+        .invoke(
+            "subscribe-to-newsletter",
+            json!({"email": "a@example.com", "name": "A"}),
+        )
+        .await;
     assert_eq!(status, 200);
     assert_eq!(body, json!({"success": true, "alreadySubscribed": false}));
-    let (status, body) =
-        app.invoke("subscribe-to-newsletter", json!({"email": "A@Example.com", "Name": "A"})).await;
+    let (status, body) = app
+        .invoke(
+            "subscribe-to-newsletter",
+            json!({"email": "A@Example.com", "Name": "A"}),
+        )
+        .await;
     assert_eq!(status, 200);
     assert_eq!(body["alreadySubscribed"], true);
     let count: i64 = sqlx::query_scalar("select count(*) from public.newsletter_subscribers")
@@ -268,12 +313,18 @@ async fn views_count_once_per_visitor_per_window() {
     let (creator, _) = app.user("creator@example.com").await;
     let (_, viewer_token) = app.user("viewer@example.com").await;
     let template = app.template(creator, 0, None).await;
-    let view = |ua: &'static str| json!({"template_id": template, "ip_address": null, "user_agent": ua});
+    let view =
+        |ua: &'static str| json!({"template_id": template, "ip_address": null, "user_agent": ua});
 
-    let (status, _) = app.invoke("track-template-view", json!({"ip_address": "1.2.3.4"})).await;
+    let (status, _) = app
+        .invoke("track-template-view", json!({"ip_address": "1.2.3.4"}))
+        .await;
     assert_eq!(status, 400);
     let (status, body) = app
-        .invoke("track-template-view", json!({"template_id": Uuid::new_v4()}))
+        .invoke(
+            "track-template-view",
+            json!({"template_id": Uuid::new_v4()}),
+        )
         .await;
     assert_eq!(status, 404);
     assert_eq!(error_of(&body), "Template not found");
@@ -290,7 +341,11 @@ async fn views_count_once_per_visitor_per_window() {
     assert_eq!(body["counted"], true);
     for expected in [true, false] {
         let (_, body) = app
-            .post("/functions/v1/track-template-view", Some(&viewer_token), view("Browser A"))
+            .post(
+                "/functions/v1/track-template-view",
+                Some(&viewer_token),
+                view("Browser A"),
+            )
             .await;
         assert_eq!(body["counted"], expected);
     }
@@ -300,7 +355,11 @@ async fn views_count_once_per_visitor_per_window() {
         .fetch_all(app.pool())
         .await
         .unwrap();
-    assert!(stored.iter().all(|h| h.len() == 64 && !h.contains("Browser")));
+    assert!(
+        stored
+            .iter()
+            .all(|h| h.len() == 64 && !h.contains("Browser"))
+    );
     // Once the window has passed, the visitor counts again.
     sqlx::query("update public.template_views set created_at = now() - interval '31 minutes'")
         .execute(app.pool())
@@ -334,25 +393,40 @@ async fn free_orders_count_downloads_mail_a_link_and_validate() {
     let app = spawn_app(config()).await;
     let (creator, creator_token) = app.user("creator@example.com").await;
     let name = format!("{creator}/files/free.zip");
-    app.upload(&creator_token, "templates", &name, b"free bytes").await;
+    app.upload(&creator_token, "templates", &name, b"free bytes")
+        .await;
     let file_url = format!("{}/storage/v1/object/public/templates/{name}", app.base);
     let free = app.template(creator, 0, Some(&file_url)).await;
     let paid = app.template(creator, 900, Some(&file_url)).await;
 
-    let (status, body) = app.invoke("create-free-order", json!({"product_id": free})).await;
+    let (status, body) = app
+        .invoke("create-free-order", json!({"product_id": free}))
+        .await;
     assert_eq!(status, 400);
-    assert_eq!(error_of(&body), "Missing required parameters: product_id and/or buyer_email.");
+    assert_eq!(
+        error_of(&body),
+        "Missing required parameters: product_id and/or buyer_email."
+    );
     let (status, _) = app
-        .invoke("create-free-order", json!({"product_id": Uuid::new_v4(), "buyer_email": "b@example.com"}))
+        .invoke(
+            "create-free-order",
+            json!({"product_id": Uuid::new_v4(), "buyer_email": "b@example.com"}),
+        )
         .await;
     assert_eq!(status, 404);
     let (status, _) = app
-        .invoke("create-free-order", json!({"product_id": paid, "buyer_email": "b@example.com"}))
+        .invoke(
+            "create-free-order",
+            json!({"product_id": paid, "buyer_email": "b@example.com"}),
+        )
         .await;
     assert_eq!(status, 400, "a paid template is not given away");
 
     let (status, body) = app
-        .invoke("create-free-order", json!({"product_id": free, "buyer_email": "b@example.com"}))
+        .invoke(
+            "create-free-order",
+            json!({"product_id": free, "buyer_email": "b@example.com"}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     let order = body["orderId"].as_str().unwrap().to_owned();
@@ -361,11 +435,12 @@ async fn free_orders_count_downloads_mail_a_link_and_validate() {
     let (status, bytes) = app.get(url, None).await;
     assert_eq!(status, 200);
     assert_eq!(&bytes[..], b"free bytes");
-    let downloads: i32 = sqlx::query_scalar("select downloads_count from public.templates where id = $1")
-        .bind(free)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let downloads: i32 =
+        sqlx::query_scalar("select downloads_count from public.templates where id = $1")
+            .bind(free)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     assert_eq!(downloads, 1);
     assert_eq!(app.order_status(&order).await, "free");
 
@@ -374,53 +449,95 @@ async fn free_orders_count_downloads_mail_a_link_and_validate() {
     assert!(mails[0].contains(&format!("http://app.test/download-secure/{order}?token=")));
     let token = link_token(&mails[0], &order);
     // Only the hash is stored.
-    let stored: String = sqlx::query_scalar("select download_token_hash from public.orders where id = $1::uuid")
-        .bind(&order)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let stored: String =
+        sqlx::query_scalar("select download_token_hash from public.orders where id = $1::uuid")
+            .bind(&order)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     assert_ne!(stored, token);
     assert_eq!(stored.len(), 64);
 
-    let (status, body) = app.invoke("validate-download", json!({"orderId": order, "token": token})).await;
+    let (status, body) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": token}),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["isPaid"], true);
     assert_eq!(body["price_in_cents"], 0);
     assert_eq!(body["buyer_email"], "b@example.com");
-    assert!(body["downloadUrl"].as_str().unwrap().contains("/object/sign/templates/"));
+    assert!(
+        body["downloadUrl"]
+            .as_str()
+            .unwrap()
+            .contains("/object/sign/templates/")
+    );
 }
 
 #[tokio::test]
 async fn validate_download_errors() {
     let app = spawn_app(config()).await;
     let (creator, _) = app.user("creator@example.com").await;
-    let free = app.template(creator, 0, Some("https://cdn.example/free.zip")).await;
+    let free = app
+        .template(creator, 0, Some("https://cdn.example/free.zip"))
+        .await;
     let (_, body) = app
-        .invoke("create-free-order", json!({"product_id": free, "buyer_email": "b@example.com"}))
+        .invoke(
+            "create-free-order",
+            json!({"product_id": free, "buyer_email": "b@example.com"}),
+        )
         .await;
     assert_eq!(body["downloadUrl"], "https://cdn.example/free.zip");
     let order = body["orderId"].as_str().unwrap().to_owned();
 
-    for missing in [json!({}), json!({"orderId": order}), json!({"token": "abc"}), json!({"orderId": "", "token": "x"})] {
+    for missing in [
+        json!({}),
+        json!({"orderId": order}),
+        json!({"token": "abc"}),
+        json!({"orderId": "", "token": "x"}),
+    ] {
         let (status, body) = app.invoke("validate-download", missing).await;
         assert_eq!(status, 400);
         assert_eq!(error_of(&body), "Missing order ID or token.");
     }
     for unknown in [Uuid::new_v4().to_string(), "not-a-uuid".to_owned()] {
-        let (status, body) = app.invoke("validate-download", json!({"orderId": unknown, "token": "abc"})).await;
+        let (status, body) = app
+            .invoke(
+                "validate-download",
+                json!({"orderId": unknown, "token": "abc"}),
+            )
+            .await;
         assert_eq!(status, 404);
-        assert_eq!(error_of(&body), "Order not found or you do not have access.");
+        assert_eq!(
+            error_of(&body),
+            "Order not found or you do not have access."
+        );
     }
-    let (status, body) = app.invoke("validate-download", json!({"orderId": order, "token": "wrong"})).await;
+    let (status, body) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": "wrong"}),
+        )
+        .await;
     assert_eq!(status, 403);
     assert_eq!(error_of(&body), "Invalid or expired download link.");
     // Another order's valid token does not open this one.
     let (_, other) = app
-        .invoke("create-free-order", json!({"product_id": free, "buyer_email": "c@example.com"}))
+        .invoke(
+            "create-free-order",
+            json!({"product_id": free, "buyer_email": "c@example.com"}),
+        )
         .await;
     let other_order = other["orderId"].as_str().unwrap();
     let other_token = link_token(&app.mails_to("c@example.com").await[0], other_order);
-    let (status, _) = app.invoke("validate-download", json!({"orderId": order, "token": other_token})).await;
+    let (status, _) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": other_token}),
+        )
+        .await;
     assert_eq!(status, 403);
 }
 
@@ -438,14 +555,24 @@ async fn simulated_purchase_releases_a_private_file_only_after_payment() {
         .await
         .unwrap();
     let name = format!("{creator}/files/paid.zip");
-    app.upload(&creator_token, "template-files", &name, b"paid bytes").await;
-    let template = app.template(creator, 1500, Some(&format!("template-files/{name}"))).await;
+    app.upload(&creator_token, "template-files", &name, b"paid bytes")
+        .await;
+    let template = app
+        .template(creator, 1500, Some(&format!("template-files/{name}")))
+        .await;
 
     let (status, body) = app
-        .post("/functions/v1/create-payment-intent", Some(&buyer_token), json!({"buyerEmail": "buyer@example.com"}))
+        .post(
+            "/functions/v1/create-payment-intent",
+            Some(&buyer_token),
+            json!({"buyerEmail": "buyer@example.com"}),
+        )
         .await;
     assert_eq!(status, 400);
-    assert_eq!(error_of(&body), "Missing required parameters: templateId and/or buyerEmail.");
+    assert_eq!(
+        error_of(&body),
+        "Missing required parameters: templateId and/or buyerEmail."
+    );
     let (status, _) = app
         .post(
             "/functions/v1/create-payment-intent",
@@ -469,11 +596,12 @@ async fn simulated_purchase_releases_a_private_file_only_after_payment() {
     let order = body["orderId"].as_str().unwrap().to_owned();
     let token = body["downloadToken"].as_str().unwrap().to_owned();
     let secret = body["clientSecret"].as_str().unwrap().to_owned();
-    let intent: String = sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
-        .bind(&order)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let intent: String =
+        sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
+            .bind(&order)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     let (amount, destination, fee): (i64, Option<String>, Option<i64>) = sqlx::query_as(
         "select amount, destination, application_fee from functions.simulated_payments where id = $1",
     )
@@ -481,35 +609,71 @@ async fn simulated_purchase_releases_a_private_file_only_after_payment() {
     .fetch_one(app.pool())
     .await
     .unwrap();
-    assert_eq!((amount, destination.as_deref(), fee), (1500, Some("acct_creator"), Some(150)));
-    let buyer_of: Option<Uuid> = sqlx::query_scalar("select buyer_id from public.orders where id = $1::uuid")
-        .bind(&order)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    assert_eq!(
+        (amount, destination.as_deref(), fee),
+        (1500, Some("acct_creator"), Some(150))
+    );
+    let buyer_of: Option<Uuid> =
+        sqlx::query_scalar("select buyer_id from public.orders where id = $1::uuid")
+            .bind(&order)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     assert_eq!(buyer_of, Some(buyer));
 
     // Not paid yet: 402, for the buyer as for anyone.
-    let (status, body) = app.invoke("validate-download", json!({"orderId": order, "token": token})).await;
+    let (status, body) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": token}),
+        )
+        .await;
     assert_eq!(status, 402);
-    assert_eq!(error_of(&body), "Payment not completed. Please complete your purchase first.");
+    assert_eq!(
+        error_of(&body),
+        "Payment not completed. Please complete your purchase first."
+    );
     let (status, _) = app
-        .post("/api/paid-download-confirmation", None, json!({"orderId": order, "email": "buyer@example.com"}))
+        .post(
+            "/api/paid-download-confirmation",
+            None,
+            json!({"orderId": order, "email": "buyer@example.com"}),
+        )
         .await;
     assert_eq!(status, 402);
 
     // The file is out of reach by every storage route for everyone but its
     // creator, whatever the order's state.
-    assert_file_is_private(&app, &name, &[None, Some(&buyer_token), Some(&stranger_token)]).await;
-    let (status, bytes) = app.get(&format!("/storage/v1/object/authenticated/template-files/{name}"), Some(&creator_token)).await;
-    assert_eq!((status, &bytes[..]), (StatusCode::OK, &b"paid bytes"[..]), "its creator reads it");
+    assert_file_is_private(
+        &app,
+        &name,
+        &[None, Some(&buyer_token), Some(&stranger_token)],
+    )
+    .await;
+    let (status, bytes) = app
+        .get(
+            &format!("/storage/v1/object/authenticated/template-files/{name}"),
+            Some(&creator_token),
+        )
+        .await;
+    assert_eq!(
+        (status, &bytes[..]),
+        (StatusCode::OK, &b"paid bytes"[..]),
+        "its creator reads it"
+    );
 
     // The local confirmation page, then the confirmation.
-    let page = app.get(body_confirm_url(&app, &intent, &secret).as_str(), None).await;
+    let page = app
+        .get(body_confirm_url(&app, &intent, &secret).as_str(), None)
+        .await;
     assert_eq!(page.0, 200);
     assert!(String::from_utf8_lossy(&page.1).contains("15.00 USD"));
     let (status, _) = app
-        .post(&format!("/api/simulated-payments/{intent}/confirm"), None, json!({"client_secret": "wrong"}))
+        .post(
+            &format!("/api/simulated-payments/{intent}/confirm"),
+            None,
+            json!({"client_secret": "wrong"}),
+        )
         .await;
     assert_eq!(status, 403);
     assert_eq!(app.order_status(&order).await, "pending");
@@ -518,63 +682,129 @@ async fn simulated_purchase_releases_a_private_file_only_after_payment() {
         .build()
         .unwrap();
     let response = no_redirects
-        .post(format!("{}/api/simulated-payments/{intent}/confirm", app.base))
+        .post(format!(
+            "{}/api/simulated-payments/{intent}/confirm",
+            app.base
+        ))
         .header("content-type", "application/x-www-form-urlencoded")
-        .body(format!("client_secret={secret}&return_url=%2Fdownload-secure%2F{order}"))
+        .body(format!(
+            "client_secret={secret}&return_url=%2Fdownload-secure%2F{order}"
+        ))
         .send()
         .await
         .unwrap();
-    assert_eq!(response.status(), 303, "back to the app's secure download page");
-    assert_eq!(response.headers()["location"], format!("/download-secure/{order}").as_str());
+    assert_eq!(
+        response.status(),
+        303,
+        "back to the app's secure download page"
+    );
+    assert_eq!(
+        response.headers()["location"],
+        format!("/download-secure/{order}").as_str()
+    );
     assert_eq!(app.order_status(&order).await, "paid");
 
     // Paid: a signed, expiring URL of the private object, and the bytes.
-    let (status, body) = app.invoke("validate-download", json!({"orderId": order, "token": token})).await;
+    let (status, body) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": token}),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["isPaid"], true);
     assert_eq!(body["price_in_cents"], 1500);
     let url = body["downloadUrl"].as_str().unwrap();
-    assert!(url.starts_with(&format!("{}/storage/v1/object/sign/template-files/", app.base)), "{url}");
+    assert!(
+        url.starts_with(&format!(
+            "{}/storage/v1/object/sign/template-files/",
+            app.base
+        )),
+        "{url}"
+    );
     let (status, bytes) = app.get(url, None).await;
     assert_eq!((status, &bytes[..]), (StatusCode::OK, &b"paid bytes"[..]));
     // Paying opened the signed link only; every other route stays shut.
-    assert_file_is_private(&app, &name, &[None, Some(&buyer_token), Some(&stranger_token)]).await;
-    let (status, _) = app.invoke("validate-download", json!({"orderId": order, "token": "x".repeat(43)})).await;
+    assert_file_is_private(
+        &app,
+        &name,
+        &[None, Some(&buyer_token), Some(&stranger_token)],
+    )
+    .await;
+    let (status, _) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": "x".repeat(43)}),
+        )
+        .await;
     assert_eq!(status, 403);
     // The order never records the private path.
-    let recorded: Option<String> = sqlx::query_scalar("select download_url from public.orders where id = $1::uuid")
-        .bind(&order)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let recorded: Option<String> =
+        sqlx::query_scalar("select download_url from public.orders where id = $1::uuid")
+            .bind(&order)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     assert_eq!(recorded, None);
 
     // The receipt: checked e-mail, once, with a link of its own.
-    let (status, body) = app.post("/api/paid-download-confirmation", None, json!({"orderId": order})).await;
+    let (status, body) = app
+        .post(
+            "/api/paid-download-confirmation",
+            None,
+            json!({"orderId": order}),
+        )
+        .await;
     assert_eq!(status, 400);
     assert_eq!(error_of(&body), "Please enter your email.");
-    let (status, body) = app.post("/api/paid-download-confirmation", None, json!({"email": "buyer@example.com"})).await;
+    let (status, body) = app
+        .post(
+            "/api/paid-download-confirmation",
+            None,
+            json!({"email": "buyer@example.com"}),
+        )
+        .await;
     assert_eq!(status, 400);
     assert_eq!(error_of(&body), "Missing order ID.");
     let (status, body) = app
-        .post("/api/paid-download-confirmation", None, json!({"orderId": order, "email": "someone@example.com"}))
+        .post(
+            "/api/paid-download-confirmation",
+            None,
+            json!({"orderId": order, "email": "someone@example.com"}),
+        )
         .await;
     assert_eq!(status, 404);
-    assert_eq!(error_of(&body), "Order not found or you do not have access.");
+    assert_eq!(
+        error_of(&body),
+        "Order not found or you do not have access."
+    );
     let (status, body) = app
-        .post("/api/paid-download-confirmation", None, json!({"orderId": order, "email": "Buyer@example.com"}))
+        .post(
+            "/api/paid-download-confirmation",
+            None,
+            json!({"orderId": order, "email": "Buyer@example.com"}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["sent"], true);
     let (_, body) = app
-        .post("/api/paid-download-confirmation", None, json!({"orderId": order, "email": "buyer@example.com"}))
+        .post(
+            "/api/paid-download-confirmation",
+            None,
+            json!({"orderId": order, "email": "buyer@example.com"}),
+        )
         .await;
     assert_eq!(body["alreadySent"], true);
     let mails = app.mails_to("buyer@example.com").await;
     assert_eq!(mails.len(), 1);
     assert!(mails[0].contains("15.00 USD"));
     let receipt_token = link_token(&mails[0], &order);
-    let (status, _) = app.invoke("validate-download", json!({"orderId": order, "token": receipt_token})).await;
+    let (status, _) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": receipt_token}),
+        )
+        .await;
     assert_eq!(status, 200);
 }
 
@@ -595,32 +825,51 @@ async fn a_paid_templates_link_is_released_only_after_payment() {
     .fetch_one(app.pool())
     .await
     .unwrap();
-    let visible: Option<String> = sqlx::query_scalar("select template_url from public.templates where id = $1")
-        .bind(template)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let visible: Option<String> =
+        sqlx::query_scalar("select template_url from public.templates where id = $1")
+            .bind(template)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     assert_eq!(visible, None, "the template row never carries a paid link");
 
     let (status, body) = app
-        .invoke("create-payment-intent", json!({"templateId": template, "buyerEmail": "linkbuyer@example.com"}))
+        .invoke(
+            "create-payment-intent",
+            json!({"templateId": template, "buyerEmail": "linkbuyer@example.com"}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     let order = body["orderId"].as_str().unwrap().to_owned();
     let token = body["downloadToken"].as_str().unwrap().to_owned();
     let secret = body["clientSecret"].as_str().unwrap().to_owned();
-    let (status, _) = app.invoke("validate-download", json!({"orderId": order, "token": token})).await;
+    let (status, _) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": token}),
+        )
+        .await;
     assert_eq!(status, 402, "not before payment");
-    let intent: String = sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
-        .bind(&order)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let intent: String =
+        sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
+            .bind(&order)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     let (status, body) = app
-        .post(&format!("/api/simulated-payments/{intent}/confirm"), None, json!({"client_secret": secret}))
+        .post(
+            &format!("/api/simulated-payments/{intent}/confirm"),
+            None,
+            json!({"client_secret": secret}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
-    let (status, body) = app.invoke("validate-download", json!({"orderId": order, "token": token})).await;
+    let (status, body) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": token}),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["downloadUrl"], link);
 
@@ -630,17 +879,20 @@ async fn a_paid_templates_link_is_released_only_after_payment() {
         .execute(app.pool())
         .await
         .unwrap();
-    let visible: Option<String> = sqlx::query_scalar("select template_url from public.templates where id = $1")
-        .bind(template)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let visible: Option<String> =
+        sqlx::query_scalar("select template_url from public.templates where id = $1")
+            .bind(template)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     assert_eq!(visible.as_deref(), Some(link));
-    let stored: i64 = sqlx::query_scalar("select count(*) from public.paid_template_links where template_id = $1")
-        .bind(template)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let stored: i64 = sqlx::query_scalar(
+        "select count(*) from public.paid_template_links where template_id = $1",
+    )
+    .bind(template)
+    .fetch_one(app.pool())
+    .await
+    .unwrap();
     assert_eq!(stored, 0);
 }
 
@@ -652,7 +904,9 @@ async fn the_signed_in_buyer_needs_no_token() {
     let (creator, _) = app.user("own-creator@example.com").await;
     let (buyer, buyer_token) = app.user("own-buyer@example.com").await;
     let (_, stranger_token) = app.user("own-stranger@example.com").await;
-    let template = app.template(creator, 900, Some("https://cdn.example/own.zip")).await;
+    let template = app
+        .template(creator, 900, Some("https://cdn.example/own.zip"))
+        .await;
     let (status, body) = app
         .post(
             "/functions/v1/create-payment-intent",
@@ -665,22 +919,45 @@ async fn the_signed_in_buyer_needs_no_token() {
     let secret = body["clientSecret"].as_str().unwrap().to_owned();
     let by_session = json!({"orderId": order});
 
-    let (status, _) = app.post("/functions/v1/validate-download", Some(&buyer_token), by_session.clone()).await;
-    assert_eq!(status, 402, "not before payment");
-    let intent: String = sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
-        .bind(&order)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
     let (status, _) = app
-        .post(&format!("/api/simulated-payments/{intent}/confirm"), None, json!({"client_secret": secret}))
+        .post(
+            "/functions/v1/validate-download",
+            Some(&buyer_token),
+            by_session.clone(),
+        )
+        .await;
+    assert_eq!(status, 402, "not before payment");
+    let intent: String =
+        sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
+            .bind(&order)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
+    let (status, _) = app
+        .post(
+            &format!("/api/simulated-payments/{intent}/confirm"),
+            None,
+            json!({"client_secret": secret}),
+        )
         .await;
     assert_eq!(status, 200);
 
-    let (status, body) = app.post("/functions/v1/validate-download", Some(&buyer_token), by_session.clone()).await;
+    let (status, body) = app
+        .post(
+            "/functions/v1/validate-download",
+            Some(&buyer_token),
+            by_session.clone(),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["downloadUrl"], "https://cdn.example/own.zip");
-    let (status, body) = app.post("/functions/v1/validate-download", Some(&stranger_token), by_session.clone()).await;
+    let (status, body) = app
+        .post(
+            "/functions/v1/validate-download",
+            Some(&stranger_token),
+            by_session.clone(),
+        )
+        .await;
     assert_eq!(status, 403, "another user: {body}");
     assert_eq!(error_of(&body), "Invalid or expired download link.");
     let (status, body) = app.invoke("validate-download", by_session).await;
@@ -689,7 +966,10 @@ async fn the_signed_in_buyer_needs_no_token() {
 }
 
 fn body_confirm_url(app: &TestApp, intent: &str, secret: &str) -> String {
-    format!("{}/api/simulated-payments/{intent}?client_secret={secret}", app.base)
+    format!(
+        "{}/api/simulated-payments/{intent}?client_secret={secret}",
+        app.base
+    )
 }
 
 /// Every storage route refuses `name` of the private bucket to each caller
@@ -697,25 +977,55 @@ fn body_confirm_url(app: &TestApp, intent: &str, secret: &str) -> String {
 async fn assert_file_is_private(app: &TestApp, name: &str, callers: &[Option<&str>]) {
     for token in callers {
         for route in ["public", "authenticated"] {
-            let (status, bytes) = app.get(&format!("/storage/v1/object/{route}/template-files/{name}"), *token).await;
+            let (status, bytes) = app
+                .get(
+                    &format!("/storage/v1/object/{route}/template-files/{name}"),
+                    *token,
+                )
+                .await;
             assert_ne!(status, 200, "{route} download by {token:?}");
             assert!(!bytes.windows(10).any(|w| w == b"paid bytes"));
         }
-        let (status, _) = app.get(&format!("/storage/v1/object/template-files/{name}"), *token).await;
+        let (status, _) = app
+            .get(&format!("/storage/v1/object/template-files/{name}"), *token)
+            .await;
         assert_ne!(status, 200);
         let (status, body) = app
-            .post(&format!("/storage/v1/object/sign/template-files/{name}"), *token, json!({"expiresIn": 60}))
+            .post(
+                &format!("/storage/v1/object/sign/template-files/{name}"),
+                *token,
+                json!({"expiresIn": 60}),
+            )
             .await;
-        assert!(body.get("signedURL").is_none(), "signing by {token:?}: {status} {body}");
+        assert!(
+            body.get("signedURL").is_none(),
+            "signing by {token:?}: {status} {body}"
+        );
         let (_, body) = app
-            .post("/storage/v1/object/sign/template-files", *token, json!({"expiresIn": 60, "paths": [name]}))
+            .post(
+                "/storage/v1/object/sign/template-files",
+                *token,
+                json!({"expiresIn": 60, "paths": [name]}),
+            )
             .await;
-        assert!(body.as_array().map(|a| a.iter().all(|e| e["signedURL"].is_null())).unwrap_or(true), "{body}");
+        assert!(
+            body.as_array()
+                .map(|a| a.iter().all(|e| e["signedURL"].is_null()))
+                .unwrap_or(true),
+            "{body}"
+        );
         let folder = name.rsplit_once('/').unwrap().0;
         let (_, body) = app
-            .post("/storage/v1/object/list/template-files", *token, json!({"prefix": folder}))
+            .post(
+                "/storage/v1/object/list/template-files",
+                *token,
+                json!({"prefix": folder}),
+            )
             .await;
-        assert!(body.as_array().map(Vec::is_empty).unwrap_or(true), "list by {token:?}: {body}");
+        assert!(
+            body.as_array().map(Vec::is_empty).unwrap_or(true),
+            "list by {token:?}: {body}"
+        );
     }
     // A signed URL minted for another object does not open this one.
     let creator_folder = name.split('/').next().unwrap();
@@ -731,18 +1041,26 @@ async fn assert_file_is_private(app: &TestApp, name: &str, callers: &[Option<&st
 // ----------------------------------------------------------------- webhook
 
 async fn pending_order(app: &TestApp, cents: i32) -> (String, String) {
-    let (creator, _) = app.user(&format!("c{}@example.com", Uuid::new_v4().simple())).await;
-    let template = app.template(creator, cents, Some("https://cdn.example/p.zip")).await;
+    let (creator, _) = app
+        .user(&format!("c{}@example.com", Uuid::new_v4().simple()))
+        .await;
+    let template = app
+        .template(creator, cents, Some("https://cdn.example/p.zip"))
+        .await;
     let (status, body) = app
-        .invoke("create-payment-intent", json!({"templateId": template, "buyerEmail": "g@example.com"}))
+        .invoke(
+            "create-payment-intent",
+            json!({"templateId": template, "buyerEmail": "g@example.com"}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     let order = body["orderId"].as_str().unwrap().to_owned();
-    let intent: String = sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
-        .bind(&order)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let intent: String =
+        sqlx::query_scalar("select payment_intent_id from public.orders where id = $1::uuid")
+            .bind(&order)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     (order, intent)
 }
 
@@ -765,24 +1083,54 @@ async fn the_webhook_verifies_signatures_and_is_idempotent() {
 
     let (status, _) = app.webhook(&payload, None).await;
     assert_eq!(status, 400, "no signature");
-    let (status, _) = app.webhook(&payload, Some(sign_webhook(payload.as_bytes(), "whsec_wrong", now()))).await;
+    let (status, _) = app
+        .webhook(
+            &payload,
+            Some(sign_webhook(payload.as_bytes(), "whsec_wrong", now())),
+        )
+        .await;
     assert_eq!(status, 400, "wrong secret");
-    let (status, _) = app.webhook(&payload, Some(sign_webhook(payload.as_bytes(), WEBHOOK_SECRET, now() - 301))).await;
+    let (status, _) = app
+        .webhook(
+            &payload,
+            Some(sign_webhook(
+                payload.as_bytes(),
+                WEBHOOK_SECRET,
+                now() - 301,
+            )),
+        )
+        .await;
     assert_eq!(status, 400, "outside the tolerance");
     let tampered = payload.replace("2000", "1");
-    let (status, _) = app.webhook(&tampered, Some(sign_webhook(payload.as_bytes(), WEBHOOK_SECRET, now()))).await;
+    let (status, _) = app
+        .webhook(
+            &tampered,
+            Some(sign_webhook(payload.as_bytes(), WEBHOOK_SECRET, now())),
+        )
+        .await;
     assert_eq!(status, 400, "payload changed after signing");
     assert_eq!(app.order_status(&order).await, "pending");
 
     // A signed event whose amount is not the order's changes nothing.
     let short = event("payment_intent.succeeded", &intent, 1999, &order);
-    let (status, body) = app.webhook(&short, Some(sign_webhook(short.as_bytes(), WEBHOOK_SECRET, now()))).await;
-    assert_eq!((status, body["updated"].as_i64()), (StatusCode::OK, Some(0)));
+    let (status, body) = app
+        .webhook(
+            &short,
+            Some(sign_webhook(short.as_bytes(), WEBHOOK_SECRET, now())),
+        )
+        .await;
+    assert_eq!(
+        (status, body["updated"].as_i64()),
+        (StatusCode::OK, Some(0))
+    );
     assert_eq!(app.order_status(&order).await, "pending");
 
     let signature = sign_webhook(payload.as_bytes(), WEBHOOK_SECRET, now());
     let (status, body) = app.webhook(&payload, Some(signature.clone())).await;
-    assert_eq!((status, body["updated"].as_i64()), (StatusCode::OK, Some(1)));
+    assert_eq!(
+        (status, body["updated"].as_i64()),
+        (StatusCode::OK, Some(1))
+    );
     assert_eq!(app.order_status(&order).await, "paid");
     let paid_at: Option<chrono::DateTime<chrono::Utc>> =
         sqlx::query_scalar("select paid_at from public.orders where id = $1::uuid")
@@ -792,7 +1140,10 @@ async fn the_webhook_verifies_signatures_and_is_idempotent() {
             .unwrap();
     // Redelivery: acknowledged, nothing changes.
     let (status, body) = app.webhook(&payload, Some(signature)).await;
-    assert_eq!((status, body["updated"].as_i64()), (StatusCode::OK, Some(0)));
+    assert_eq!(
+        (status, body["updated"].as_i64()),
+        (StatusCode::OK, Some(0))
+    );
     let again: Option<chrono::DateTime<chrono::Utc>> =
         sqlx::query_scalar("select paid_at from public.orders where id = $1::uuid")
             .bind(&order)
@@ -802,26 +1153,48 @@ async fn the_webhook_verifies_signatures_and_is_idempotent() {
     assert_eq!(paid_at, again);
     // A failure event after success does not undo it; on a pending order it fails it.
     let failed = event("payment_intent.payment_failed", &intent, 2000, &order);
-    app.webhook(&failed, Some(sign_webhook(failed.as_bytes(), WEBHOOK_SECRET, now()))).await;
+    app.webhook(
+        &failed,
+        Some(sign_webhook(failed.as_bytes(), WEBHOOK_SECRET, now())),
+    )
+    .await;
     assert_eq!(app.order_status(&order).await, "paid");
     let (other, other_intent) = pending_order(&app, 500).await;
     let failed = event("payment_intent.payment_failed", &other_intent, 500, &other);
-    let (status, _) = app.webhook(&failed, Some(sign_webhook(failed.as_bytes(), WEBHOOK_SECRET, now()))).await;
+    let (status, _) = app
+        .webhook(
+            &failed,
+            Some(sign_webhook(failed.as_bytes(), WEBHOOK_SECRET, now())),
+        )
+        .await;
     assert_eq!(status, 200);
     assert_eq!(app.order_status(&other).await, "failed");
     // Unknown events are acknowledged.
-    let other_event = json!({"type": "customer.created", "data": {"object": {"id": "cus_1"}}}).to_string();
+    let other_event =
+        json!({"type": "customer.created", "data": {"object": {"id": "cus_1"}}}).to_string();
     let (status, _) = app
-        .webhook(&other_event, Some(sign_webhook(other_event.as_bytes(), WEBHOOK_SECRET, now())))
+        .webhook(
+            &other_event,
+            Some(sign_webhook(other_event.as_bytes(), WEBHOOK_SECRET, now())),
+        )
         .await;
     assert_eq!(status, 200);
 }
 
 #[tokio::test]
 async fn the_webhook_is_refused_without_a_secret() {
-    let app = spawn_app(FunctionsConfig { stripe_webhook_secret: None, ..config() }).await;
+    let app = spawn_app(FunctionsConfig {
+        stripe_webhook_secret: None,
+        ..config()
+    })
+    .await;
     let payload = "{}";
-    let (status, _) = app.webhook(payload, Some(sign_webhook(payload.as_bytes(), WEBHOOK_SECRET, now()))).await;
+    let (status, _) = app
+        .webhook(
+            payload,
+            Some(sign_webhook(payload.as_bytes(), WEBHOOK_SECRET, now())),
+        )
+        .await;
     assert_eq!(status, 503);
 }
 
@@ -844,7 +1217,9 @@ impl Match for IntentForm {
         let form = form(request);
         self.expected.iter().all(|(k, v)| form.get(*k) == Some(v))
             && self.absent.iter().all(|k| !form.contains_key(*k))
-            && form.get("metadata[order_id]").is_some_and(|v| v.parse::<Uuid>().is_ok())
+            && form
+                .get("metadata[order_id]")
+                .is_some_and(|v| v.parse::<Uuid>().is_ok())
     }
 }
 
@@ -878,13 +1253,20 @@ async fn stripe_payment_intents_carry_the_database_price_destination_and_fee() {
         .execute(app.pool())
         .await
         .unwrap();
-    let template = app.template(creator, 2500, Some("https://cdn.example/p.zip")).await;
+    let template = app
+        .template(creator, 2500, Some("https://cdn.example/p.zip"))
+        .await;
     let (other_creator, _) = app.user("other@example.com").await;
-    let unconnected = app.template(other_creator, 700, Some("https://cdn.example/q.zip")).await;
+    let unconnected = app
+        .template(other_creator, 700, Some("https://cdn.example/q.zip"))
+        .await;
 
     Mock::given(method("POST"))
         .and(path("/v1/payment_intents"))
-        .and(header("authorization", format!("Bearer {STRIPE_KEY}").as_str()))
+        .and(header(
+            "authorization",
+            format!("Bearer {STRIPE_KEY}").as_str(),
+        ))
         .and(IntentForm {
             expected: vec![
                 ("amount", "2500".into()),
@@ -898,7 +1280,11 @@ async fn stripe_payment_intents_carry_the_database_price_destination_and_fee() {
             ],
             absent: vec![],
         })
-        .respond_with(ResponseTemplate::new(200).set_body_json(payment_intent("pi_connected", 2500, "requires_payment_method")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(payment_intent(
+            "pi_connected",
+            2500,
+            "requires_payment_method",
+        )))
         .expect(1)
         .mount(&stripe)
         .await;
@@ -908,13 +1294,20 @@ async fn stripe_payment_intents_carry_the_database_price_destination_and_fee() {
             expected: vec![("amount", "700".into()), ("currency", "usd".into())],
             absent: vec!["transfer_data[destination]", "application_fee_amount"],
         })
-        .respond_with(ResponseTemplate::new(200).set_body_json(payment_intent("pi_platform", 700, "requires_payment_method")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(payment_intent(
+            "pi_platform",
+            700,
+            "requires_payment_method",
+        )))
         .expect(1)
         .mount(&stripe)
         .await;
 
     let (status, body) = app
-        .invoke("create-payment-intent", json!({"templateId": template, "buyerEmail": "buyer@example.com", "amount": 1}))
+        .invoke(
+            "create-payment-intent",
+            json!({"templateId": template, "buyerEmail": "buyer@example.com", "amount": 1}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["clientSecret"], "pi_connected_secret_fake");
@@ -923,7 +1316,10 @@ async fn stripe_payment_intents_carry_the_database_price_destination_and_fee() {
     let order = body["orderId"].as_str().unwrap().to_owned();
     let token = body["downloadToken"].as_str().unwrap().to_owned();
     let (status, body) = app
-        .invoke("create-payment-intent", json!({"templateId": unconnected, "buyerEmail": "buyer@example.com"}))
+        .invoke(
+            "create-payment-intent",
+            json!({"templateId": unconnected, "buyerEmail": "buyer@example.com"}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     // The request carried this order's id.
@@ -934,18 +1330,36 @@ async fn stripe_payment_intents_carry_the_database_price_destination_and_fee() {
     // Without a webhook, validate-download asks Stripe: still unpaid, 402.
     Mock::given(method("GET"))
         .and(path("/v1/payment_intents/pi_connected"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(payment_intent("pi_connected", 2500, "processing")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(payment_intent(
+            "pi_connected",
+            2500,
+            "processing",
+        )))
         .up_to_n_times(1)
         .mount(&stripe)
         .await;
-    let (status, _) = app.invoke("validate-download", json!({"orderId": order, "token": token})).await;
+    let (status, _) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": token}),
+        )
+        .await;
     assert_eq!(status, 402);
     Mock::given(method("GET"))
         .and(path("/v1/payment_intents/pi_connected"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(payment_intent("pi_connected", 2500, "succeeded")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(payment_intent(
+            "pi_connected",
+            2500,
+            "succeeded",
+        )))
         .mount(&stripe)
         .await;
-    let (status, body) = app.invoke("validate-download", json!({"orderId": order, "token": token})).await;
+    let (status, body) = app
+        .invoke(
+            "validate-download",
+            json!({"orderId": order, "token": token}),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["downloadUrl"], "https://cdn.example/p.zip");
     assert_eq!(app.order_status(&order).await, "paid");
@@ -965,7 +1379,10 @@ async fn a_stripe_failure_fails_the_order() {
         .mount(&stripe)
         .await;
     let (status, body) = app
-        .invoke("create-payment-intent", json!({"templateId": template, "buyerEmail": "b@example.com"}))
+        .invoke(
+            "create-payment-intent",
+            json!({"templateId": template, "buyerEmail": "b@example.com"}),
+        )
         .await;
     assert_eq!(status, 502);
     assert_eq!(error_of(&body), "Failed to initiate payment.");
@@ -977,7 +1394,10 @@ async fn a_stripe_failure_fails_the_order() {
     // Free templates are not sold.
     let free = app.template(creator, 0, None).await;
     let (status, _) = app
-        .invoke("create-payment-intent", json!({"templateId": free, "buyerEmail": "b@example.com"}))
+        .invoke(
+            "create-payment-intent",
+            json!({"templateId": free, "buyerEmail": "b@example.com"}),
+        )
         .await;
     assert_eq!(status, 400);
 }
@@ -994,7 +1414,10 @@ async fn stripe_connect_onboards_only_the_callers_own_account() {
     Mock::given(method("POST"))
         .and(path("/v1/accounts"))
         .and(wiremock::matchers::body_string_contains("type=express"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "acct_new", "object": "account"})))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"id": "acct_new", "object": "account"})),
+        )
         .expect(1)
         .mount(&stripe)
         .await;
@@ -1009,18 +1432,35 @@ async fn stripe_connect_onboards_only_the_callers_own_account() {
         .mount(&stripe)
         .await;
 
-    let (status, body) = app.post("/api/stripe/connect", None, json!({"userId": user})).await;
+    let (status, body) = app
+        .post("/api/stripe/connect", None, json!({"userId": user}))
+        .await;
     assert_eq!(status, 401);
-    assert_eq!(error_of(&body), "You must be logged in to connect your Stripe account.");
-    let (status, _) = app.post("/api/stripe/connect", Some(&other_token), json!({"userId": user})).await;
+    assert_eq!(
+        error_of(&body),
+        "You must be logged in to connect your Stripe account."
+    );
+    let (status, _) = app
+        .post(
+            "/api/stripe/connect",
+            Some(&other_token),
+            json!({"userId": user}),
+        )
+        .await;
     assert_eq!(status, 403);
-    let (status, _) = app.post("/api/stripe/connect", Some(&token), json!({})).await;
+    let (status, _) = app
+        .post("/api/stripe/connect", Some(&token), json!({}))
+        .await;
     assert_eq!(status, 400);
-    let (status, body) = app.post("/api/stripe/connect", Some(&token), json!({"userId": user})).await;
+    let (status, body) = app
+        .post("/api/stripe/connect", Some(&token), json!({"userId": user}))
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["url"], "https://connect.stripe.test/setup/acct_new");
     // A second click reuses the account.
-    let (status, _) = app.post("/api/stripe/connect", Some(&token), json!({"userId": user})).await;
+    let (status, _) = app
+        .post("/api/stripe/connect", Some(&token), json!({"userId": user}))
+        .await;
     assert_eq!(status, 200);
     let link_request = stripe
         .received_requests()
@@ -1030,7 +1470,10 @@ async fn stripe_connect_onboards_only_the_callers_own_account() {
         .find(|r| r.url.path() == "/v1/account_links")
         .unwrap();
     let link = form(&link_request);
-    assert_eq!(link.get("type").map(String::as_str), Some("account_onboarding"));
+    assert_eq!(
+        link.get("type").map(String::as_str),
+        Some("account_onboarding")
+    );
     assert_eq!(
         link.get("return_url").map(String::as_str),
         Some("http://app.test/dashboard/settings?stripe_account=acct_new")
@@ -1053,17 +1496,38 @@ async fn stripe_connect_onboards_only_the_callers_own_account() {
         .mount(&stripe)
         .await;
     let update = "/api/user/update-stripe-account";
-    let (status, _) = app.post(update, None, json!({"userId": user, "stripeAccountId": "acct_new"})).await;
+    let (status, _) = app
+        .post(
+            update,
+            None,
+            json!({"userId": user, "stripeAccountId": "acct_new"}),
+        )
+        .await;
     assert_eq!(status, 401);
-    let (status, _) = app.post(update, Some(&token), json!({"userId": user})).await;
+    let (status, _) = app
+        .post(update, Some(&token), json!({"userId": user}))
+        .await;
     assert_eq!(status, 400);
     // Someone else's account cannot be claimed.
     let (status, body) = app
-        .post(update, Some(&other_token), json!({"userId": other, "stripeAccountId": "acct_new"}))
+        .post(
+            update,
+            Some(&other_token),
+            json!({"userId": other, "stripeAccountId": "acct_new"}),
+        )
         .await;
     assert_eq!(status, 403);
-    assert_eq!(error_of(&body), "Could not update Stripe account. Please try again.");
-    let (status, body) = app.post(update, Some(&token), json!({"userId": user, "stripeAccountId": "acct_new"})).await;
+    assert_eq!(
+        error_of(&body),
+        "Could not update Stripe account. Please try again."
+    );
+    let (status, body) = app
+        .post(
+            update,
+            Some(&token),
+            json!({"userId": user, "stripeAccountId": "acct_new"}),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["ready"], true);
     let account = sqlx::query_as::<_, (Option<String>, bool)>(
@@ -1080,23 +1544,34 @@ async fn stripe_connect_onboards_only_the_callers_own_account() {
 async fn simulated_connect_needs_no_network() {
     let app = spawn_app(config()).await;
     let (user, token) = app.user("creator@example.com").await;
-    let (status, body) = app.post("/api/stripe/connect", Some(&token), json!({"userId": user})).await;
+    let (status, body) = app
+        .post("/api/stripe/connect", Some(&token), json!({"userId": user}))
+        .await;
     assert_eq!(status, 200, "{body}");
     let url = body["url"].as_str().unwrap();
     let account = url.split("stripe_account=").nth(1).unwrap().to_owned();
     assert!(url.starts_with("http://app.test/dashboard/settings?stripe_account=acct_sim_"));
     let (status, _) = app
-        .post("/api/user/update-stripe-account", Some(&token), json!({"userId": user, "stripeAccountId": "acct_unknown"}))
+        .post(
+            "/api/user/update-stripe-account",
+            Some(&token),
+            json!({"userId": user, "stripeAccountId": "acct_unknown"}),
+        )
         .await;
     assert_eq!(status, 400);
     let (status, body) = app
-        .post("/api/user/update-stripe-account", Some(&token), json!({"userId": user, "stripeAccountId": account}))
+        .post(
+            "/api/user/update-stripe-account",
+            Some(&token),
+            json!({"userId": user, "stripeAccountId": account}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
-    let issue: bool = sqlx::query_scalar("select stripe_account_issue from public.profiles where id = $1")
-        .bind(user)
-        .fetch_one(app.pool())
-        .await
-        .unwrap();
+    let issue: bool =
+        sqlx::query_scalar("select stripe_account_issue from public.profiles where id = $1")
+            .bind(user)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
     assert!(!issue);
 }

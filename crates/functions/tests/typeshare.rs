@@ -10,8 +10,15 @@ use std::path::Path;
 fn functions_types_are_fresh() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let fresh = generate::typescript(&crate_dir.join("src")).unwrap_or_else(|e| panic!("{e}"));
-    for name in ["CreatePaymentIntentResponse", "ValidateDownloadResponse", "ErrorResponse"] {
-        assert!(fresh.contains(&format!("export interface {name} {{")), "{name} missing:\n{fresh}");
+    for name in [
+        "CreatePaymentIntentResponse",
+        "ValidateDownloadResponse",
+        "ErrorResponse",
+    ] {
+        assert!(
+            fresh.contains(&format!("export interface {name} {{")),
+            "{name} missing:\n{fresh}"
+        );
     }
     let path = crate_dir.join("../..").join(generate::OUTPUT);
     let committed = std::fs::read_to_string(&path).unwrap_or_default();

@@ -113,7 +113,8 @@ impl Frame {
             Vsn::V1 => &self.encoded.0[0],
             Vsn::V2 => &self.encoded.0[1],
         };
-        slot.get_or_init(|| Utf8Bytes::from(self.encode(vsn))).clone()
+        slot.get_or_init(|| Utf8Bytes::from(self.encode(vsn)))
+            .clone()
     }
 
     /// Serialises for a connection speaking `vsn`.

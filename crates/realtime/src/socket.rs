@@ -256,7 +256,10 @@ impl Connection {
             if !out.is_empty() {
                 let mut ok = true;
                 for frame in out {
-                    ok = socket.feed(Message::Text(frame.text(self.vsn))).await.is_ok();
+                    ok = socket
+                        .feed(Message::Text(frame.text(self.vsn)))
+                        .await
+                        .is_ok();
                     if !ok {
                         break;
                     }
@@ -801,4 +804,3 @@ fn phx_close(topic: &str, joined: &Joined) -> Frame {
         encoded: Default::default(),
     }
 }
-

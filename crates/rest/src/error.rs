@@ -59,7 +59,8 @@ impl ApiError {
 
     /// PGRST102: the body is not the JSON expected.
     pub fn bad_body(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "PGRST102", "Empty or invalid json").details(detail.into())
+        Self::new(StatusCode::BAD_REQUEST, "PGRST102", "Empty or invalid json")
+            .details(detail.into())
     }
 
     /// PGRST106: a profile header names a schema that is not exposed.
@@ -216,13 +217,24 @@ impl ApiError {
                 Some(Value::String(s)) => Some(Value::String(s.clone())),
                 Some(_) => None,
             };
-            Some((text("code")?, text("message")?, optional("details")?, optional("hint")?))
+            Some((
+                text("code")?,
+                text("message")?,
+                optional("details")?,
+                optional("hint")?,
+            ))
         });
         let Some((code, msg, details, hint)) = body else {
-            return parse_error(format!("Invalid JSON value for MESSAGE: '{message}'"), MESSAGE_HINT);
+            return parse_error(
+                format!("Invalid JSON value for MESSAGE: '{message}'"),
+                MESSAGE_HINT,
+            );
         };
         let Some(detail) = detail else {
-            return parse_error("DETAIL is missing in the RAISE statement".into(), DETAIL_HINT);
+            return parse_error(
+                "DETAIL is missing in the RAISE statement".into(),
+                DETAIL_HINT,
+            );
         };
         let response = serde_json::from_str::<Value>(detail).ok().and_then(|v| {
             let o = v.as_object()?;
@@ -240,7 +252,10 @@ impl ApiError {
             Some((status, headers))
         });
         let Some((status, headers)) = response else {
-            return parse_error(format!("Invalid JSON value for DETAIL: '{detail}'"), DETAIL_HINT);
+            return parse_error(
+                format!("Invalid JSON value for DETAIL: '{detail}'"),
+                DETAIL_HINT,
+            );
         };
         let mut e = Self::new(status, &code, msg);
         e.details = details;
@@ -283,9 +298,9 @@ pub fn sqlstate_status(code: &str, authenticated: bool) -> StatusCode {
             .get(2..)
             .and_then(|s| s.parse::<u16>().ok())
             .and_then(|s| StatusCode::from_u16(s).ok())
-        {
-            return status;
-        }
+    {
+        return status;
+    }
     match class {
         "08" | "53" => StatusCode::SERVICE_UNAVAILABLE,
         "0L" | "0P" | "28" => StatusCode::FORBIDDEN,
@@ -312,7 +327,10 @@ impl IntoResponse for ApiError {
             headers.insert(header::WWW_AUTHENTICATE, value);
         }
         for (name, value) in &self.headers {
-            if let (Ok(name), Ok(value)) = (HeaderName::try_from(name.as_str()), HeaderValue::from_str(value)) {
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::try_from(name.as_str()),
+                HeaderValue::from_str(value),
+            ) {
                 headers.insert(name, value);
             }
         }
@@ -331,20 +349,59 @@ mod tests {
             r#"{"code":"123","message":"Payment Required","details":"Quota exceeded","hint":"Upgrade your plan"}"#,
             Some(r#"{"status":402,"headers":{"X-Powered-By":"Nerd Rage"}}"#),
         );
-        assert_eq!((e.status.as_u16(), e.code.as_str(), e.message.as_str()), (402, "123", "Payment Required"));
-        assert_eq!((e.details.clone(), e.hint.clone()), (json!("Quota exceeded"), json!("Upgrade your plan")));
-        assert_eq!(e.headers, vec![("X-Powered-By".to_owned(), "Nerd Rage".to_owned())]);
-        let e = ApiError::raised(r#"{"code":"1","message":"m"}"#, Some(r#"{"status":418,"headers":{}}"#));
-        assert_eq!((e.status.as_u16(), e.details.clone(), e.hint.clone()), (418, Value::Null, Value::Null));
+        assert_eq!(
+            (e.status.as_u16(), e.code.as_str(), e.message.as_str()),
+            (402, "123", "Payment Required")
+        );
+        assert_eq!(
+            (e.details.clone(), e.hint.clone()),
+            (json!("Quota exceeded"), json!("Upgrade your plan"))
+        );
+        assert_eq!(
+            e.headers,
+            vec![("X-Powered-By".to_owned(), "Nerd Rage".to_owned())]
+        );
+        let e = ApiError::raised(
+            r#"{"code":"1","message":"m"}"#,
+            Some(r#"{"status":418,"headers":{}}"#),
+        );
+        assert_eq!(
+            (e.status.as_u16(), e.details.clone(), e.hint.clone()),
+            (418, Value::Null, Value::Null)
+        );
         for (message, detail, details) in [
-            ("not json", Some("{}"), "Invalid JSON value for MESSAGE: 'not json'"),
-            (r#"{"message":"no code"}"#, Some("{}"), r#"Invalid JSON value for MESSAGE: '{"message":"no code"}'"#),
-            (r#"{"code":"1","message":"m"}"#, None, "DETAIL is missing in the RAISE statement"),
-            (r#"{"code":"1","message":"m"}"#, Some(r#"{"status":99999,"headers":{}}"#), r#"Invalid JSON value for DETAIL: '{"status":99999,"headers":{}}'"#),
-            (r#"{"code":"1","message":"m"}"#, Some(r#"{"status":400}"#), r#"Invalid JSON value for DETAIL: '{"status":400}'"#),
+            (
+                "not json",
+                Some("{}"),
+                "Invalid JSON value for MESSAGE: 'not json'",
+            ),
+            (
+                r#"{"message":"no code"}"#,
+                Some("{}"),
+                r#"Invalid JSON value for MESSAGE: '{"message":"no code"}'"#,
+            ),
+            (
+                r#"{"code":"1","message":"m"}"#,
+                None,
+                "DETAIL is missing in the RAISE statement",
+            ),
+            (
+                r#"{"code":"1","message":"m"}"#,
+                Some(r#"{"status":99999,"headers":{}}"#),
+                r#"Invalid JSON value for DETAIL: '{"status":99999,"headers":{}}'"#,
+            ),
+            (
+                r#"{"code":"1","message":"m"}"#,
+                Some(r#"{"status":400}"#),
+                r#"Invalid JSON value for DETAIL: '{"status":400}'"#,
+            ),
         ] {
             let e = ApiError::raised(message, detail);
-            assert_eq!((e.status.as_u16(), e.code.as_str()), (500, "PGRST121"), "{message}");
+            assert_eq!(
+                (e.status.as_u16(), e.code.as_str()),
+                (500, "PGRST121"),
+                "{message}"
+            );
             assert_eq!(e.details, json!(details));
         }
     }

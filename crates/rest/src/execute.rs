@@ -111,13 +111,17 @@ pub async fn run(
         .begin_with(begin_statement(ctx))
         .await
         .map_err(|e| ApiError::from_sqlx(e, authed))?;
-    let pre = sqlx::query(if plan.timezone.is_some() { SET_CONFIG_TZ_SQL } else { SET_CONFIG_SQL })
-        .bind(search_path_value(ctx))
-        .bind(&ctx.role)
-        .bind(&ctx.claims)
-        .bind(&ctx.method)
-        .bind(&ctx.path)
-        .bind(&ctx.headers);
+    let pre = sqlx::query(if plan.timezone.is_some() {
+        SET_CONFIG_TZ_SQL
+    } else {
+        SET_CONFIG_SQL
+    })
+    .bind(search_path_value(ctx))
+    .bind(&ctx.role)
+    .bind(&ctx.claims)
+    .bind(&ctx.method)
+    .bind(&ctx.path)
+    .bind(&ctx.headers);
     let pre = match &plan.timezone {
         Some(tz) => pre.bind(tz),
         None => pre,
@@ -127,7 +131,12 @@ pub async fn run(
         .map_err(|e| ApiError::from_sqlx(e, authed))?;
 
     // Execution plans instead of results.
-    if let MediaType::Plan { json, analyze, verbose } = &plan.media {
+    if let MediaType::Plan {
+        json,
+        analyze,
+        verbose,
+    } = &plan.media
+    {
         let mut explain = Sql::new();
         explain.push("EXPLAIN (FORMAT ");
         explain.push(if *json { "JSON" } else { "TEXT" });
@@ -197,47 +206,62 @@ pub async fn run(
     };
 
     // Planned (and large estimated) counts come from the planner.
-    if matches!(plan.count, Some(CountPref::Planned) | Some(CountPref::Estimated))
-        && let Some(count_sql) = render_count(plan) {
-            let planned = bound(&count_sql)
-                .fetch_one(&mut *tx)
-                .await
-                .ok()
-                .and_then(|r| r.try_get::<Value, _>(0).ok())
-                .and_then(|v| v.pointer("/0/Plan/Plan Rows").and_then(Value::as_f64))
-                .map(|f| f as i64);
-            match plan.count {
-                Some(CountPref::Planned) => outcome.total = planned,
-                _ => {
-                    if let (Some(p), Some(max)) = (planned, max_rows)
-                        && outcome.total.is_some_and(|t| t > max) {
-                            outcome.total = Some(p);
-                        }
+    if matches!(
+        plan.count,
+        Some(CountPref::Planned) | Some(CountPref::Estimated)
+    ) && let Some(count_sql) = render_count(plan)
+    {
+        let planned = bound(&count_sql)
+            .fetch_one(&mut *tx)
+            .await
+            .ok()
+            .and_then(|r| r.try_get::<Value, _>(0).ok())
+            .and_then(|v| v.pointer("/0/Plan/Plan Rows").and_then(Value::as_f64))
+            .map(|f| f as i64);
+        match plan.count {
+            Some(CountPref::Planned) => outcome.total = planned,
+            _ => {
+                if let (Some(p), Some(max)) = (planned, max_rows)
+                    && outcome.total.is_some_and(|t| t > max)
+                {
+                    outcome.total = Some(p);
                 }
             }
         }
-    if matches!(plan.action, Action::Mutate { .. }) && plan.count.is_some() && outcome.total.is_none() {
+    }
+    if matches!(plan.action, Action::Mutate { .. })
+        && plan.count.is_some()
+        && outcome.total.is_none()
+    {
         outcome.total = Some(outcome.page_total);
     }
 
     // Checks that undo the transaction.
     let singular = plan.media == MediaType::SingleObject
-        && !matches!(plan.action, Action::Call { result: crate::plan::CallResult::Scalar { .. } | crate::plan::CallResult::Void, .. });
+        && !matches!(
+            plan.action,
+            Action::Call {
+                result: crate::plan::CallResult::Scalar { .. } | crate::plan::CallResult::Void,
+                ..
+            }
+        );
     if singular && outcome.page_total != 1 {
         let _ = tx.rollback().await;
         return Err(ApiError::singular(outcome.page_total));
     }
     if plan.prefer.strict
         && let Some(max) = plan.prefer.max_affected
-            && outcome.page_total > max && !plan.method.is_read() {
-                let _ = tx.rollback().await;
-                return Err(ApiError::new(
-                    axum::http::StatusCode::BAD_REQUEST,
-                    "PGRST124",
-                    "Query result exceeds max-affected preference constraint",
-                )
-                .details(format!("The query affects {} rows", outcome.page_total)));
-            }
+        && outcome.page_total > max
+        && !plan.method.is_read()
+    {
+        let _ = tx.rollback().await;
+        return Err(ApiError::new(
+            axum::http::StatusCode::BAD_REQUEST,
+            "PGRST124",
+            "Query result exceeds max-affected preference constraint",
+        )
+        .details(format!("The query affects {} rows", outcome.page_total)));
+    }
 
     let finish = if plan.tx_rollback {
         tx.rollback().await

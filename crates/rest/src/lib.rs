@@ -133,9 +133,10 @@ struct Inner {
 impl Drop for Inner {
     fn drop(&mut self) {
         if let Ok(mut guard) = self.listener.lock()
-            && let Some(handle) = guard.take() {
-                handle.abort();
-            }
+            && let Some(handle) = guard.take()
+        {
+            handle.abort();
+        }
     }
 }
 
@@ -147,7 +148,9 @@ pub struct RestState {
 
 impl std::fmt::Debug for RestState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RestState").field("config", &self.inner.config).finish()
+        f.debug_struct("RestState")
+            .field("config", &self.inner.config)
+            .finish()
     }
 }
 
@@ -358,8 +361,20 @@ async fn serve(
     let plan = plan::plan(&req, &cache, config)?;
     let csv_header = match (&plan.media, &plan.action) {
         (request::MediaType::Csv, plan::Action::Read { node })
-        | (request::MediaType::Csv, plan::Action::Call { result: plan::CallResult::Rows { node, .. }, .. })
-        | (request::MediaType::Csv, plan::Action::Mutate { returning: Some(node), .. }) => Some(
+        | (
+            request::MediaType::Csv,
+            plan::Action::Call {
+                result: plan::CallResult::Rows { node, .. },
+                ..
+            },
+        )
+        | (
+            request::MediaType::Csv,
+            plan::Action::Mutate {
+                returning: Some(node),
+                ..
+            },
+        ) => Some(
             node.output_names()
                 .iter()
                 .map(|n| csv_field(n))
@@ -396,16 +411,31 @@ async fn serve(
         _ => {}
     }
     let Some(statement) = statement else {
-        return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "PGRST000", "Nothing to execute"));
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "PGRST000",
+            "Nothing to execute",
+        ));
     };
     drop(cache);
 
     // Execute as the caller.
     let mut search_path = vec![plan.schema.clone()];
-    search_path.extend(config.extra_search_path.iter().filter(|s| **s != plan.schema).cloned());
+    search_path.extend(
+        config
+            .extra_search_path
+            .iter()
+            .filter(|s| **s != plan.schema)
+            .cloned(),
+    );
     let header_json: serde_json::Map<String, Value> = headers
         .iter()
-        .filter_map(|(k, v)| Some((k.as_str().to_owned(), Value::String(v.to_str().ok()?.to_owned()))))
+        .filter_map(|(k, v)| {
+            Some((
+                k.as_str().to_owned(),
+                Value::String(v.to_str().ok()?.to_owned()),
+            ))
+        })
         .collect();
     let ctx = execute::TxContext {
         authenticated: role != config.anon_role,
@@ -422,7 +452,10 @@ async fn serve(
 
     let offset = match &plan.action {
         plan::Action::Read { node } => node.range.offset,
-        plan::Action::Call { result: plan::CallResult::Rows { node, .. }, .. } => node.range.offset,
+        plan::Action::Call {
+            result: plan::CallResult::Rows { node, .. },
+            ..
+        } => node.range.offset,
         _ => 0,
     };
     let location_base = match &req.target {

@@ -10,7 +10,10 @@ fn json_type(ty: &TypeRef) -> (&'static str, Option<&'static str>) {
         return ("array", None);
     }
     match ty.name.as_str() {
-        "int2" | "int4" | "int8" => ("integer", Some(if ty.name == "int8" { "int64" } else { "int32" })),
+        "int2" | "int4" | "int8" => (
+            "integer",
+            Some(if ty.name == "int8" { "int64" } else { "int32" }),
+        ),
         "float4" | "float8" | "numeric" => ("number", None),
         "bool" => ("boolean", None),
         "json" | "jsonb" => ("object", None),
@@ -26,7 +29,11 @@ pub fn document(cache: &SchemaCache, schema: &str, base_path: &str) -> Value {
         "/".into(),
         json!({"get": {"tags": ["Introspection"], "summary": "OpenAPI description (this document)", "produces": ["application/openapi+json", "application/json"], "responses": {"200": {"description": "OK"}}}}),
     );
-    let mut tables: Vec<_> = cache.tables.values().filter(|t| t.name.schema == schema).collect();
+    let mut tables: Vec<_> = cache
+        .tables
+        .values()
+        .filter(|t| t.name.schema == schema)
+        .collect();
     tables.sort_by(|a, b| a.name.name.cmp(&b.name.name));
     for t in tables {
         let mut props = Map::new();
@@ -72,7 +79,12 @@ pub fn document(cache: &SchemaCache, schema: &str, base_path: &str) -> Value {
         }
         paths.insert(format!("/{name}"), ops);
     }
-    let mut functions: Vec<_> = cache.functions.values().flatten().filter(|f| f.name.schema == schema).collect();
+    let mut functions: Vec<_> = cache
+        .functions
+        .values()
+        .flatten()
+        .filter(|f| f.name.schema == schema)
+        .collect();
     functions.sort_by(|a, b| a.name.name.cmp(&b.name.name));
     for f in functions {
         if f.row_arg_of.is_some() {

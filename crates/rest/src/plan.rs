@@ -12,9 +12,9 @@ use serde_json::{Value, json};
 use crate::RestConfig;
 use crate::error::ApiError;
 use crate::request::{
-    AggregateFn, ApiRequest, CountPref, Field, Filter, FtsKind, IsValue, JoinType,
-    JsonStep, Logic, MediaType, Method, Operation, Operator, OrderTerm, Preferences, Quantifier,
-    Range, Resolution, ReturnPref, SelectItem, Target, parse_filter_param,
+    AggregateFn, ApiRequest, CountPref, Field, Filter, FtsKind, IsValue, JoinType, JsonStep, Logic,
+    MediaType, Method, Operation, Operator, OrderTerm, Preferences, Quantifier, Range, Resolution,
+    ReturnPref, SelectItem, Target, parse_filter_param,
 };
 use crate::schema_cache::{
     ForeignKey, Function, QualifiedName, Returns, SchemaCache, Table, TableKind, TypeRef,
@@ -76,11 +76,22 @@ pub enum Cond {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum CondOp {
-    Op { op: Operator, value: String },
-    Quant { op: Operator, quant: Quantifier, values: Vec<String> },
+    Op {
+        op: Operator,
+        value: String,
+    },
+    Quant {
+        op: Operator,
+        quant: Quantifier,
+        values: Vec<String>,
+    },
     In(Vec<String>),
     Is(IsValue),
-    Fts { kind: FtsKind, config: Option<String>, value: String },
+    Fts {
+        kind: FtsKind,
+        config: Option<String>,
+        value: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -109,7 +120,10 @@ pub enum Source {
     /// The rows of a function call (RPC on a set-returning function).
     Call(Box<Call>),
     /// A computed relationship: `fn(parent row)`.
-    Computed { function: QualifiedName, parent: usize },
+    Computed {
+        function: QualifiedName,
+        parent: usize,
+    },
 }
 
 /// How a child node meets its parent.
@@ -215,9 +229,14 @@ pub struct Call {
 pub enum CallResult {
     Void,
     /// One value (`set`: a JSON array of values).
-    Scalar { set: bool },
+    Scalar {
+        set: bool,
+    },
     /// Rows read through a node (`set == false`: one object).
-    Rows { node: ReadNode, set: bool },
+    Rows {
+        node: ReadNode,
+        set: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -265,13 +284,18 @@ pub struct InsertColumn {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    Read { node: ReadNode },
+    Read {
+        node: ReadNode,
+    },
     Mutate {
         mutation: Mutation,
         /// What to return (representation or headers-only); `None`: minimal.
         returning: Option<ReadNode>,
     },
-    Call { call: Call, result: CallResult },
+    Call {
+        call: Call,
+        result: CallResult,
+    },
     OpenApi,
     Options,
 }
@@ -323,7 +347,11 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
     let action = match (&req.target, req.method) {
         (_, Method::Options) => Action::Options,
         (Target::Root, Method::Get | Method::Head) => Action::OpenApi,
-        (Target::Root, _) => return Err(ApiError::method("Only GET and HEAD are allowed on the root")),
+        (Target::Root, _) => {
+            return Err(ApiError::method(
+                "Only GET and HEAD are allowed on the root",
+            ));
+        }
         (Target::Table(name), method) => {
             let table = cache
                 .table(&schema, name)
@@ -332,7 +360,12 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
             location_key = table.primary_key.clone();
             match method {
                 Method::Get | Method::Head => Action::Read {
-                    node: p.root_node(req, Source::Table(table.name.clone()), table_columns(table), Some(table))?,
+                    node: p.root_node(
+                        req,
+                        Source::Table(table.name.clone()),
+                        table_columns(table),
+                        Some(table),
+                    )?,
                 },
                 Method::Post => p.insert(req, table)?,
                 Method::Put => p.insert(req, table)?,
@@ -410,7 +443,11 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
         preference_applied.push("params=single-object".into());
     }
     // An unknown zone is ignored (and not reported), as PostgREST does.
-    let timezone = req.prefer.timezone.clone().filter(|tz| cache.timezones.contains(tz));
+    let timezone = req
+        .prefer
+        .timezone
+        .clone()
+        .filter(|tz| cache.timezones.contains(tz));
     if let Some(tz) = &timezone {
         preference_applied.push(format!("timezone={tz}"));
     }
@@ -648,7 +685,8 @@ impl<'a> Planner<'a> {
                         select,
                     )?;
                     node.embeds.push(embed);
-                    node.projections.push(Projection::Embed(node.embeds.len() - 1));
+                    node.projections
+                        .push(Projection::Embed(node.embeds.len() - 1));
                 }
             }
         }
@@ -656,22 +694,25 @@ impl<'a> Planner<'a> {
         let parts = parts_for(req, path);
         for f in parts.filters {
             // `embed=is.null`: a condition on the embedded resource.
-            if f.field.json_path.is_empty() && rel.columns.iter().all(|(c, _)| *c != f.field.name)
-                && let Some(i) = node.embeds.iter().position(|e| e.name == f.field.name) {
-                    let present = match (&f.operation, f.negate) {
-                        (Operation::Is(IsValue::Null), negate) => negate,
-                        (Operation::Is(IsValue::NotNull), negate) => !negate,
-                        _ => {
-                            return Err(ApiError::parse(
-                                "filter",
-                                &f.field.name,
-                                "only is.null and not.is.null apply to an embedded resource",
-                            ));
-                        }
-                    };
-                    node.conditions.push(Cond::EmbedPresent { embed: i, present });
-                    continue;
-                }
+            if f.field.json_path.is_empty()
+                && rel.columns.iter().all(|(c, _)| *c != f.field.name)
+                && let Some(i) = node.embeds.iter().position(|e| e.name == f.field.name)
+            {
+                let present = match (&f.operation, f.negate) {
+                    (Operation::Is(IsValue::Null), negate) => negate,
+                    (Operation::Is(IsValue::NotNull), negate) => !negate,
+                    _ => {
+                        return Err(ApiError::parse(
+                            "filter",
+                            &f.field.name,
+                            "only is.null and not.is.null apply to an embedded resource",
+                        ));
+                    }
+                };
+                node.conditions
+                    .push(Cond::EmbedPresent { embed: i, present });
+                continue;
+            }
             node.conditions.push(self.filter(rel, alias, f)?);
         }
         for l in parts.logic {
@@ -689,10 +730,9 @@ impl<'a> Planner<'a> {
             });
         }
         node.range = parts.range.unwrap_or_default();
-        if is_root
-            && let Some(max) = self.config.max_rows {
-                node.range.limit = Some(node.range.limit.map_or(max, |l| l.min(max)));
-            }
+        if is_root && let Some(max) = self.config.max_rows {
+            node.range.limit = Some(node.range.limit.map_or(max, |l| l.min(max)));
+        }
         Ok(node)
     }
 
@@ -712,7 +752,9 @@ impl<'a> Planner<'a> {
                 "PGRST108",
                 format!("'{relation}' is not an embedded resource in this request"),
             )
-            .hint(format!("Verify that '{relation}' is included in the 'select' query parameter.")));
+            .hint(format!(
+                "Verify that '{relation}' is included in the 'select' query parameter."
+            )));
         };
         if !embed.to_one {
             return Err(ApiError::new(
@@ -765,7 +807,9 @@ impl<'a> Planner<'a> {
                     .and_then(|q| self.cache.computed(q, &field.name))
                     .filter(|f| !f.returns_set);
                 match computed.map(|f| (f, &f.returns)) {
-                    Some((f, Returns::Scalar(ty))) => (field.name.clone(), Some(f.name.clone()), ty.clone()),
+                    Some((f, Returns::Scalar(ty))) => {
+                        (field.name.clone(), Some(f.name.clone()), ty.clone())
+                    }
                     _ => return Err(ApiError::undefined_column(&rel.label, &field.name)),
                 }
             }
@@ -790,7 +834,10 @@ impl<'a> Planner<'a> {
     fn filter(&self, rel: &Rel<'_>, alias: usize, f: &Filter) -> Result<Cond, ApiError> {
         let expr = self.expr(rel, alias, &f.field)?;
         let op = match &f.operation {
-            Operation::Op { op, value } => CondOp::Op { op: *op, value: value.clone() },
+            Operation::Op { op, value } => CondOp::Op {
+                op: *op,
+                value: value.clone(),
+            },
             Operation::Quant { op, quant, values } => CondOp::Quant {
                 op: *op,
                 quant: *quant,
@@ -798,7 +845,11 @@ impl<'a> Planner<'a> {
             },
             Operation::In(values) => CondOp::In(values.clone()),
             Operation::Is(v) => CondOp::Is(*v),
-            Operation::Fts { kind, config, value } => CondOp::Fts {
+            Operation::Fts {
+                kind,
+                config,
+                value,
+            } => CondOp::Fts {
                 kind: *kind,
                 config: config.clone(),
                 value: value.clone(),
@@ -814,7 +865,11 @@ impl<'a> Planner<'a> {
     fn logic(&self, rel: &Rel<'_>, alias: usize, l: &Logic) -> Result<Cond, ApiError> {
         match l {
             Logic::Filter(f) => self.filter(rel, alias, f),
-            Logic::Group { or, negate, children } => Ok(Cond::Group {
+            Logic::Group {
+                or,
+                negate,
+                children,
+            } => Ok(Cond::Group {
                 or: *or,
                 negate: *negate,
                 children: children
@@ -839,40 +894,71 @@ impl<'a> Planner<'a> {
         name: String,
         select: &[SelectItem],
     ) -> Result<Embed, ApiError> {
-        let parent_q = parent.qualified.clone().ok_or_else(|| {
-            no_relationship(&parent.label, relation, self.schema)
-        })?;
+        let parent_q = parent
+            .qualified
+            .clone()
+            .ok_or_else(|| no_relationship(&parent.label, relation, self.schema))?;
         let found = self.relationship(&parent_q, relation, hint)?;
         let child_alias = self.alias();
         let (source, link, target, to_one) = match found {
             Found::ManyToOne(fk) => (
                 Source::Table(fk.ref_table.clone()),
-                Link::Columns(fk.ref_columns.iter().cloned().zip(fk.columns.iter().cloned()).collect()),
+                Link::Columns(
+                    fk.ref_columns
+                        .iter()
+                        .cloned()
+                        .zip(fk.columns.iter().cloned())
+                        .collect(),
+                ),
                 fk.ref_table.clone(),
                 true,
             ),
             Found::OneToMany(fk) => (
                 Source::Table(fk.table.clone()),
-                Link::Columns(fk.columns.iter().cloned().zip(fk.ref_columns.iter().cloned()).collect()),
+                Link::Columns(
+                    fk.columns
+                        .iter()
+                        .cloned()
+                        .zip(fk.ref_columns.iter().cloned())
+                        .collect(),
+                ),
                 fk.table.clone(),
                 false,
             ),
-            Found::ManyToMany { junction, to_parent, to_child } => {
+            Found::ManyToMany {
+                junction,
+                to_parent,
+                to_child,
+            } => {
                 let j = self.alias();
                 (
                     Source::Table(to_child.ref_table.clone()),
                     Link::Junction {
                         table: junction.clone(),
                         alias: j,
-                        child: to_child.columns.iter().cloned().zip(to_child.ref_columns.iter().cloned()).collect(),
-                        parent: to_parent.columns.iter().cloned().zip(to_parent.ref_columns.iter().cloned()).collect(),
+                        child: to_child
+                            .columns
+                            .iter()
+                            .cloned()
+                            .zip(to_child.ref_columns.iter().cloned())
+                            .collect(),
+                        parent: to_parent
+                            .columns
+                            .iter()
+                            .cloned()
+                            .zip(to_parent.ref_columns.iter().cloned())
+                            .collect(),
                     },
                     to_child.ref_table.clone(),
                     false,
                 )
             }
             Found::Computed(f) => {
-                let Returns::Rows { relation: Some(rel), .. } = &f.returns else {
+                let Returns::Rows {
+                    relation: Some(rel),
+                    ..
+                } = &f.returns
+                else {
                     return Err(no_relationship(&parent.label, relation, self.schema));
                 };
                 (
@@ -948,7 +1034,11 @@ impl<'a> Planner<'a> {
             }
         }
         // Many-to-many through a junction whose primary key holds both keys.
-        for to_parent in cache.foreign_keys.iter().filter(|fk| fk.ref_table == *parent) {
+        for to_parent in cache
+            .foreign_keys
+            .iter()
+            .filter(|fk| fk.ref_table == *parent)
+        {
             let Some(junction) = cache.tables.get(&to_parent.table) else {
                 continue;
             };
@@ -979,17 +1069,28 @@ impl<'a> Planner<'a> {
                 }
             }
         }
-        if found.is_empty() && hint.is_none()
+        if found.is_empty()
+            && hint.is_none()
             && let Some(f) = cache.computed(parent, name)
-                && matches!(f.returns, Returns::Rows { relation: Some(_), .. }) {
-                    found.push(Found::Computed(f));
+            && matches!(
+                f.returns,
+                Returns::Rows {
+                    relation: Some(_),
+                    ..
                 }
+            )
+        {
+            found.push(Found::Computed(f));
+        }
         match found.len() {
             0 => Err(no_relationship(&parent.name, name, &parent.schema)),
             1 => Ok(found.remove(0)),
             _ => {
                 let details: Vec<Value> = found.iter().map(|f| f.describe(parent)).collect();
-                let options: Vec<String> = found.iter().map(|f| format!("'{name}!{}'", f.hint_name())).collect();
+                let options: Vec<String> = found
+                    .iter()
+                    .map(|f| format!("'{name}!{}'", f.hint_name()))
+                    .collect();
                 Err(ApiError::new(
                     StatusCode::MULTIPLE_CHOICES,
                     "PGRST201",
@@ -1008,14 +1109,25 @@ impl<'a> Planner<'a> {
     }
 
     fn insert(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Action, ApiError> {
-        let body = req.body.clone().unwrap_or(Value::Object(Default::default()));
+        let body = req
+            .body
+            .clone()
+            .unwrap_or(Value::Object(Default::default()));
         let rows: Vec<&serde_json::Map<String, Value>> = match &body {
             Value::Object(o) => vec![o],
             Value::Array(items) => items
                 .iter()
-                .map(|v| v.as_object().ok_or_else(|| ApiError::bad_body("All array elements must be JSON objects")))
+                .map(|v| {
+                    v.as_object().ok_or_else(|| {
+                        ApiError::bad_body("All array elements must be JSON objects")
+                    })
+                })
                 .collect::<Result<_, _>>()?,
-            _ => return Err(ApiError::bad_body("Expected a JSON object or an array of objects")),
+            _ => {
+                return Err(ApiError::bad_body(
+                    "Expected a JSON object or an array of objects",
+                ));
+            }
         };
         let mut names: Vec<String> = match &req.columns {
             Some(cols) => cols.clone(),
@@ -1042,7 +1154,10 @@ impl<'a> Planner<'a> {
             } else {
                 None
             };
-            columns.push(InsertColumn { name: n.clone(), default });
+            columns.push(InsertColumn {
+                name: n.clone(),
+                default,
+            });
         }
         if req.method == Method::Put {
             // PUT: a single-row upsert by primary key, filters must name it.
@@ -1088,7 +1203,10 @@ impl<'a> Planner<'a> {
             on_conflict,
         };
         let returning = self.returning(req, table)?;
-        Ok(Action::Mutate { mutation, returning })
+        Ok(Action::Mutate {
+            mutation,
+            returning,
+        })
     }
 
     fn update(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Action, ApiError> {
@@ -1143,7 +1261,12 @@ impl<'a> Planner<'a> {
 
     /// `limit`/`offset` on PATCH/DELETE. As in PostgREST, a limit needs an
     /// explicit `order` (PGRST109); an `order` alone changes nothing.
-    fn limited(&self, req: &ApiRequest, table: &'a Table, alias: usize) -> Result<Option<Limited>, ApiError> {
+    fn limited(
+        &self,
+        req: &ApiRequest,
+        table: &'a Table,
+        alias: usize,
+    ) -> Result<Option<Limited>, ApiError> {
         let parts = parts_for(req, &[]);
         let Some(range) = parts.range.filter(|r| r.limit.is_some() || r.offset > 0) else {
             return Ok(None);
@@ -1184,7 +1307,12 @@ impl<'a> Planner<'a> {
         }))
     }
 
-    fn mutation_conditions(&self, req: &ApiRequest, table: &'a Table, alias: usize) -> Result<Vec<Cond>, ApiError> {
+    fn mutation_conditions(
+        &self,
+        req: &ApiRequest,
+        table: &'a Table,
+        alias: usize,
+    ) -> Result<Vec<Cond>, ApiError> {
         let rel = Rel {
             table: Some(table),
             qualified: Some(table.name.clone()),
@@ -1203,14 +1331,21 @@ impl<'a> Planner<'a> {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "PGRST108",
-                format!("'{}' is not an embedded resource in this request", p.join(".")),
+                format!(
+                    "'{}' is not an embedded resource in this request",
+                    p.join(".")
+                ),
             ));
         }
         Ok(conds)
     }
 
     /// The read over the mutated rows, when the client wants them.
-    fn returning(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Option<ReadNode>, ApiError> {
+    fn returning(
+        &mut self,
+        req: &ApiRequest,
+        table: &'a Table,
+    ) -> Result<Option<ReadNode>, ApiError> {
         let wants = match req.prefer.return_ {
             Some(ReturnPref::Representation) => true,
             Some(ReturnPref::HeadersOnly) => req.method == Method::Post,
@@ -1259,7 +1394,10 @@ impl<'a> Planner<'a> {
         let is_read = req.method.is_read();
         // Argument names on offer.
         let (keys, body): (Vec<String>, Option<&Value>) = if is_read {
-            (req.rpc_params.iter().map(|(k, _)| k.clone()).collect(), None)
+            (
+                req.rpc_params.iter().map(|(k, _)| k.clone()).collect(),
+                None,
+            )
         } else {
             match &req.body {
                 Some(Value::Object(o)) => (o.keys().cloned().collect(), req.body.as_ref()),
@@ -1275,7 +1413,12 @@ impl<'a> Planner<'a> {
         };
         let mut matches: Vec<(&Function, bool)> = Vec::new();
         for f in candidates {
-            if !is_read && single_json(f) && (req.prefer.single_object || !keys.iter().all(|k| f.params.iter().any(|p| &p.name == k)) || f.params[0].name.is_empty()) {
+            if !is_read
+                && single_json(f)
+                && (req.prefer.single_object
+                    || !keys.iter().all(|k| f.params.iter().any(|p| &p.name == k))
+                    || f.params[0].name.is_empty())
+            {
                 matches.push((f, true));
                 continue;
             }
@@ -1406,15 +1549,28 @@ impl<'a> Planner<'a> {
                         ));
                     }
                 }
-                CallResult::Scalar { set: function.returns_set }
+                CallResult::Scalar {
+                    set: function.returns_set,
+                }
             }
             Returns::Rows { columns, relation } => {
                 let table = relation.as_ref().and_then(|r| self.cache.tables.get(r));
-                let node = self.root_node(&req2, Source::Call(Box::new(call.clone())), columns.clone(), table)?;
-                CallResult::Rows { node, set: function.returns_set }
+                let node = self.root_node(
+                    &req2,
+                    Source::Call(Box::new(call.clone())),
+                    columns.clone(),
+                    table,
+                )?;
+                CallResult::Rows {
+                    node,
+                    set: function.returns_set,
+                }
             }
         };
-        Ok((Action::Call { call, result }, function.volatility == Volatility::Volatile))
+        Ok((
+            Action::Call { call, result },
+            function.volatility == Volatility::Volatile,
+        ))
     }
 }
 
@@ -1450,7 +1606,11 @@ impl Found<'_> {
                 "embedding": format!("{} with {}", parent.name, fk.table.name),
                 "relationship": format!("{} using {}({}) and {}({})", fk.name, fk.ref_table.name, fk.ref_columns.join(", "), fk.table.name, fk.columns.join(", ")),
             }),
-            Found::ManyToMany { junction, to_parent, to_child } => json!({
+            Found::ManyToMany {
+                junction,
+                to_parent,
+                to_child,
+            } => json!({
                 "cardinality": "many-to-many",
                 "embedding": format!("{} with {}", parent.name, to_child.ref_table.name),
                 "relationship": format!("{} using {}({}) and {}({})", junction.name, to_parent.name, to_parent.columns.join(", "), to_child.name, to_child.columns.join(", ")),

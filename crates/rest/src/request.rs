@@ -319,11 +319,22 @@ impl FtsKind {
 /// The right-hand side of a filter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Operation {
-    Op { op: Operator, value: String },
-    Quant { op: Operator, quant: Quantifier, values: Vec<String> },
+    Op {
+        op: Operator,
+        value: String,
+    },
+    Quant {
+        op: Operator,
+        quant: Quantifier,
+        values: Vec<String>,
+    },
     In(Vec<String>),
     Is(IsValue),
-    Fts { kind: FtsKind, config: Option<String>, value: String },
+    Fts {
+        kind: FtsKind,
+        config: Option<String>,
+        value: String,
+    },
 }
 
 /// `field=[not.]operation`.
@@ -473,19 +484,27 @@ impl MediaType {
             let essence = pieces.next().unwrap_or("").to_ascii_lowercase();
             let params: Vec<(String, String)> = pieces
                 .filter_map(|p| p.split_once('='))
-                .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().trim_matches('"').to_owned()))
+                .map(|(k, v)| {
+                    (
+                        k.trim().to_ascii_lowercase(),
+                        v.trim().trim_matches('"').to_owned(),
+                    )
+                })
                 .collect();
             let stripped = params.iter().any(|(k, v)| k == "nulls" && v == "stripped");
             let found = match essence.as_str() {
-                "application/json" | "application/*" | "*/*" | "application/vnd.pgrst.array+json" => {
-                    Some(Self::Json)
-                }
+                "application/json"
+                | "application/*"
+                | "*/*"
+                | "application/vnd.pgrst.array+json" => Some(Self::Json),
                 "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => {
                     Some(Self::SingleObject)
                 }
                 "text/csv" => Some(Self::Csv),
                 "application/openapi+json" => Some(Self::OpenApi),
-                "application/vnd.pgrst.plan+json" | "application/vnd.pgrst.plan" | "application/vnd.pgrst.plan+text" => {
+                "application/vnd.pgrst.plan+json"
+                | "application/vnd.pgrst.plan"
+                | "application/vnd.pgrst.plan+text" => {
                     let options = params
                         .iter()
                         .find(|(k, _)| k == "options")
@@ -567,8 +586,8 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
         raw.content_profile.or(raw.accept_profile)
     }
     .map(|s| s.trim().to_owned());
-    let (media, strip_nulls) =
-        MediaType::negotiate(raw.accept).ok_or_else(|| ApiError::not_acceptable(raw.accept.unwrap_or("")))?;
+    let (media, strip_nulls) = MediaType::negotiate(raw.accept)
+        .ok_or_else(|| ApiError::not_acceptable(raw.accept.unwrap_or("")))?;
 
     let mut req = ApiRequest {
         method,
@@ -594,7 +613,10 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
             "PGRST122",
             "Invalid preferences given with handling=strict",
         )
-        .details(format!("Invalid preferences: {}", req.prefer.invalid.join(", "))));
+        .details(format!(
+            "Invalid preferences: {}",
+            req.prefer.invalid.join(", ")
+        )));
     }
 
     let is_rpc = matches!(req.target, Target::Rpc(_));
@@ -617,7 +639,13 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
                     .parse::<i64>()
                     .ok()
                     .filter(|n| *n >= 0)
-                    .ok_or_else(|| ApiError::parse(last, value, format!("invalid {last}: expected a non-negative integer")))?;
+                    .ok_or_else(|| {
+                        ApiError::parse(
+                            last,
+                            value,
+                            format!("invalid {last}: expected a non-negative integer"),
+                        )
+                    })?;
                 let entry = match req.ranges.iter_mut().find(|(p, _)| *p == path) {
                     Some(entry) => entry,
                     None => {
@@ -660,7 +688,10 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
 
     // The `Range` header pages reads; PATCH/DELETE are limited only by the
     // `limit`/`offset` parameters (which then need an `order`).
-    if let Some(range) = raw.range.filter(|_| !matches!(method, Method::Patch | Method::Delete)) {
+    if let Some(range) = raw
+        .range
+        .filter(|_| !matches!(method, Method::Patch | Method::Delete))
+    {
         let r = parse_range_header(range)?;
         match req.ranges.iter_mut().find(|(p, _)| p.is_empty()) {
             // Query parameters and the header together: the narrower wins.
@@ -690,7 +721,11 @@ fn parse_path(path: &str) -> Result<Target, ApiError> {
     }
     let segments: Vec<String> = trimmed
         .split('/')
-        .map(|s| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned())
+        .map(|s| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
         .collect();
     match segments.as_slice() {
         [table] => Ok(Target::Table(table.clone())),
@@ -708,7 +743,11 @@ fn parse_body(body: &[u8], content_type: Option<&str>) -> Result<Option<Value>, 
         .and_then(|c| c.split(';').next())
         .map(|c| c.trim().to_ascii_lowercase());
     match ct.as_deref() {
-        None | Some("application/json") | Some("") | Some("application/vnd.pgrst.object+json") | Some("application/vnd.pgrst.object") => {}
+        None
+        | Some("application/json")
+        | Some("")
+        | Some("application/vnd.pgrst.object+json")
+        | Some("application/vnd.pgrst.object") => {}
         Some("application/x-www-form-urlencoded") => {
             let map: serde_json::Map<String, Value> = form_urlencoded::parse(body)
                 .map(|(k, v)| (k.into_owned(), Value::String(v.into_owned())))
@@ -748,7 +787,10 @@ fn parse_range_header(value: &str) -> Result<Range, ApiError> {
         return Err(bad());
     }
     if to.trim().is_empty() {
-        return Ok(Range { offset: from, limit: None });
+        return Ok(Range {
+            offset: from,
+            limit: None,
+        });
     }
     let to: i64 = to.trim().parse().map_err(|_| bad())?;
     if to < from {
@@ -801,7 +843,14 @@ pub fn parse_filter_param(key: &str, value: &str) -> Result<(EmbedPath, Filter),
     let field = parse_field_complete(field_part, "filter")?;
     let (negate, operation) = parse_operation(value, false)
         .map_err(|detail| ApiError::parse("filter", &format!("{key}={value}"), detail))?;
-    Ok((path, Filter { field, negate, operation }))
+    Ok((
+        path,
+        Filter {
+            field,
+            negate,
+            operation,
+        },
+    ))
 }
 
 /// `[not.]op[(modifier)].value`. Inside logic trees values may be quoted.
@@ -812,7 +861,9 @@ fn parse_operation(input: &str, in_logic: bool) -> Result<(bool, Operation), Str
     };
     let Some((op_part, value)) = rest.split_once('.') else {
         // `is.null` style without a dot is an error; so is an empty op.
-        return Err(format!("unexpected \"{rest}\" expecting an operator followed by '.' and a value"));
+        return Err(format!(
+            "unexpected \"{rest}\" expecting an operator followed by '.' and a value"
+        ));
     };
     let (op_name, modifier) = match op_part.split_once('(') {
         Some((name, m)) => {
@@ -823,9 +874,7 @@ fn parse_operation(input: &str, in_logic: bool) -> Result<(bool, Operation), Str
         }
         None => (op_part, None),
     };
-    let unquote_value = |v: &str| -> String {
-        if in_logic { unquote(v) } else { v.to_owned() }
-    };
+    let unquote_value = |v: &str| -> String { if in_logic { unquote(v) } else { v.to_owned() } };
     let operation = match (op_name, modifier) {
         ("in", None) => Operation::In(parse_list(value)?),
         ("is", None) => Operation::Is(match value.to_ascii_lowercase().as_str() {
@@ -834,7 +883,11 @@ fn parse_operation(input: &str, in_logic: bool) -> Result<(bool, Operation), Str
             "true" => IsValue::True,
             "false" => IsValue::False,
             "unknown" => IsValue::Unknown,
-            other => return Err(format!("unknown value for is: \"{other}\" (null, not_null, true, false, unknown)")),
+            other => {
+                return Err(format!(
+                    "unknown value for is: \"{other}\" (null, not_null, true, false, unknown)"
+                ));
+            }
         }),
         ("fts" | "plfts" | "phfts" | "wfts", config) => {
             let kind = match op_name {
@@ -844,9 +897,10 @@ fn parse_operation(input: &str, in_logic: bool) -> Result<(bool, Operation), Str
                 _ => FtsKind::Web,
             };
             if let Some(c) = config
-                && c.is_empty() {
-                    return Err("empty text search configuration".into());
-                }
+                && c.is_empty()
+            {
+                return Err("empty text search configuration".into());
+            }
             Operation::Fts {
                 kind,
                 config: config.map(str::to_owned),
@@ -896,10 +950,7 @@ fn parse_list(value: &str) -> Result<Vec<String>, String> {
     if inner.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(split_top(inner, ',')?
-        .into_iter()
-        .map(unquote)
-        .collect())
+    Ok(split_top(inner, ',')?.into_iter().map(unquote).collect())
 }
 
 /// Removes surrounding double quotes and resolves `\"` and `\\` inside them.
@@ -1006,7 +1057,11 @@ fn logic_items(inner: &str, depth: usize) -> Result<Vec<Logic>, String> {
         let (field_text, op_text) = split_field_op(item)?;
         let field = parse_field_complete(field_text, "logic tree").map_err(|e| e.message)?;
         let (negate, operation) = parse_operation(op_text, true)?;
-        out.push(Logic::Filter(Filter { field, negate, operation }));
+        out.push(Logic::Filter(Filter {
+            field,
+            negate,
+            operation,
+        }));
     }
     Ok(out)
 }
@@ -1066,7 +1121,12 @@ pub fn parse_order(value: &str) -> Result<Vec<OrderTerm>, ApiError> {
                 }
             }
         }
-        terms.push(OrderTerm { relation, field, desc, nulls });
+        terms.push(OrderTerm {
+            relation,
+            field,
+            desc,
+            nulls,
+        });
     }
     Ok(terms)
 }
@@ -1222,7 +1282,11 @@ impl<'a> Cursor<'a> {
                     self.pos += 1;
                 }
                 while let Some(c) = self.peek() {
-                    if c.is_alphanumeric() || c == '_' || c == '$' || (c == '-' && !self.rest().starts_with("->")) {
+                    if c.is_alphanumeric()
+                        || c == '_'
+                        || c == '$'
+                        || (c == '-' && !self.rest().starts_with("->"))
+                    {
                         self.pos += c.len_utf8();
                     } else {
                         break;
@@ -1294,7 +1358,9 @@ impl<'a> Cursor<'a> {
             let relation = self.name()?;
             let (hint, join) = self.hints()?;
             if !self.eat("(") {
-                return Err(format!("spread \"...{relation}\" needs a column list in parentheses"));
+                return Err(format!(
+                    "spread \"...{relation}\" needs a column list in parentheses"
+                ));
             }
             let select = self.select_list(depth + 1)?;
             if !self.eat(")") {
@@ -1361,7 +1427,9 @@ impl<'a> Cursor<'a> {
                 }
                 _ => {
                     self.pos = save;
-                    return Err(format!("unexpected \".{fname}\": not an aggregate (count, sum, avg, min, max)"));
+                    return Err(format!(
+                        "unexpected \".{fname}\": not an aggregate (count, sum, avg, min, max)"
+                    ));
                 }
             }
         }
@@ -1410,38 +1478,73 @@ mod tests {
         check_select("*", expect![[r#"[Star]"#]]);
         check_select(
             "id,name",
-            expect![[r#"[Field { field: Field { name: "id", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }, Field { field: Field { name: "name", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }]"#]],
+            expect![[
+                r#"[Field { field: Field { name: "id", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }, Field { field: Field { name: "name", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }]"#
+            ]],
         );
         check_select(
             "n:name::text",
-            expect![[r#"[Field { field: Field { name: "name", json_path: [] }, alias: Some("n"), cast: Some("text"), aggregate: None, aggregate_cast: None }]"#]],
+            expect![[
+                r#"[Field { field: Field { name: "name", json_path: [] }, alias: Some("n"), cast: Some("text"), aggregate: None, aggregate_cast: None }]"#
+            ]],
         );
         check_select(
             "data->a->>b",
-            expect![[r#"[Field { field: Field { name: "data", json_path: [JsonStep { text: false, key: Key("a") }, JsonStep { text: true, key: Key("b") }] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }]"#]],
+            expect![[
+                r#"[Field { field: Field { name: "data", json_path: [JsonStep { text: false, key: Key("a") }, JsonStep { text: true, key: Key("b") }] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }]"#
+            ]],
         );
         check_select(
             "data->0",
-            expect![[r#"[Field { field: Field { name: "data", json_path: [JsonStep { text: false, key: Index(0) }] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }]"#]],
+            expect![[
+                r#"[Field { field: Field { name: "data", json_path: [JsonStep { text: false, key: Index(0) }] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }]"#
+            ]],
         );
         check_select(
             "*,author:users!author_id!inner(id,name)",
-            expect![[r#"[Star, Embed { relation: "users", alias: Some("author"), hint: Some("author_id"), join: Inner, spread: false, select: [Field { field: Field { name: "id", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }, Field { field: Field { name: "name", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }] }]"#]],
+            expect![[
+                r#"[Star, Embed { relation: "users", alias: Some("author"), hint: Some("author_id"), join: Inner, spread: false, select: [Field { field: Field { name: "id", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }, Field { field: Field { name: "name", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }] }]"#
+            ]],
         );
         check_select(
             "title,...directors(first_name)",
-            expect![[r#"[Field { field: Field { name: "title", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }, Embed { relation: "directors", alias: None, hint: None, join: Left, spread: true, select: [Field { field: Field { name: "first_name", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }] }]"#]],
+            expect![[
+                r#"[Field { field: Field { name: "title", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }, Embed { relation: "directors", alias: None, hint: None, join: Left, spread: true, select: [Field { field: Field { name: "first_name", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }] }]"#
+            ]],
         );
         check_select(
             "count(),total:amount.sum()::int",
-            expect![[r#"[Count { alias: None, cast: None }, Field { field: Field { name: "amount", json_path: [] }, alias: Some("total"), cast: None, aggregate: Some(Sum), aggregate_cast: Some("int") }]"#]],
+            expect![[
+                r#"[Count { alias: None, cast: None }, Field { field: Field { name: "amount", json_path: [] }, alias: Some("total"), cast: None, aggregate: Some(Sum), aggregate_cast: Some("int") }]"#
+            ]],
         );
-        check_select("posts()", expect![[r#"[Embed { relation: "posts", alias: None, hint: None, join: Left, spread: false, select: [] }]"#]]);
-        check_select("\"my col\"", expect![[r#"[Field { field: Field { name: "my col", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }]"#]]);
-        check_select("id;drop table x", expect![[r#"ERR PGRST100 "unexpected \";drop table x\"""#]]);
+        check_select(
+            "posts()",
+            expect![[
+                r#"[Embed { relation: "posts", alias: None, hint: None, join: Left, spread: false, select: [] }]"#
+            ]],
+        );
+        check_select(
+            "\"my col\"",
+            expect![[
+                r#"[Field { field: Field { name: "my col", json_path: [] }, alias: None, cast: None, aggregate: None, aggregate_cast: None }]"#
+            ]],
+        );
+        check_select(
+            "id;drop table x",
+            expect![[r#"ERR PGRST100 "unexpected \";drop table x\"""#]],
+        );
         check_select("a(b", expect![[r#"ERR PGRST100 "expected \")\"""#]]);
-        check_select("id.drop()", expect![[r#"ERR PGRST100 "unexpected \".drop\": not an aggregate (count, sum, avg, min, max)""#]]);
-        check_select("x::text);--", expect![[r#"ERR PGRST100 "unexpected \");--\"""#]]);
+        check_select(
+            "id.drop()",
+            expect![[
+                r#"ERR PGRST100 "unexpected \".drop\": not an aggregate (count, sum, avg, min, max)""#
+            ]],
+        );
+        check_select(
+            "x::text);--",
+            expect![[r#"ERR PGRST100 "unexpected \");--\"""#]],
+        );
     }
 
     fn check_filter(key: &str, value: &str, expected: Expect) {
@@ -1454,20 +1557,100 @@ mod tests {
 
     #[test]
     fn filter_grammar() {
-        check_filter("id", "eq.5", expect![[r#"[] Filter { field: Field { name: "id", json_path: [] }, negate: false, operation: Op { op: Eq, value: "5" } }"#]]);
-        check_filter("name", "not.like.*ab*", expect![[r#"[] Filter { field: Field { name: "name", json_path: [] }, negate: true, operation: Op { op: Like, value: "%ab%" } }"#]]);
-        check_filter("id", "in.(1,2,\"a,b\")", expect![[r#"[] Filter { field: Field { name: "id", json_path: [] }, negate: false, operation: In(["1", "2", "a,b"]) }"#]]);
-        check_filter("d", "is.null", expect![[r#"[] Filter { field: Field { name: "d", json_path: [] }, negate: false, operation: Is(Null) }"#]]);
-        check_filter("author.name", "eq.x", expect![[r#"["author"] Filter { field: Field { name: "name", json_path: [] }, negate: false, operation: Op { op: Eq, value: "x" } }"#]]);
-        check_filter("data->>a", "eq.1", expect![[r#"[] Filter { field: Field { name: "data", json_path: [JsonStep { text: true, key: Key("a") }] }, negate: false, operation: Op { op: Eq, value: "1" } }"#]]);
-        check_filter("body", "fts(english).cat & dog", expect![[r#"[] Filter { field: Field { name: "body", json_path: [] }, negate: false, operation: Fts { kind: Fts, config: Some("english"), value: "cat & dog" } }"#]]);
-        check_filter("tags", "cs.{a,b}", expect![[r#"[] Filter { field: Field { name: "tags", json_path: [] }, negate: false, operation: Op { op: Cs, value: "{a,b}" } }"#]]);
-        check_filter("name", "like(any).{a*,b*}", expect![[r#"[] Filter { field: Field { name: "name", json_path: [] }, negate: false, operation: Quant { op: Like, quant: Any, values: ["a%", "b%"] } }"#]]);
-        check_filter("id", "eq", expect![[r#"ERR PGRST100 "unexpected \"eq\" expecting an operator followed by '.' and a value""#]]);
-        check_filter("id", "nope.1", expect![[r#"ERR PGRST100 "unknown operator \"nope\"""#]]);
-        check_filter("id", "is.maybe", expect![[r#"ERR PGRST100 "unknown value for is: \"maybe\" (null, not_null, true, false, unknown)""#]]);
-        check_filter("id;--", "eq.1", expect![[r#"ERR PGRST100 "unexpected \";--\" after the column name""#]]);
-        check_filter("id", "eq.1' or '1'='1", expect![[r#"[] Filter { field: Field { name: "id", json_path: [] }, negate: false, operation: Op { op: Eq, value: "1' or '1'='1" } }"#]]);
+        check_filter(
+            "id",
+            "eq.5",
+            expect![[
+                r#"[] Filter { field: Field { name: "id", json_path: [] }, negate: false, operation: Op { op: Eq, value: "5" } }"#
+            ]],
+        );
+        check_filter(
+            "name",
+            "not.like.*ab*",
+            expect![[
+                r#"[] Filter { field: Field { name: "name", json_path: [] }, negate: true, operation: Op { op: Like, value: "%ab%" } }"#
+            ]],
+        );
+        check_filter(
+            "id",
+            "in.(1,2,\"a,b\")",
+            expect![[
+                r#"[] Filter { field: Field { name: "id", json_path: [] }, negate: false, operation: In(["1", "2", "a,b"]) }"#
+            ]],
+        );
+        check_filter(
+            "d",
+            "is.null",
+            expect![[
+                r#"[] Filter { field: Field { name: "d", json_path: [] }, negate: false, operation: Is(Null) }"#
+            ]],
+        );
+        check_filter(
+            "author.name",
+            "eq.x",
+            expect![[
+                r#"["author"] Filter { field: Field { name: "name", json_path: [] }, negate: false, operation: Op { op: Eq, value: "x" } }"#
+            ]],
+        );
+        check_filter(
+            "data->>a",
+            "eq.1",
+            expect![[
+                r#"[] Filter { field: Field { name: "data", json_path: [JsonStep { text: true, key: Key("a") }] }, negate: false, operation: Op { op: Eq, value: "1" } }"#
+            ]],
+        );
+        check_filter(
+            "body",
+            "fts(english).cat & dog",
+            expect![[
+                r#"[] Filter { field: Field { name: "body", json_path: [] }, negate: false, operation: Fts { kind: Fts, config: Some("english"), value: "cat & dog" } }"#
+            ]],
+        );
+        check_filter(
+            "tags",
+            "cs.{a,b}",
+            expect![[
+                r#"[] Filter { field: Field { name: "tags", json_path: [] }, negate: false, operation: Op { op: Cs, value: "{a,b}" } }"#
+            ]],
+        );
+        check_filter(
+            "name",
+            "like(any).{a*,b*}",
+            expect![[
+                r#"[] Filter { field: Field { name: "name", json_path: [] }, negate: false, operation: Quant { op: Like, quant: Any, values: ["a%", "b%"] } }"#
+            ]],
+        );
+        check_filter(
+            "id",
+            "eq",
+            expect![[
+                r#"ERR PGRST100 "unexpected \"eq\" expecting an operator followed by '.' and a value""#
+            ]],
+        );
+        check_filter(
+            "id",
+            "nope.1",
+            expect![[r#"ERR PGRST100 "unknown operator \"nope\"""#]],
+        );
+        check_filter(
+            "id",
+            "is.maybe",
+            expect![[
+                r#"ERR PGRST100 "unknown value for is: \"maybe\" (null, not_null, true, false, unknown)""#
+            ]],
+        );
+        check_filter(
+            "id;--",
+            "eq.1",
+            expect![[r#"ERR PGRST100 "unexpected \";--\" after the column name""#]],
+        );
+        check_filter(
+            "id",
+            "eq.1' or '1'='1",
+            expect![[
+                r#"[] Filter { field: Field { name: "id", json_path: [] }, negate: false, operation: Op { op: Eq, value: "1' or '1'='1" } }"#
+            ]],
+        );
     }
 
     fn check_logic(value: &str, expected: Expect) {
@@ -1480,21 +1663,57 @@ mod tests {
 
     #[test]
     fn logic_grammar() {
-        check_logic("(a.eq.1,b.gt.2)", expect![[r#"[Filter(Filter { field: Field { name: "a", json_path: [] }, negate: false, operation: Op { op: Eq, value: "1" } }), Filter(Filter { field: Field { name: "b", json_path: [] }, negate: false, operation: Op { op: Gt, value: "2" } })]"#]]);
-        check_logic("(a.eq.\"x,y\",not.and(b.in.(1,2),c.is.null))", expect![[r#"[Filter(Filter { field: Field { name: "a", json_path: [] }, negate: false, operation: Op { op: Eq, value: "x,y" } }), Group { or: false, negate: true, children: [Filter(Filter { field: Field { name: "b", json_path: [] }, negate: false, operation: In(["1", "2"]) }), Filter(Filter { field: Field { name: "c", json_path: [] }, negate: false, operation: Is(Null) })] }]"#]]);
-        check_logic("(a.not.eq.1)", expect![[r#"[Filter(Filter { field: Field { name: "a", json_path: [] }, negate: true, operation: Op { op: Eq, value: "1" } })]"#]]);
-        check_logic("(a.eq.1", expect![[r#"ERR PGRST100 "expected \"(\" … \")\"""#]]);
-        check_logic("(a.eq.1,)", expect![[r#"ERR PGRST100 "empty element in logic tree""#]]);
-        check_logic("(and(a.eq.1)", expect![[r#"ERR PGRST100 "unbalanced parentheses""#]]);
+        check_logic(
+            "(a.eq.1,b.gt.2)",
+            expect![[
+                r#"[Filter(Filter { field: Field { name: "a", json_path: [] }, negate: false, operation: Op { op: Eq, value: "1" } }), Filter(Filter { field: Field { name: "b", json_path: [] }, negate: false, operation: Op { op: Gt, value: "2" } })]"#
+            ]],
+        );
+        check_logic(
+            "(a.eq.\"x,y\",not.and(b.in.(1,2),c.is.null))",
+            expect![[
+                r#"[Filter(Filter { field: Field { name: "a", json_path: [] }, negate: false, operation: Op { op: Eq, value: "x,y" } }), Group { or: false, negate: true, children: [Filter(Filter { field: Field { name: "b", json_path: [] }, negate: false, operation: In(["1", "2"]) }), Filter(Filter { field: Field { name: "c", json_path: [] }, negate: false, operation: Is(Null) })] }]"#
+            ]],
+        );
+        check_logic(
+            "(a.not.eq.1)",
+            expect![[
+                r#"[Filter(Filter { field: Field { name: "a", json_path: [] }, negate: true, operation: Op { op: Eq, value: "1" } })]"#
+            ]],
+        );
+        check_logic(
+            "(a.eq.1",
+            expect![[r#"ERR PGRST100 "expected \"(\" … \")\"""#]],
+        );
+        check_logic(
+            "(a.eq.1,)",
+            expect![[r#"ERR PGRST100 "empty element in logic tree""#]],
+        );
+        check_logic(
+            "(and(a.eq.1)",
+            expect![[r#"ERR PGRST100 "unbalanced parentheses""#]],
+        );
     }
 
     #[test]
     fn order_grammar() {
         let cases = [
-            ("a", "[OrderTerm { relation: None, field: Field { name: \"a\", json_path: [] }, desc: false, nulls: None }]"),
-            ("a.desc.nullslast,b.asc", "[OrderTerm { relation: None, field: Field { name: \"a\", json_path: [] }, desc: true, nulls: Some(Last) }, OrderTerm { relation: None, field: Field { name: \"b\", json_path: [] }, desc: false, nulls: None }]"),
-            ("data->>x.desc", "[OrderTerm { relation: None, field: Field { name: \"data\", json_path: [JsonStep { text: true, key: Key(\"x\") }] }, desc: true, nulls: None }]"),
-            ("author(name).desc.nullslast,id", "[OrderTerm { relation: Some(\"author\"), field: Field { name: \"name\", json_path: [] }, desc: true, nulls: Some(Last) }, OrderTerm { relation: None, field: Field { name: \"id\", json_path: [] }, desc: false, nulls: None }]"),
+            (
+                "a",
+                "[OrderTerm { relation: None, field: Field { name: \"a\", json_path: [] }, desc: false, nulls: None }]",
+            ),
+            (
+                "a.desc.nullslast,b.asc",
+                "[OrderTerm { relation: None, field: Field { name: \"a\", json_path: [] }, desc: true, nulls: Some(Last) }, OrderTerm { relation: None, field: Field { name: \"b\", json_path: [] }, desc: false, nulls: None }]",
+            ),
+            (
+                "data->>x.desc",
+                "[OrderTerm { relation: None, field: Field { name: \"data\", json_path: [JsonStep { text: true, key: Key(\"x\") }] }, desc: true, nulls: None }]",
+            ),
+            (
+                "author(name).desc.nullslast,id",
+                "[OrderTerm { relation: Some(\"author\"), field: Field { name: \"name\", json_path: [] }, desc: true, nulls: Some(Last) }, OrderTerm { relation: None, field: Field { name: \"id\", json_path: [] }, desc: false, nulls: None }]",
+            ),
             ("author(name", "ERR PGRST100"),
             ("author(name)x", "ERR PGRST100"),
             ("a.sideways", "ERR PGRST100"),
@@ -1525,11 +1744,39 @@ mod tests {
         assert_eq!(r.filters.len(), 1);
         assert_eq!(r.logic.len(), 2);
         assert_eq!(r.logic[1].0, vec!["author".to_owned()]);
-        assert!(matches!(r.logic[1].1, Logic::Group { negate: true, or: true, .. }));
-        assert_eq!(r.ranges, vec![(vec![], Range { offset: 10, limit: Some(5) }), (vec!["author".into()], Range { offset: 0, limit: Some(2) })]);
+        assert!(matches!(
+            r.logic[1].1,
+            Logic::Group {
+                negate: true,
+                or: true,
+                ..
+            }
+        ));
+        assert_eq!(
+            r.ranges,
+            vec![
+                (
+                    vec![],
+                    Range {
+                        offset: 10,
+                        limit: Some(5)
+                    }
+                ),
+                (
+                    vec!["author".into()],
+                    Range {
+                        offset: 0,
+                        limit: Some(2)
+                    }
+                )
+            ]
+        );
 
         let r = parse(&raw("GET", "/rpc/f", "a=1&b=eq.2")).unwrap();
-        assert_eq!(r.rpc_params, vec![("a".into(), "1".into()), ("b".into(), "eq.2".into())]);
+        assert_eq!(
+            r.rpc_params,
+            vec![("a".into(), "1".into()), ("b".into(), "eq.2".into())]
+        );
 
         let e = parse(&raw("GET", "/a/b/c", "")).unwrap_err();
         assert_eq!(e.code, "PGRST125");
@@ -1541,7 +1788,16 @@ mod tests {
         r.range = Some("0-9223372036854775807");
         assert_eq!(parse(&r).unwrap().ranges[0].1.limit, Some(i64::MAX));
         r.range = Some("0-9");
-        assert_eq!(parse(&r).unwrap().ranges, vec![(vec![], Range { offset: 0, limit: Some(10) })]);
+        assert_eq!(
+            parse(&r).unwrap().ranges,
+            vec![(
+                vec![],
+                Range {
+                    offset: 0,
+                    limit: Some(10)
+                }
+            )]
+        );
         let mut r = raw("POST", "/t", "");
         r.body = b"{nope";
         assert_eq!(parse(&r).unwrap_err().code, "PGRST102");
@@ -1551,7 +1807,10 @@ mod tests {
         r.accept = Some("application/vnd.pgrst.object+json;nulls=stripped");
         let p = parse(&r).unwrap();
         assert_eq!((p.media, p.strip_nulls), (MediaType::SingleObject, true));
-        let prefer = ["return=representation, count=exact", "tx=rollback,max-affected=3,bogus"];
+        let prefer = [
+            "return=representation, count=exact",
+            "tx=rollback,max-affected=3,bogus",
+        ];
         let mut r = raw("GET", "/t", "");
         r.prefer = &prefer;
         let p = parse(&r).unwrap().prefer;

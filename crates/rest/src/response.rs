@@ -49,27 +49,48 @@ fn content_type(plan: &Plan) -> &'static str {
         (MediaType::Csv, _) => "text/csv; charset=utf-8",
         (MediaType::SingleObject, _) => "application/vnd.pgrst.object+json; charset=utf-8",
         (MediaType::Plan { json: true, .. }, _) => "application/vnd.pgrst.plan+json; charset=utf-8",
-        (MediaType::Plan { json: false, .. }, _) => "application/vnd.pgrst.plan+text; charset=utf-8",
+        (MediaType::Plan { json: false, .. }, _) => {
+            "application/vnd.pgrst.plan+text; charset=utf-8"
+        }
         (MediaType::OpenApi, _) | (_, Action::OpenApi) => "application/openapi+json; charset=utf-8",
         _ => "application/json; charset=utf-8",
     }
 }
 
 /// Builds the response of a successful execution.
-pub fn respond(plan: &Plan, outcome: Outcome, offset: i64, location_base: &str) -> Result<Response, ApiError> {
+pub fn respond(
+    plan: &Plan,
+    outcome: Outcome,
+    offset: i64,
+    location_base: &str,
+) -> Result<Response, ApiError> {
     let mut headers: Vec<(HeaderName, String)> = Vec::new();
     let head = plan.method == Method::Head;
     let mut body = outcome.body.clone().unwrap_or_default();
     let rows = outcome.page_total;
     let status = match &plan.action {
         Action::Read { .. } | Action::Call { .. } => {
-            let is_void = matches!(plan.action, Action::Call { result: CallResult::Void, .. });
+            let is_void = matches!(
+                plan.action,
+                Action::Call {
+                    result: CallResult::Void,
+                    ..
+                }
+            );
             let ranged = matches!(
                 plan.action,
-                Action::Read { .. } | Action::Call { result: CallResult::Rows { set: true, .. } | CallResult::Scalar { set: true }, .. }
+                Action::Read { .. }
+                    | Action::Call {
+                        result: CallResult::Rows { set: true, .. }
+                            | CallResult::Scalar { set: true },
+                        ..
+                    }
             );
             if ranged && !matches!(plan.media, MediaType::Plan { .. }) {
-                headers.push((header::CONTENT_RANGE, content_range(offset, rows, outcome.total)));
+                headers.push((
+                    header::CONTENT_RANGE,
+                    content_range(offset, rows, outcome.total),
+                ));
             }
             if is_void {
                 body.clear();
@@ -98,10 +119,12 @@ pub fn respond(plan: &Plan, outcome: Outcome, offset: i64, location_base: &str) 
                 Method::Post | Method::Put | Method::Delete => {
                     let total = outcome.total.map_or("*".to_owned(), |t| t.to_string());
                     headers.push((header::CONTENT_RANGE, format!("*/{total}")));
-                    if headers_only && plan.method == Method::Post
-                        && let Some(loc) = location(location_base, &body, &plan.location_key) {
-                            headers.push((header::LOCATION, loc));
-                        }
+                    if headers_only
+                        && plan.method == Method::Post
+                        && let Some(loc) = location(location_base, &body, &plan.location_key)
+                    {
+                        headers.push((header::LOCATION, loc));
+                    }
                 }
                 _ => {
                     headers.push((header::CONTENT_RANGE, content_range(0, rows, outcome.total)));
@@ -139,7 +162,10 @@ pub fn respond(plan: &Plan, outcome: Outcome, offset: i64, location_base: &str) 
         ));
     }
     if plan.profile_given {
-        headers.push((HeaderName::from_static("content-profile"), plan.schema.clone()));
+        headers.push((
+            HeaderName::from_static("content-profile"),
+            plan.schema.clone(),
+        ));
     }
     // Headers set by SQL: `response.headers` is a JSON array of objects.
     if let Some(Value::Array(items)) = outcome
@@ -163,10 +189,18 @@ pub fn respond(plan: &Plan, outcome: Outcome, offset: i64, location_base: &str) 
             response = response.header(name, v);
         }
     }
-    let body = if head || status == StatusCode::NO_CONTENT { Body::empty() } else { Body::from(body) };
-    response
-        .body(body)
-        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "PGRST000", "Could not build the response"))
+    let body = if head || status == StatusCode::NO_CONTENT {
+        Body::empty()
+    } else {
+        Body::from(body)
+    };
+    response.body(body).map_err(|_| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "PGRST000",
+            "Could not build the response",
+        )
+    })
 }
 
 /// `Location: /table?pk=eq.value` from the first returned row.
@@ -212,7 +246,13 @@ mod tests {
 
     #[test]
     fn server_timing_header() {
-        let t = Timings { jwt: 0.04, parse: 1.25, plan: 0.5, transaction: 12.345, response: 0.0 };
+        let t = Timings {
+            jwt: 0.04,
+            parse: 1.25,
+            plan: 0.5,
+            transaction: 12.345,
+            response: 0.0,
+        };
         assert_eq!(
             t.header(),
             "jwt;dur=0.0, parse;dur=1.2, plan;dur=0.5, transaction;dur=12.3, response;dur=0.0"

@@ -190,7 +190,11 @@ impl SchemaCache {
     /// Reads the catalog for `schemas`.
     pub async fn load(pool: &PgPool, schemas: &[String]) -> Result<Self, sqlx::Error> {
         let mut tables: BTreeMap<QualifiedName, Table> = BTreeMap::new();
-        for row in sqlx::query(COLUMNS_SQL).bind(schemas).fetch_all(pool).await? {
+        for row in sqlx::query(COLUMNS_SQL)
+            .bind(schemas)
+            .fetch_all(pool)
+            .await?
+        {
             let name = QualifiedName::new(row.try_get("schema")?, row.try_get("name")?);
             let kind = match row.try_get::<String, _>("kind")?.as_str() {
                 "v" => TableKind::View,
@@ -224,7 +228,11 @@ impl SchemaCache {
         }
 
         let mut foreign_keys = Vec::new();
-        for row in sqlx::query(CONSTRAINTS_SQL).bind(schemas).fetch_all(pool).await? {
+        for row in sqlx::query(CONSTRAINTS_SQL)
+            .bind(schemas)
+            .fetch_all(pool)
+            .await?
+        {
             let kind: String = row.try_get("kind")?;
             let table = QualifiedName::new(row.try_get("schema")?, row.try_get("table_name")?);
             let columns: Vec<String> = row.try_get("cols")?;
@@ -248,7 +256,11 @@ impl SchemaCache {
         // Views carry keys of the tables they select from when they keep the
         // key columns under the same names.
         let mut view_columns: HashMap<QualifiedName, Vec<(QualifiedName, String)>> = HashMap::new();
-        for row in sqlx::query(VIEW_DEPS_SQL).bind(schemas).fetch_all(pool).await? {
+        for row in sqlx::query(VIEW_DEPS_SQL)
+            .bind(schemas)
+            .fetch_all(pool)
+            .await?
+        {
             let view = QualifiedName::new(row.try_get("view_schema")?, row.try_get("view_name")?);
             let base = QualifiedName::new(row.try_get("base_schema")?, row.try_get("base_name")?);
             view_columns
@@ -263,9 +275,8 @@ impl SchemaCache {
             let Some(v) = tables.get(view) else {
                 return false;
             };
-            cols.iter().all(|c| {
-                v.column(c).is_some() && deps.iter().any(|(b, col)| b == base && col == c)
-            })
+            cols.iter()
+                .all(|c| v.column(c).is_some() && deps.iter().any(|(b, col)| b == base && col == c))
         };
         let mut derived = Vec::new();
         for fk in &foreign_keys {
@@ -300,16 +311,19 @@ impl SchemaCache {
             let bases: HashSet<&QualifiedName> = deps.iter().map(|(b, _)| b).collect();
             for base in bases {
                 if let Some(t) = tables.get(base)
-                    && !t.primary_key.is_empty() && carries(view, base, &t.primary_key) {
-                        view_pks.push((view.clone(), t.primary_key.clone()));
-                    }
+                    && !t.primary_key.is_empty()
+                    && carries(view, base, &t.primary_key)
+                {
+                    view_pks.push((view.clone(), t.primary_key.clone()));
+                }
             }
         }
         for (view, pk) in view_pks {
             if let Some(v) = tables.get_mut(&view)
-                && v.primary_key.is_empty() {
-                    v.primary_key = pk;
-                }
+                && v.primary_key.is_empty()
+            {
+                v.primary_key = pk;
+            }
         }
         foreign_keys.extend(derived);
 
@@ -318,7 +332,11 @@ impl SchemaCache {
             .keys()
             .map(|q| ((q.schema.clone(), q.name.clone()), q.clone()))
             .collect();
-        for row in sqlx::query(FUNCTIONS_SQL).bind(schemas).fetch_all(pool).await? {
+        for row in sqlx::query(FUNCTIONS_SQL)
+            .bind(schemas)
+            .fetch_all(pool)
+            .await?
+        {
             let name = QualifiedName::new(row.try_get("schema")?, row.try_get("name")?);
             let arg_names: Vec<String> = row.try_get("arg_names")?;
             let arg_modes: Vec<String> = row.try_get("arg_modes")?;
@@ -347,7 +365,10 @@ impl SchemaCache {
                 }
             }
             let n = params.len();
-            for p in params.iter_mut().skip(n.saturating_sub(n_defaults.max(0) as usize)) {
+            for p in params
+                .iter_mut()
+                .skip(n.saturating_sub(n_defaults.max(0) as usize))
+            {
                 p.has_default = true;
             }
             let ret_schema: String = row.try_get("ret_schema")?;
@@ -358,7 +379,11 @@ impl SchemaCache {
             let ret_col_schemas: Vec<String> = row.try_get("ret_col_schemas")?;
             let ret_col_types: Vec<String> = row.try_get("ret_col_types")?;
             let returns = if !out_columns.is_empty() {
-                if out_columns.len() == 1 && arg_modes.iter().any(|m| m == "o" || m == "b") && !row.try_get::<bool, _>("returns_set")? && ret_name != "record" {
+                if out_columns.len() == 1
+                    && arg_modes.iter().any(|m| m == "o" || m == "b")
+                    && !row.try_get::<bool, _>("returns_set")?
+                    && ret_name != "record"
+                {
                     Returns::Scalar(out_columns.remove(0).1)
                 } else {
                     Returns::Rows {
@@ -405,7 +430,8 @@ impl SchemaCache {
                 params,
                 returns,
                 returns_set: row.try_get("returns_set")?,
-                single_row: row.try_get::<bool, _>("returns_set")? && row.try_get::<f32, _>("est_rows")? == 1.0,
+                single_row: row.try_get::<bool, _>("returns_set")?
+                    && row.try_get::<f32, _>("est_rows")? == 1.0,
                 volatility,
                 description: row.try_get("description")?,
                 row_arg_of,

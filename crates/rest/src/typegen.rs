@@ -84,7 +84,9 @@ async fn load_extra(pool: &PgPool, schemas: &[String]) -> Result<Extra, sqlx::Er
                 .push(items.into_iter().collect()),
             "updatable" => {
                 let bits: i32 = more.and_then(|b| b.parse().ok()).unwrap_or(0);
-                extra.updatable.insert((schema, name), (bits & 8 != 0, bits & 4 != 0));
+                extra
+                    .updatable
+                    .insert((schema, name), (bits & 8 != 0, bits & 4 != 0));
             }
             "composite" => {
                 let attributes = items
@@ -92,7 +94,13 @@ async fn load_extra(pool: &PgPool, schemas: &[String]) -> Result<Extra, sqlx::Er
                     .filter_map(|item| {
                         let (attr, ty) = item.split_once(' ')?;
                         let (ts, tn) = ty.split_once('.')?;
-                        Some((attr.to_owned(), TypeRef { schema: ts.to_owned(), name: tn.to_owned() }))
+                        Some((
+                            attr.to_owned(),
+                            TypeRef {
+                                schema: ts.to_owned(),
+                                name: tn.to_owned(),
+                            },
+                        ))
                     })
                     .collect();
                 extra.composites.insert((schema, name), attributes);
@@ -112,8 +120,13 @@ pub async fn typescript(pool: &PgPool, schemas: &[String]) -> Result<String, sql
 
 /// A property name, quoted when it is not a plain identifier.
 fn key(name: &str) -> String {
-    let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
     if plain { name.to_owned() } else { string(name) }
 }
 
@@ -124,16 +137,35 @@ fn string(value: &str) -> String {
 
 fn ts_type(ty: &TypeRef, extra: &Extra, schemas: &[String]) -> String {
     if let Some(element) = ty.name.strip_prefix('_') {
-        let inner = ts_type(&TypeRef { schema: ty.schema.clone(), name: element.to_owned() }, extra, schemas);
-        return if inner.contains(' ') { format!("({inner})[]") } else { format!("{inner}[]") };
+        let inner = ts_type(
+            &TypeRef {
+                schema: ty.schema.clone(),
+                name: element.to_owned(),
+            },
+            extra,
+            schemas,
+        );
+        return if inner.contains(' ') {
+            format!("({inner})[]")
+        } else {
+            format!("{inner}[]")
+        };
     }
     if schemas.contains(&ty.schema) {
         let k = (ty.schema.clone(), ty.name.clone());
         if extra.enums.contains_key(&k) {
-            return format!("Database[{}][\"Enums\"][{}]", string(&ty.schema), string(&ty.name));
+            return format!(
+                "Database[{}][\"Enums\"][{}]",
+                string(&ty.schema),
+                string(&ty.name)
+            );
         }
         if extra.composites.contains_key(&k) {
-            return format!("Database[{}][\"CompositeTypes\"][{}]", string(&ty.schema), string(&ty.name));
+            return format!(
+                "Database[{}][\"CompositeTypes\"][{}]",
+                string(&ty.schema),
+                string(&ty.name)
+            );
         }
     }
     match ty.name.as_str() {
@@ -164,7 +196,11 @@ fn render(cache: &SchemaCache, extra: &Extra, schemas: &[String]) -> String {
         render_relations(&mut out, cache, extra, schemas, schema, true);
         render_functions(&mut out, cache, extra, schemas, schema);
         // Enums
-        let enums: Vec<_> = extra.enums.iter().filter(|((s, _), _)| s == schema).collect();
+        let enums: Vec<_> = extra
+            .enums
+            .iter()
+            .filter(|((s, _), _)| s == schema)
+            .collect();
         if enums.is_empty() {
             out.push_str("    Enums: {\n      [_ in never]: never\n    }\n");
         } else {
@@ -175,7 +211,11 @@ fn render(cache: &SchemaCache, extra: &Extra, schemas: &[String]) -> String {
             }
             out.push_str("    }\n");
         }
-        let composites: Vec<_> = extra.composites.iter().filter(|((s, _), _)| s == schema).collect();
+        let composites: Vec<_> = extra
+            .composites
+            .iter()
+            .filter(|((s, _), _)| s == schema)
+            .collect();
         if composites.is_empty() {
             out.push_str("    CompositeTypes: {\n      [_ in never]: never\n    }\n");
         } else {
@@ -183,7 +223,12 @@ fn render(cache: &SchemaCache, extra: &Extra, schemas: &[String]) -> String {
             for ((_, name), attributes) in composites {
                 let _ = writeln!(out, "      {}: {{", key(name));
                 for (attr, ty) in attributes {
-                    let _ = writeln!(out, "        {}: {} | null", key(attr), ts_type(ty, extra, schemas));
+                    let _ = writeln!(
+                        out,
+                        "        {}: {} | null",
+                        key(attr),
+                        ts_type(ty, extra, schemas)
+                    );
                 }
                 out.push_str("      }\n");
             }
@@ -229,7 +274,11 @@ fn render_relations(
     for table in relations {
         let tkey = (schema.to_owned(), table.name.name.clone());
         let (insertable, updatable) = if views {
-            extra.updatable.get(&tkey).copied().unwrap_or((false, false))
+            extra
+                .updatable
+                .get(&tkey)
+                .copied()
+                .unwrap_or((false, false))
         } else {
             (true, true)
         };
@@ -284,9 +333,15 @@ fn render_relations(
             out.push_str("        }\n");
         }
         // Relationships: foreign keys from this relation.
-        let mut fks: Vec<_> = cache.foreign_keys.iter().filter(|fk| fk.table == table.name).collect();
+        let mut fks: Vec<_> = cache
+            .foreign_keys
+            .iter()
+            .filter(|fk| fk.table == table.name)
+            .collect();
         fks.sort_by(|a, b| (&a.name, &a.ref_table.name).cmp(&(&b.name, &b.ref_table.name)));
-        fks.dedup_by(|a, b| a.name == b.name && a.ref_table == b.ref_table && a.columns == b.columns);
+        fks.dedup_by(|a, b| {
+            a.name == b.name && a.ref_table == b.ref_table && a.columns == b.columns
+        });
         if fks.is_empty() {
             out.push_str("        Relationships: []\n");
         } else {
@@ -315,7 +370,13 @@ fn render_relations(
     out.push_str("    }\n");
 }
 
-fn render_functions(out: &mut String, cache: &SchemaCache, extra: &Extra, schemas: &[String], schema: &str) {
+fn render_functions(
+    out: &mut String,
+    cache: &SchemaCache,
+    extra: &Extra,
+    schemas: &[String],
+    schema: &str,
+) {
     let mut names: Vec<_> = cache
         .functions
         .iter()
@@ -479,12 +540,25 @@ mod tests {
             assert_eq!(ts_type(&TypeRef::builtin(pg), &extra, &schemas), ts, "{pg}");
         }
         let mut with_enum = Extra::default();
-        with_enum
-            .enums
-            .insert(("public".into(), "mood".into()), vec!["happy".into(), "sad".into()]);
-        let mood = TypeRef { schema: "public".into(), name: "mood".into() };
-        assert_eq!(ts_type(&mood, &with_enum, &schemas), "Database[\"public\"][\"Enums\"][\"mood\"]");
-        let moods = TypeRef { schema: "public".into(), name: "_mood".into() };
-        assert_eq!(ts_type(&moods, &with_enum, &schemas), "Database[\"public\"][\"Enums\"][\"mood\"][]");
+        with_enum.enums.insert(
+            ("public".into(), "mood".into()),
+            vec!["happy".into(), "sad".into()],
+        );
+        let mood = TypeRef {
+            schema: "public".into(),
+            name: "mood".into(),
+        };
+        assert_eq!(
+            ts_type(&mood, &with_enum, &schemas),
+            "Database[\"public\"][\"Enums\"][\"mood\"]"
+        );
+        let moods = TypeRef {
+            schema: "public".into(),
+            name: "_mood".into(),
+        };
+        assert_eq!(
+            ts_type(&moods, &with_enum, &schemas),
+            "Database[\"public\"][\"Enums\"][\"mood\"][]"
+        );
     }
 }

@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::middleware::Next;
 use axum::http::StatusCode;
+use axum::http::{HeaderName, Method};
+use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Json};
 use axum::routing::get;
 use plinth_db::Database;
 use serde_json::json;
-use axum::http::{HeaderName, Method};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
@@ -52,7 +52,10 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
         .nest("/rest/v1", plinth_rest::router(services.rest))
         .nest("/storage/v1", plinth_storage::router(services.storage))
         .nest("/realtime/v1", plinth_realtime::router(services.realtime))
-        .nest("/functions/v1", plinth_functions::router(services.functions.clone()))
+        .nest(
+            "/functions/v1",
+            plinth_functions::router(services.functions.clone()),
+        )
         .nest("/api", plinth_functions::api_router(services.functions))
         .nest("/_/mailbox", plinth_auth::mailbox_router(services.auth));
     let index = app_dir.join("index.html");
@@ -62,14 +65,16 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
         api.route("/", get(no_app))
     };
     api.layer(cors())
-        .layer(axum::middleware::from_fn(move |mut request: Request, next: Next| async move {
-            if !trust_proxy_headers {
-                let headers = request.headers_mut();
-                headers.remove("x-forwarded-for");
-                headers.remove("x-real-ip");
-            }
-            next.run(request).await
-        }))
+        .layer(axum::middleware::from_fn(
+            move |mut request: Request, next: Next| async move {
+                if !trust_proxy_headers {
+                    let headers = request.headers_mut();
+                    headers.remove("x-forwarded-for");
+                    headers.remove("x-real-ip");
+                }
+                next.run(request).await
+            },
+        ))
         .layer(TraceLayer::new_for_http())
 }
 
@@ -78,18 +83,43 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
 /// and the response headers it reads.
 fn cors() -> CorsLayer {
     const ALLOW: [&str; 16] = [
-        "authorization", "x-client-info", "apikey", "content-type", "x-retry-count", "prefer",
-        "accept-profile", "content-profile", "range", "x-upsert", "cache-control", "x-metadata",
-        "x-supabase-api-version", "x-region", "accept", "if-none-match",
+        "authorization",
+        "x-client-info",
+        "apikey",
+        "content-type",
+        "x-retry-count",
+        "prefer",
+        "accept-profile",
+        "content-profile",
+        "range",
+        "x-upsert",
+        "cache-control",
+        "x-metadata",
+        "x-supabase-api-version",
+        "x-region",
+        "accept",
+        "if-none-match",
     ];
     const EXPOSE: [&str; 9] = [
-        "content-range", "x-supabase-api-version", "x-relay-error", "content-profile",
-        "preference-applied", "content-type", "etag", "x-total-count", "link",
+        "content-range",
+        "x-supabase-api-version",
+        "x-relay-error",
+        "content-profile",
+        "preference-applied",
+        "content-type",
+        "etag",
+        "x-total-count",
+        "link",
     ];
     CorsLayer::new()
         .allow_origin(AllowOrigin::mirror_request())
         .allow_methods([
-            Method::GET, Method::HEAD, Method::POST, Method::PUT, Method::PATCH, Method::DELETE,
+            Method::GET,
+            Method::HEAD,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
             Method::OPTIONS,
         ])
         .allow_headers(ALLOW.map(HeaderName::from_static))
@@ -100,7 +130,10 @@ fn cors() -> CorsLayer {
 /// 200 when the database answers, 503 when it does not.
 async fn health(State(state): State<AppState>) -> impl IntoResponse {
     match state.db.ping().await {
-        Ok(()) => (StatusCode::OK, Json(json!({"status": "ok", "database": "ok"}))),
+        Ok(()) => (
+            StatusCode::OK,
+            Json(json!({"status": "ok", "database": "ok"})),
+        ),
         Err(e) => {
             tracing::warn!(error = %e, "health check: database unreachable");
             (

@@ -285,7 +285,10 @@ impl Cli {
         match std::env::var_os("PLINTH_ENV_FILE") {
             Some(file) => {
                 dotenvy::from_path(&file).map_err(|e| {
-                    anyhow::anyhow!("cannot read PLINTH_ENV_FILE {}: {e}", Path::new(&file).display())
+                    anyhow::anyhow!(
+                        "cannot read PLINTH_ENV_FILE {}: {e}",
+                        Path::new(&file).display()
+                    )
                 })?;
             }
             None => {
@@ -312,8 +315,15 @@ mod tests {
 
     #[test]
     fn project_folders_may_be_none() {
-        let cli = Cli::try_parse_from(["plinth", "migrate", "--migrations", "none", "--policies", "p"])
-            .unwrap();
+        let cli = Cli::try_parse_from([
+            "plinth",
+            "migrate",
+            "--migrations",
+            "none",
+            "--policies",
+            "p",
+        ])
+        .unwrap();
         let Command::Migrate(db) = cli.command else {
             panic!("not migrate")
         };

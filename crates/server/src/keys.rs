@@ -49,7 +49,9 @@ impl Keys {
                         generated = true;
                         text
                     }
-                    Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+                    Err(e) => {
+                        return Err(e).with_context(|| format!("cannot read {}", path.display()));
+                    }
                 }
             }
         };
@@ -57,10 +59,16 @@ impl Keys {
 
         let stored = read_key_file(&data_dir.join(KEYS_FILE));
         let usable = |key: Option<&String>, role: &str| {
-            key.filter(|k| role_of(&secret, k).as_deref() == Some(role)).cloned()
+            key.filter(|k| role_of(&secret, k).as_deref() == Some(role))
+                .cloned()
         };
-        let anon = given_key(args.anon_key.as_ref().map(|s| s.expose()), &secret, "anon", "ANON_KEY")?
-            .or_else(|| usable(stored.0.as_ref(), "anon"));
+        let anon = given_key(
+            args.anon_key.as_ref().map(|s| s.expose()),
+            &secret,
+            "anon",
+            "ANON_KEY",
+        )?
+        .or_else(|| usable(stored.0.as_ref(), "anon"));
         let service = given_key(
             args.service_role_key.as_ref().map(|s| s.expose()),
             &secret,
@@ -117,7 +125,10 @@ fn given_key(
 
 fn role_of(secret: &JwtSecret, key: &str) -> Option<String> {
     let claims = secret.verify(key).ok()?;
-    claims.get("role").and_then(Value::as_str).map(str::to_owned)
+    claims
+        .get("role")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
 }
 
 fn read_key_file(path: &Path) -> (Option<String>, Option<String>) {
@@ -134,7 +145,8 @@ fn read_key_file(path: &Path) -> (Option<String>, Option<String>) {
 
 fn write_private(path: &PathBuf, contents: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
     }
     let mut file = fs::OpenOptions::new()
         .write(true)
@@ -177,7 +189,10 @@ mod tests {
         let claims = first.secret.verify(&first.service_role_key).unwrap();
         assert_eq!(claims["role"], "service_role");
         assert!(claims["exp"].as_i64().unwrap() > unix_now() + 9 * 365 * 24 * 3600);
-        let mode = fs::metadata(dir.path().join(SECRET_FILE)).unwrap().permissions().mode();
+        let mode = fs::metadata(dir.path().join(SECRET_FILE))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
 
         let second = Keys::load_or_generate(&no_args(), dir.path()).unwrap();
@@ -191,7 +206,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = Keys::load_or_generate(&no_args(), dir.path()).unwrap();
         let args = KeyArgs {
-            jwt_secret: Some("a-configured-secret-of-32-characters-or-more".parse().unwrap()),
+            jwt_secret: Some(
+                "a-configured-secret-of-32-characters-or-more"
+                    .parse()
+                    .unwrap(),
+            ),
             ..no_args()
         };
         let second = Keys::load_or_generate(&args, dir.path()).unwrap();
@@ -211,15 +230,22 @@ mod tests {
             anon_key: Some(anon.parse().unwrap()),
             service_role_key: Some(anon.parse().unwrap()),
         };
-        let err = Keys::load_or_generate(&args, dir.path()).unwrap_err().to_string();
-        assert!(err.contains("SERVICE_ROLE_KEY carries role \"anon\""), "{err}");
+        let err = Keys::load_or_generate(&args, dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("SERVICE_ROLE_KEY carries role \"anon\""),
+            "{err}"
+        );
 
         let args = KeyArgs {
             jwt_secret: Some(secret_text.parse().unwrap()),
             anon_key: Some("garbage".parse().unwrap()),
             service_role_key: None,
         };
-        let err = Keys::load_or_generate(&args, dir.path()).unwrap_err().to_string();
+        let err = Keys::load_or_generate(&args, dir.path())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("ANON_KEY is not a valid JWT"), "{err}");
     }
 
@@ -231,6 +257,9 @@ mod tests {
         let lines: Vec<&str> = env.lines().collect();
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0], format!("ANON_KEY={}", keys.anon_key));
-        assert_eq!(lines[1], format!("SERVICE_ROLE_KEY={}", keys.service_role_key));
+        assert_eq!(
+            lines[1],
+            format!("SERVICE_ROLE_KEY={}", keys.service_role_key)
+        );
     }
 }

@@ -15,9 +15,10 @@ async fn main() -> ExitCode {
             Command::Seed(args) => startup::seed(args).await,
             Command::Admin(args) => startup::admin(args).await,
             Command::Gen {
-                what: GenCommand::Types {
-                    language: TypesLanguage::Typescript(args),
-                },
+                what:
+                    GenCommand::Types {
+                        language: TypesLanguage::Typescript(args),
+                    },
             } => startup::gen_types(args).await,
         },
         Err(e) => Err(e),

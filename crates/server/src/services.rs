@@ -127,7 +127,12 @@ impl AuthArgs {
         let mut github = plinth_auth::ProviderConfig::github();
         github.enabled = self.github.github_enabled;
         github.client_id = self.github.github_client_id.clone().unwrap_or_default();
-        github.secret = self.github.github_secret.as_ref().map(|s| s.expose().to_owned()).unwrap_or_default();
+        github.secret = self
+            .github
+            .github_secret
+            .as_ref()
+            .map(|s| s.expose().to_owned())
+            .unwrap_or_default();
         override_url(&mut github.authorize_url, &self.github.github_authorize_url);
         override_url(&mut github.token_url, &self.github.github_token_url);
         override_url(&mut github.userinfo_url, &self.github.github_userinfo_url);
@@ -135,12 +140,20 @@ impl AuthArgs {
         let mut google = plinth_auth::ProviderConfig::google();
         google.enabled = self.google.google_enabled;
         google.client_id = self.google.google_client_id.clone().unwrap_or_default();
-        google.secret = self.google.google_secret.as_ref().map(|s| s.expose().to_owned()).unwrap_or_default();
+        google.secret = self
+            .google
+            .google_secret
+            .as_ref()
+            .map(|s| s.expose().to_owned())
+            .unwrap_or_default();
         override_url(&mut google.authorize_url, &self.google.google_authorize_url);
         override_url(&mut google.token_url, &self.google.google_token_url);
         override_url(&mut google.userinfo_url, &self.google.google_userinfo_url);
         plinth_auth::AuthConfig {
-            site_url: self.site_url.clone().unwrap_or_else(|| public_url.to_owned()),
+            site_url: self
+                .site_url
+                .clone()
+                .unwrap_or_else(|| public_url.to_owned()),
             api_external_url,
             jwt_expiry: self.jwt_expiry,
             password_min_length: self.password_min_length,
@@ -186,7 +199,12 @@ fn override_url(target: &mut String, value: &Option<String>) {
 #[derive(Debug, Clone, Args)]
 pub struct RestArgs {
     /// Schemas served, comma separated; the first is the default profile.
-    #[arg(long, env = "PGRST_DB_SCHEMAS", value_delimiter = ',', default_value = "public")]
+    #[arg(
+        long,
+        env = "PGRST_DB_SCHEMAS",
+        value_delimiter = ',',
+        default_value = "public"
+    )]
     pub db_schemas: Vec<String>,
     /// The role of requests without a user.
     #[arg(long, env = "PGRST_DB_ANON_ROLE", default_value = "anon")]
@@ -195,7 +213,12 @@ pub struct RestArgs {
     #[arg(long, env = "PGRST_DB_MAX_ROWS")]
     pub db_max_rows: Option<i64>,
     /// Schemas added to the search path of every request.
-    #[arg(long, env = "PGRST_DB_EXTRA_SEARCH_PATH", value_delimiter = ',', default_value = "public,extensions")]
+    #[arg(
+        long,
+        env = "PGRST_DB_EXTRA_SEARCH_PATH",
+        value_delimiter = ',',
+        default_value = "public,extensions"
+    )]
     pub db_extra_search_path: Vec<String>,
     /// Allow count(), sum(), avg(), min(), max() in select.
     #[arg(long, env = "PGRST_DB_AGGREGATES_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
@@ -211,7 +234,10 @@ pub struct RestArgs {
 impl RestArgs {
     pub fn to_config(&self) -> plinth_rest::RestConfig {
         let clean = |v: &[String]| -> Vec<String> {
-            v.iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
+            v.iter()
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
         };
         plinth_rest::RestConfig {
             db_schemas: clean(&self.db_schemas),
@@ -255,7 +281,10 @@ pub struct StorageArgs {
 }
 
 impl StorageArgs {
-    pub fn to_config(&self, data_dir: &std::path::Path) -> anyhow::Result<plinth_storage::StorageConfig> {
+    pub fn to_config(
+        &self,
+        data_dir: &std::path::Path,
+    ) -> anyhow::Result<plinth_storage::StorageConfig> {
         let backend = match self.storage_backend.as_str() {
             "file" => plinth_storage::Backend::FileSystem {
                 root: self
@@ -271,7 +300,10 @@ impl StorageArgs {
                 endpoint: self.global_s3_endpoint.clone(),
                 region: self.region.clone(),
                 access_key_id: self.aws_access_key_id.clone(),
-                secret_access_key: self.aws_secret_access_key.as_ref().map(|s| s.expose().to_owned()),
+                secret_access_key: self
+                    .aws_secret_access_key
+                    .as_ref()
+                    .map(|s| s.expose().to_owned()),
                 force_path_style: self.global_s3_force_path_style,
                 prefix: None,
             }),
@@ -293,7 +325,11 @@ pub struct RealtimeArgs {
     #[arg(long, env = "REALTIME_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub realtime_max_connections: usize,
     /// Most channels one connection may join.
-    #[arg(long, env = "REALTIME_MAX_CHANNELS_PER_CONNECTION", default_value_t = 100)]
+    #[arg(
+        long,
+        env = "REALTIME_MAX_CHANNELS_PER_CONNECTION",
+        default_value_t = 100
+    )]
     pub realtime_max_channels_per_connection: usize,
     /// Largest message, in bytes.
     #[arg(long, env = "REALTIME_MAX_MESSAGE_SIZE", default_value_t = 262_144)]
@@ -350,11 +386,21 @@ pub struct FunctionsArgs {
 }
 
 impl FunctionsArgs {
-    pub fn to_config(&self, site_url: &str, api_external_url: &str) -> plinth_functions::FunctionsConfig {
+    pub fn to_config(
+        &self,
+        site_url: &str,
+        api_external_url: &str,
+    ) -> plinth_functions::FunctionsConfig {
         plinth_functions::FunctionsConfig {
-            stripe_secret_key: self.stripe_secret_key.as_ref().map(|s| s.expose().to_owned()),
+            stripe_secret_key: self
+                .stripe_secret_key
+                .as_ref()
+                .map(|s| s.expose().to_owned()),
             stripe_api_base: self.stripe_api_base.clone(),
-            stripe_webhook_secret: self.stripe_webhook_secret.as_ref().map(|s| s.expose().to_owned()),
+            stripe_webhook_secret: self
+                .stripe_webhook_secret
+                .as_ref()
+                .map(|s| s.expose().to_owned()),
             platform_fee_bps: self.platform_fee_bps,
             currency: self.payment_currency.clone(),
             site_url: site_url.to_owned(),

@@ -29,7 +29,10 @@ use crate::keys::Keys;
 
 /// Every set of SQL the node applies, in order: the platform SQL of each
 /// service, then the project's migrations, then its policies.
-pub fn migration_sets(migrations: &ProjectDir, policies: &ProjectDir) -> anyhow::Result<Vec<MigrationSet>> {
+pub fn migration_sets(
+    migrations: &ProjectDir,
+    policies: &ProjectDir,
+) -> anyhow::Result<Vec<MigrationSet>> {
     let mut sets = vec![
         plinth_db::platform_migrations(),
         plinth_auth::migrations(),
@@ -84,7 +87,12 @@ impl Backend {
             None => {
                 let data_dir = absolute(&args.data_dir)?;
                 let mut cluster = Cluster::start(&data_dir, args.pg_bin_dir.as_deref()).await?;
-                match Database::connect(cluster.connect_options(plinth_db::cluster::SUPERUSER), &settings).await {
+                match Database::connect(
+                    cluster.connect_options(plinth_db::cluster::SUPERUSER),
+                    &settings,
+                )
+                .await
+                {
                     Ok(db) => Ok(Self {
                         db,
                         cluster: Some(cluster),
@@ -213,8 +221,9 @@ async fn serve_on(
     let functions_config = args
         .functions
         .to_config(&auth_config.site_url, &auth_config.api_external_url);
-    let auth = plinth_auth::AuthState::new(backend.db.clone(), state.keys.secret.clone(), auth_config)
-        .context("cannot set up the mailer")?;
+    let auth =
+        plinth_auth::AuthState::new(backend.db.clone(), state.keys.secret.clone(), auth_config)
+            .context("cannot set up the mailer")?;
     let functions = plinth_functions::FunctionsState::new(
         backend.db.clone(),
         state.keys.secret.clone(),
@@ -223,20 +232,38 @@ async fn serve_on(
     )
     .context("cannot set up the functions")?;
     tracing::info!(payments = functions.provider_name(), "payment provider");
-    let rest = plinth_rest::RestState::new(backend.db.clone(), state.keys.secret.clone(), args.rest.to_config())
-        .await
-        .context("cannot load the schema for the REST gateway")?;
+    let rest = plinth_rest::RestState::new(
+        backend.db.clone(),
+        state.keys.secret.clone(),
+        args.rest.to_config(),
+    )
+    .await
+    .context("cannot load the schema for the REST gateway")?;
     let storage_config = args.storage.to_config(&absolute(&args.db.data_dir)?)?;
-    let storage = plinth_storage::StorageState::new(backend.db.clone(), state.keys.secret.clone(), storage_config)
-        .await
-        .context("cannot set up storage")?;
-    let realtime = plinth_realtime::RealtimeState::new(backend.db.clone(), state.keys.secret.clone(), args.realtime.to_config())
-        .await
-        .context("cannot start realtime")?;
+    let storage = plinth_storage::StorageState::new(
+        backend.db.clone(),
+        state.keys.secret.clone(),
+        storage_config,
+    )
+    .await
+    .context("cannot set up storage")?;
+    let realtime = plinth_realtime::RealtimeState::new(
+        backend.db.clone(),
+        state.keys.secret.clone(),
+        args.realtime.to_config(),
+    )
+    .await
+    .context("cannot start realtime")?;
     let app = router(
         state.clone(),
         &args.app_dir,
-        Services { auth, rest, storage, realtime: realtime.clone(), functions },
+        Services {
+            auth,
+            rest,
+            storage,
+            realtime: realtime.clone(),
+            functions,
+        },
     );
     tracing::info!(%url, "plinth is listening");
     if state.keys.generated {
@@ -280,7 +307,9 @@ pub async fn migrate(args: DbArgs) -> anyhow::Result<()> {
 /// `plinth seed [--demo]`: runs the project's seed file in one transaction.
 pub async fn seed(args: SeedArgs) -> anyhow::Result<()> {
     init_logging(&args.db.log);
-    let file = args.seed_dir.join(if args.demo { "demo.sql" } else { "seed.sql" });
+    let file = args
+        .seed_dir
+        .join(if args.demo { "demo.sql" } else { "seed.sql" });
     let sql = std::fs::read_to_string(&file)
         .with_context(|| format!("cannot read the seed file {}", file.display()))?;
     let backend = Backend::open(&args.db).await?;
@@ -290,7 +319,13 @@ pub async fn seed(args: SeedArgs) -> anyhow::Result<()> {
         sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
             .execute(&mut *tx)
             .await
-            .map_err(|e| anyhow::anyhow!("{} failed: {}", file.display(), plinth_db::migrate::describe_db_error(&e)))?;
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "{} failed: {}",
+                    file.display(),
+                    plinth_db::migrate::describe_db_error(&e)
+                )
+            })?;
         tx.commit().await?;
         anyhow::Ok(())
     }
@@ -329,10 +364,12 @@ pub async fn admin(args: AdminArgs) -> anyhow::Result<()> {
             bail!("no user has the e-mail {email}; they must sign up first");
         };
         if granting {
-            sqlx::query("insert into public.admins (user_id) values ($1) on conflict (user_id) do nothing")
-                .bind(user)
-                .execute(&backend.db.owner)
-                .await?;
+            sqlx::query(
+                "insert into public.admins (user_id) values ($1) on conflict (user_id) do nothing",
+            )
+            .bind(user)
+            .execute(&backend.db.owner)
+            .await?;
             println!("{email} is an admin");
         } else {
             sqlx::query("delete from public.admins where user_id = $1")
@@ -383,7 +420,9 @@ fn init_logging(args: &LogArgs) {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=warn"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     let _ = match args.log_format {
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
         LogFormat::Text => builder.try_init(),

@@ -167,8 +167,15 @@ mod tests {
     #[test]
     fn quoting() {
         let mut s = Sql::new();
-        s.ident("a\"b").push(" ").literal("it's \\ ok\0").push(" ").cast("text);drop");
+        s.ident("a\"b")
+            .push(" ")
+            .literal("it's \\ ok\0")
+            .push(" ")
+            .cast("text);drop");
         s.push(" ").cast("int[]");
-        assert_eq!(s.text, "\"a\"\"b\" E'it''s \\\\ ok'  ::int[]", "an invalid cast is dropped");
+        assert_eq!(
+            s.text, "\"a\"\"b\" E'it''s \\\\ ok'  ::int[]",
+            "an invalid cast is dropped"
+        );
     }
 }

@@ -40,10 +40,15 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
     let shape = match &plan.action {
         Action::OpenApi | Action::Options => return None,
         Action::Read { node } => {
-            wrap(&mut s, plan, node, csv_header, |s| node_select(s, node, Mode::Normal, None));
+            wrap(&mut s, plan, node, csv_header, |s| {
+                node_select(s, node, Mode::Normal, None)
+            });
             Shape::Result
         }
-        Action::Mutate { mutation, returning } => match returning {
+        Action::Mutate {
+            mutation,
+            returning,
+        } => match returning {
             None => {
                 mutation_sql(&mut s, mutation, false);
                 Shape::Affected
@@ -52,7 +57,9 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
                 s.push("WITH ").push(SOURCE_CTE).push(" AS (");
                 mutation_sql(&mut s, mutation, true);
                 s.push(") ");
-                wrap(&mut s, plan, node, csv_header, |s| node_select(s, node, Mode::Normal, None));
+                wrap(&mut s, plan, node, csv_header, |s| {
+                    node_select(s, node, Mode::Normal, None)
+                });
                 Shape::Result
             }
         },
@@ -60,7 +67,9 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
             match result {
                 CallResult::Rows { node, set } => {
                     if *set {
-                        wrap(&mut s, plan, node, csv_header, |s| node_select(s, node, Mode::Normal, None));
+                        wrap(&mut s, plan, node, csv_header, |s| {
+                            node_select(s, node, Mode::Normal, None)
+                        });
                     } else {
                         let mut single = plan.clone();
                         single.media = MediaType::SingleObject;
@@ -70,7 +79,9 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
                     }
                 }
                 CallResult::Scalar { set } => {
-                    s.push("SELECT NULL::bigint AS \"total\", pg_catalog.count(*) AS \"page_total\", ");
+                    s.push(
+                        "SELECT NULL::bigint AS \"total\", pg_catalog.count(*) AS \"page_total\", ",
+                    );
                     if *set {
                         s.push("coalesce(json_agg(\"pgrst_t\".\"pgrst_scalar\"), '[]')::text");
                     } else {
@@ -100,7 +111,10 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
 pub fn render_count(plan: &Plan) -> Option<Sql> {
     let node = match &plan.action {
         Action::Read { node } => node,
-        Action::Call { result: CallResult::Rows { node, .. }, .. } => node,
+        Action::Call {
+            result: CallResult::Rows { node, .. },
+            ..
+        } => node,
         _ => return None,
     };
     let mut s = Sql::new();
@@ -114,8 +128,22 @@ fn response_gucs(s: &mut Sql) {
 }
 
 /// `SELECT total, page_total, body, gucs FROM (<inner>) AS "pgrst_t"`.
-fn wrap(s: &mut Sql, plan: &Plan, node: &ReadNode, csv_header: Option<&str>, inner: impl Fn(&mut Sql)) {
-    wrap_body(s, plan, node, csv_header, plan.count == Some(crate::request::CountPref::Exact) || plan.count == Some(crate::request::CountPref::Estimated), inner)
+fn wrap(
+    s: &mut Sql,
+    plan: &Plan,
+    node: &ReadNode,
+    csv_header: Option<&str>,
+    inner: impl Fn(&mut Sql),
+) {
+    wrap_body(
+        s,
+        plan,
+        node,
+        csv_header,
+        plan.count == Some(crate::request::CountPref::Exact)
+            || plan.count == Some(crate::request::CountPref::Estimated),
+        inner,
+    )
 }
 
 fn wrap_body(
@@ -128,12 +156,23 @@ fn wrap_body(
 ) {
     s.push("SELECT ");
     let counts_rows = matches!(plan.action, Action::Read { .. } | Action::Call { .. });
-    if exact_count && counts_rows && !matches!(plan.action, Action::Call { result: CallResult::Rows { set: false, .. }, .. }) {
+    if exact_count
+        && counts_rows
+        && !matches!(
+            plan.action,
+            Action::Call {
+                result: CallResult::Rows { set: false, .. },
+                ..
+            }
+        )
+    {
         s.push("(SELECT pg_catalog.count(*) FROM (");
         node_select(s, node, Mode::Count, None);
         s.push(") AS \"pgrst_c\")");
     } else if exact_count && !counts_rows {
-        s.push("(SELECT pg_catalog.count(*) FROM ").push(SOURCE_CTE).push(")");
+        s.push("(SELECT pg_catalog.count(*) FROM ")
+            .push(SOURCE_CTE)
+            .push(")");
     } else {
         s.push("NULL::bigint");
     }
@@ -194,7 +233,13 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
                     }
                     s.push(" AS ").ident(name);
                 }
-                Projection::Aggregate { func, expr, arg_cast, cast, name } => {
+                Projection::Aggregate {
+                    func,
+                    expr,
+                    arg_cast,
+                    cast,
+                    name,
+                } => {
                     sep(s, &mut first);
                     s.push(match func {
                         crate::request::AggregateFn::Count => "pg_catalog.count(",
@@ -228,7 +273,11 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
                     if e.spread {
                         for n in e.node.output_names() {
                             sep(s, &mut first);
-                            s.alias(e.lateral).push(".").ident(&n).push(" AS ").ident(&n);
+                            s.alias(e.lateral)
+                                .push(".")
+                                .ident(&n)
+                                .push(" AS ")
+                                .ident(&n);
                         }
                     } else {
                         sep(s, &mut first);
@@ -246,13 +295,32 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
     }
     s.push(" FROM ");
     source_sql(s, &node.source, node.alias);
-    if let Some((Link::Junction { table, alias, child, .. }, _)) = link {
-        s.push(" INNER JOIN ").qualified(table).push(" AS ").alias(*alias).push(" ON ");
+    if let Some((
+        Link::Junction {
+            table,
+            alias,
+            child,
+            ..
+        },
+        _,
+    )) = link
+    {
+        s.push(" INNER JOIN ")
+            .qualified(table)
+            .push(" AS ")
+            .alias(*alias)
+            .push(" ON ");
         for (i, (jc, cc)) in child.iter().enumerate() {
             if i > 0 {
                 s.push(" AND ");
             }
-            s.alias(*alias).push(".").ident(jc).push(" = ").alias(node.alias).push(".").ident(cc);
+            s.alias(*alias)
+                .push(".")
+                .ident(jc)
+                .push(" = ")
+                .alias(node.alias)
+                .push(".")
+                .ident(cc);
         }
     }
     for e in &node.embeds {
@@ -273,13 +341,29 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
                 Link::Columns(pairs) => {
                     for (c, p) in pairs {
                         and(s, &mut first);
-                        s.alias(node.alias).push(".").ident(c).push(" = ").alias(parent).push(".").ident(p);
+                        s.alias(node.alias)
+                            .push(".")
+                            .ident(c)
+                            .push(" = ")
+                            .alias(parent)
+                            .push(".")
+                            .ident(p);
                     }
                 }
-                Link::Junction { alias, parent: pairs, .. } => {
+                Link::Junction {
+                    alias,
+                    parent: pairs,
+                    ..
+                } => {
                     for (jc, p) in pairs {
                         and(s, &mut first);
-                        s.alias(*alias).push(".").ident(jc).push(" = ").alias(parent).push(".").ident(p);
+                        s.alias(*alias)
+                            .push(".")
+                            .ident(jc)
+                            .push(" = ")
+                            .alias(parent)
+                            .push(".")
+                            .ident(p);
                     }
                 }
                 Link::None => {}
@@ -373,10 +457,11 @@ fn source_sql(s: &mut Sql, source: &Source, alias: usize) {
         }
         Source::Call(call) => {
             if let Args::Json { body, params } = &call.args
-                && !params.is_empty() {
-                    json_args_from(s, body, params);
-                    s.push(" CROSS JOIN LATERAL ");
-                }
+                && !params.is_empty()
+            {
+                json_args_from(s, body, params);
+                s.push(" CROSS JOIN LATERAL ");
+            }
             call_expr(s, call);
         }
         Source::Computed { function, parent } => {
@@ -386,8 +471,14 @@ fn source_sql(s: &mut Sql, source: &Source, alias: usize) {
     s.push(" AS ").alias(alias);
 }
 
-fn json_args_from(s: &mut Sql, body: &str, params: &[(String, crate::schema_cache::TypeRef, bool)]) {
-    s.push("json_to_record(").bind(Bind::Text(body.to_owned())).push("::json) AS \"pgrst_args\"(");
+fn json_args_from(
+    s: &mut Sql,
+    body: &str,
+    params: &[(String, crate::schema_cache::TypeRef, bool)],
+) {
+    s.push("json_to_record(")
+        .bind(Bind::Text(body.to_owned()))
+        .push("::json) AS \"pgrst_args\"(");
     for (i, (name, ty, _)) in params.iter().enumerate() {
         if i > 0 {
             s.push(", ");
@@ -435,15 +526,20 @@ fn scalar_call(s: &mut Sql, call: &Call) {
     call_expr(s, call);
     s.push(" AS \"pgrst_scalar\"");
     if let Args::Json { body, params } = &call.args
-        && !params.is_empty() {
-            s.push(" FROM ");
-            json_args_from(s, body, params);
-        }
+        && !params.is_empty()
+    {
+        s.push(" FROM ");
+        json_args_from(s, body, params);
+    }
 }
 
 fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
     let inner = e.join == JoinType::Inner;
-    s.push(if inner { " INNER JOIN LATERAL (" } else { " LEFT JOIN LATERAL (" });
+    s.push(if inner {
+        " INNER JOIN LATERAL ("
+    } else {
+        " LEFT JOIN LATERAL ("
+    });
     let link = Some((&e.link, parent.alias));
     if mode == Mode::Count {
         // Only whether a row exists matters.
@@ -469,7 +565,12 @@ fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
             if i > 0 {
                 s.push(", ");
             }
-            s.push("coalesce(json_agg(").alias(e.lateral).push(".").ident(n).push("), '[]') AS ").ident(n);
+            s.push("coalesce(json_agg(")
+                .alias(e.lateral)
+                .push(".")
+                .ident(n)
+                .push("), '[]') AS ")
+                .ident(n);
         }
         s.push(" FROM (");
         node_select(s, &e.node, Mode::Normal, link);
@@ -489,17 +590,26 @@ fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
         }
         s.push(") AS \"pgrst_row\") AS \"body\"");
         for i in 0..e.node.hidden.len() {
-            s.push(", ").alias(e.lateral).push(".").hidden(i).push(" AS ").hidden(i);
+            s.push(", ")
+                .alias(e.lateral)
+                .push(".")
+                .hidden(i)
+                .push(" AS ")
+                .hidden(i);
         }
         s.push(" FROM (");
         node_select(s, &e.node, Mode::Normal, link);
         s.push(") AS ").alias(e.lateral);
     } else if e.to_one {
-        s.push("SELECT row_to_json(").alias(e.lateral).push(") AS \"body\" FROM (");
+        s.push("SELECT row_to_json(")
+            .alias(e.lateral)
+            .push(") AS \"body\" FROM (");
         node_select(s, &e.node, Mode::Normal, link);
         s.push(") AS ").alias(e.lateral);
     } else {
-        s.push("SELECT coalesce(json_agg(").alias(e.lateral).push("), '[]') AS \"body\" FROM (");
+        s.push("SELECT coalesce(json_agg(")
+            .alias(e.lateral)
+            .push("), '[]') AS \"body\" FROM (");
         node_select(s, &e.node, Mode::Normal, link);
         s.push(") AS ").alias(e.lateral);
         if inner {
@@ -533,7 +643,11 @@ fn expr_sql(s: &mut Sql, e: &Expr) {
 
 fn cond_sql(s: &mut Sql, node: &ReadNode, c: &Cond) {
     match c {
-        Cond::Group { or, negate, children } => {
+        Cond::Group {
+            or,
+            negate,
+            children,
+        } => {
             if *negate {
                 s.push("NOT ");
             }
@@ -556,7 +670,9 @@ fn cond_sql(s: &mut Sql, node: &ReadNode, c: &Cond) {
                 s.alias(e.lateral).push(".\"body\"");
                 s.push(if *present { " IS NOT NULL" } else { " IS NULL" });
             } else {
-                s.push("json_array_length(coalesce(").alias(e.lateral).push(".\"body\", '[]'))");
+                s.push("json_array_length(coalesce(")
+                    .alias(e.lateral)
+                    .push(".\"body\", '[]'))");
                 s.push(if *present { " > 0" } else { " = 0" });
             }
         }
@@ -588,7 +704,11 @@ fn cond_sql(s: &mut Sql, node: &ReadNode, c: &Cond) {
                 }
                 CondOp::In(values) => {
                     expr_sql(s, expr);
-                    s.push(" = ANY(").bind(Bind::TextArray(values.clone())).push("::").ty(&expr.ty).push("[])");
+                    s.push(" = ANY(")
+                        .bind(Bind::TextArray(values.clone()))
+                        .push("::")
+                        .ty(&expr.ty)
+                        .push("[])");
                 }
                 CondOp::Is(v) => {
                     expr_sql(s, expr);
@@ -600,21 +720,27 @@ fn cond_sql(s: &mut Sql, node: &ReadNode, c: &Cond) {
                         IsValue::Unknown => " IS UNKNOWN",
                     });
                 }
-                CondOp::Fts { kind, config, value } => {
+                CondOp::Fts {
+                    kind,
+                    config,
+                    value,
+                } => {
                     let is_vector = expr.ty.name == "tsvector" && expr.json_path.is_empty();
                     if is_vector {
                         expr_sql(s, expr);
                     } else {
                         s.push("to_tsvector(");
                         if let Some(c) = config {
-                            s.bind(Bind::Text(c.clone())).push("::pg_catalog.regconfig, ");
+                            s.bind(Bind::Text(c.clone()))
+                                .push("::pg_catalog.regconfig, ");
                         }
                         expr_sql(s, expr);
                         s.push(")");
                     }
                     s.push(" @@ ").push(kind.function()).push("(");
                     if let Some(c) = config {
-                        s.bind(Bind::Text(c.clone())).push("::pg_catalog.regconfig, ");
+                        s.bind(Bind::Text(c.clone()))
+                            .push("::pg_catalog.regconfig, ");
                     }
                     s.bind(Bind::Text(value.clone())).push(")");
                 }
@@ -628,12 +754,19 @@ fn cond_sql(s: &mut Sql, node: &ReadNode, c: &Cond) {
 
 fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
     match m {
-        Mutation::Insert { table, columns, body, on_conflict } => {
+        Mutation::Insert {
+            table,
+            columns,
+            body,
+            on_conflict,
+        } => {
             s.push("INSERT INTO ").qualified(table);
             if columns.is_empty() {
                 if body.trim() == "[]" {
                     // Nothing to insert: a statement that inserts no row.
-                    s.push(" SELECT * FROM ").qualified(table).push(" WHERE FALSE");
+                    s.push(" SELECT * FROM ")
+                        .qualified(table)
+                        .push(" WHERE FALSE");
                 } else {
                     s.push(" DEFAULT VALUES");
                 }
@@ -653,12 +786,19 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                     }
                     match (&c.default, with_defaults) {
                         (Some(default), true) => {
-                            s.push("CASE WHEN \"pgrst_body\".\"pgrst_j\"::jsonb ? ").literal(&c.name);
-                            s.push(" THEN (json_populate_record(NULL::").qualified(table).push(", \"pgrst_body\".\"pgrst_j\")).").ident(&c.name);
+                            s.push("CASE WHEN \"pgrst_body\".\"pgrst_j\"::jsonb ? ")
+                                .literal(&c.name);
+                            s.push(" THEN (json_populate_record(NULL::")
+                                .qualified(table)
+                                .push(", \"pgrst_body\".\"pgrst_j\")).")
+                                .ident(&c.name);
                             s.push(" ELSE ").push_catalog_sql(default).push(" END");
                         }
                         (None, true) => {
-                            s.push("(json_populate_record(NULL::").qualified(table).push(", \"pgrst_body\".\"pgrst_j\")).").ident(&c.name);
+                            s.push("(json_populate_record(NULL::")
+                                .qualified(table)
+                                .push(", \"pgrst_body\".\"pgrst_j\")).")
+                                .ident(&c.name);
                         }
                         (_, false) => {
                             s.push("\"pgrst_body\".").ident(&c.name);
@@ -666,9 +806,15 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                     }
                 }
                 if with_defaults {
-                    s.push(" FROM json_array_elements(").bind(Bind::Text(body.clone())).push("::json) AS \"pgrst_body\"(\"pgrst_j\")");
+                    s.push(" FROM json_array_elements(")
+                        .bind(Bind::Text(body.clone()))
+                        .push("::json) AS \"pgrst_body\"(\"pgrst_j\")");
                 } else {
-                    s.push(" FROM json_populate_recordset(NULL::").qualified(table).push(", ").bind(Bind::Text(body.clone())).push("::json) AS \"pgrst_body\"");
+                    s.push(" FROM json_populate_recordset(NULL::")
+                        .qualified(table)
+                        .push(", ")
+                        .bind(Bind::Text(body.clone()))
+                        .push("::json) AS \"pgrst_body\"");
                 }
             }
             if let Some((cols, resolution)) = on_conflict {
@@ -697,28 +843,52 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                 s.push(" RETURNING ").qualified(table).push(".*");
             }
         }
-        Mutation::Update { table, alias, columns, body, conditions, limited } => {
+        Mutation::Update {
+            table,
+            alias,
+            columns,
+            body,
+            conditions,
+            limited,
+        } => {
             if columns.is_empty() {
                 // An empty payload changes nothing.
-                s.push("SELECT * FROM ").qualified(table).push(" WHERE FALSE");
+                s.push("SELECT * FROM ")
+                    .qualified(table)
+                    .push(" WHERE FALSE");
                 return;
             }
-            s.push("UPDATE ").qualified(table).push(" AS ").alias(*alias).push(" SET ");
+            s.push("UPDATE ")
+                .qualified(table)
+                .push(" AS ")
+                .alias(*alias)
+                .push(" SET ");
             for (i, c) in columns.iter().enumerate() {
                 if i > 0 {
                     s.push(", ");
                 }
                 s.ident(c).push(" = \"pgrst_body\".").ident(c);
             }
-            s.push(" FROM (SELECT * FROM json_populate_record(NULL::").qualified(table).push(", ");
-            s.bind(Bind::Text(body.clone())).push("::json)) AS \"pgrst_body\"");
+            s.push(" FROM (SELECT * FROM json_populate_record(NULL::")
+                .qualified(table)
+                .push(", ");
+            s.bind(Bind::Text(body.clone()))
+                .push("::json)) AS \"pgrst_body\"");
             mutation_where(s, table, *alias, conditions, limited.as_ref());
             if returning {
                 s.push(" RETURNING ").alias(*alias).push(".*");
             }
         }
-        Mutation::Delete { table, alias, conditions, limited } => {
-            s.push("DELETE FROM ").qualified(table).push(" AS ").alias(*alias);
+        Mutation::Delete {
+            table,
+            alias,
+            conditions,
+            limited,
+        } => {
+            s.push("DELETE FROM ")
+                .qualified(table)
+                .push(" AS ")
+                .alias(*alias);
             mutation_where(s, table, *alias, conditions, limited.as_ref());
             if returning {
                 s.push(" RETURNING ").alias(*alias).push(".*");
@@ -730,14 +900,23 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
 /// The WHERE of an UPDATE/DELETE. Limited: the rows whose key is among the
 /// keys of the filtered, ordered page, read from the same table under the
 /// same alias (the subquery's alias shadows the outer one).
-fn mutation_where(s: &mut Sql, table: &crate::schema_cache::QualifiedName, alias: usize, conditions: &[Cond], limited: Option<&Limited>) {
+fn mutation_where(
+    s: &mut Sql,
+    table: &crate::schema_cache::QualifiedName,
+    alias: usize,
+    conditions: &[Cond],
+    limited: Option<&Limited>,
+) {
     let Some(limited) = limited else {
         where_clause(s, conditions);
         return;
     };
     let columns = |s: &mut Sql| {
         if limited.key.is_empty() {
-            s.alias(alias).push(".\"tableoid\", ").alias(alias).push(".\"ctid\"");
+            s.alias(alias)
+                .push(".\"tableoid\", ")
+                .alias(alias)
+                .push(".\"ctid\"");
         } else {
             for (i, k) in limited.key.iter().enumerate() {
                 if i > 0 {

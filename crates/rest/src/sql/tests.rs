@@ -47,14 +47,33 @@ fn cache() -> SchemaCache {
     let mut with_default = col("priority", "int4");
     with_default.default = Some("3".into());
     let tables = vec![
-        table("users", vec![col("id", "uuid"), col("name", "text")], &["id"]),
         table(
-            "posts",
-            vec![col("id", "int4"), col("author_id", "uuid"), col("title", "text"), col("meta", "jsonb"), col("tags", "_text"), with_default],
+            "users",
+            vec![col("id", "uuid"), col("name", "text")],
             &["id"],
         ),
-        table("labels", vec![col("id", "int4"), col("name", "text")], &["id"]),
-        table("post_labels", vec![col("post_id", "int4"), col("label_id", "int4")], &["post_id", "label_id"]),
+        table(
+            "posts",
+            vec![
+                col("id", "int4"),
+                col("author_id", "uuid"),
+                col("title", "text"),
+                col("meta", "jsonb"),
+                col("tags", "_text"),
+                with_default,
+            ],
+            &["id"],
+        ),
+        table(
+            "labels",
+            vec![col("id", "int4"), col("name", "text")],
+            &["id"],
+        ),
+        table(
+            "post_labels",
+            vec![col("post_id", "int4"), col("label_id", "int4")],
+            &["post_id", "label_id"],
+        ),
     ];
     let mut functions = std::collections::HashMap::new();
     functions.insert(
@@ -62,8 +81,18 @@ fn cache() -> SchemaCache {
         vec![Function {
             name: QualifiedName::new("public", "add"),
             params: vec![
-                Param { name: "a".into(), ty: TypeRef::builtin("int4"), has_default: false, variadic: false },
-                Param { name: "b".into(), ty: TypeRef::builtin("int4"), has_default: true, variadic: false },
+                Param {
+                    name: "a".into(),
+                    ty: TypeRef::builtin("int4"),
+                    has_default: false,
+                    variadic: false,
+                },
+                Param {
+                    name: "b".into(),
+                    ty: TypeRef::builtin("int4"),
+                    has_default: true,
+                    variadic: false,
+                },
             ],
             returns: Returns::Scalar(TypeRef::builtin("int4")),
             returns_set: false,
@@ -77,9 +106,27 @@ fn cache() -> SchemaCache {
         schemas: vec!["public".into()],
         tables: tables.into_iter().map(|t| (t.name.clone(), t)).collect(),
         foreign_keys: vec![
-            fk("posts_author_id_fkey", "posts", &["author_id"], "users", &["id"]),
-            fk("post_labels_post_id_fkey", "post_labels", &["post_id"], "posts", &["id"]),
-            fk("post_labels_label_id_fkey", "post_labels", &["label_id"], "labels", &["id"]),
+            fk(
+                "posts_author_id_fkey",
+                "posts",
+                &["author_id"],
+                "users",
+                &["id"],
+            ),
+            fk(
+                "post_labels_post_id_fkey",
+                "post_labels",
+                &["post_id"],
+                "posts",
+                &["id"],
+            ),
+            fk(
+                "post_labels_label_id_fkey",
+                "post_labels",
+                &["label_id"],
+                "labels",
+                &["id"],
+            ),
         ],
         functions,
         timezones: Default::default(),
@@ -95,7 +142,10 @@ fn check(method: &str, path: &str, query: &str, prefer: &[&str], body: &str, exp
         body: body.as_bytes(),
         ..Default::default()
     };
-    let config = RestConfig { aggregates_enabled: true, ..RestConfig::default() };
+    let config = RestConfig {
+        aggregates_enabled: true,
+        ..RestConfig::default()
+    };
     let out = match parse(&raw).and_then(|r| plan(&r, &cache(), &config)) {
         Ok(p) => match super::render(&p, None) {
             Some(stmt) => stmt.sql.debug(),
@@ -109,7 +159,11 @@ fn check(method: &str, path: &str, query: &str, prefer: &[&str], body: &str, exp
 #[test]
 fn reads() {
     check(
-        "GET", "/posts", "select=id,t:title::text,meta->>lang&id=eq.1&order=title.desc.nullslast&limit=10&offset=5", &[], "",
+        "GET",
+        "/posts",
+        "select=id,t:title::text,meta->>lang&id=eq.1&order=title.desc.nullslast&limit=10&offset=5",
+        &[],
+        "",
         expect![[r#"
             SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."id" AS "id", "pgrst_1"."title"::text AS "t", "pgrst_1"."meta"->>E'lang' AS "lang" FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."id" = $1::"pg_catalog"."int4" ORDER BY "pgrst_1"."title" DESC NULLS LAST LIMIT $2 OFFSET $3) AS "pgrst_t"
             $1 = Text("1")
@@ -117,7 +171,11 @@ fn reads() {
             $3 = Int(5)"#]],
     );
     check(
-        "GET", "/posts", "select=*&or=(id.in.(1,2),and(title.like.*x*,tags.cs.{a}))&meta->a=is.null", &["count=exact"], "",
+        "GET",
+        "/posts",
+        "select=*&or=(id.in.(1,2),and(title.like.*x*,tags.cs.{a}))&meta->a=is.null",
+        &["count=exact"],
+        "",
         expect![[r#"
             SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."meta"->E'a' IS NULL AND ("pgrst_1"."id" = ANY($1::"pg_catalog"."int4"[]) OR ("pgrst_1"."title" LIKE $2 AND "pgrst_1"."tags" @> $3::"pg_catalog"."_text"))) AS "pgrst_c") AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1".* FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."meta"->E'a' IS NULL AND ("pgrst_1"."id" = ANY($4::"pg_catalog"."int4"[]) OR ("pgrst_1"."title" LIKE $5 AND "pgrst_1"."tags" @> $6::"pg_catalog"."_text"))) AS "pgrst_t"
             $1 = TextArray(["1", "2"])
@@ -128,24 +186,42 @@ fn reads() {
             $6 = Text("{a}")"#]],
     );
     check(
-        "GET", "/posts", "select=title,author:users(name),labels!inner(name)&labels.name=eq.x&labels.limit=2", &[], "",
+        "GET",
+        "/posts",
+        "select=title,author:users(name),labels!inner(name)&labels.name=eq.x&labels.limit=2",
+        &[],
+        "",
         expect![[r#"
             SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."title" AS "title", "pgrst_3"."body" AS "author", "pgrst_6"."body" AS "labels" FROM "public"."posts" AS "pgrst_1" LEFT JOIN LATERAL (SELECT row_to_json("pgrst_3") AS "body" FROM (SELECT "pgrst_2"."name" AS "name" FROM "public"."users" AS "pgrst_2" WHERE "pgrst_2"."id" = "pgrst_1"."author_id") AS "pgrst_3") AS "pgrst_3" ON TRUE INNER JOIN LATERAL (SELECT coalesce(json_agg("pgrst_6"), '[]') AS "body" FROM (SELECT "pgrst_4"."name" AS "name" FROM "public"."labels" AS "pgrst_4" INNER JOIN "public"."post_labels" AS "pgrst_5" ON "pgrst_5"."label_id" = "pgrst_4"."id" WHERE "pgrst_5"."post_id" = "pgrst_1"."id" AND "pgrst_4"."name" = $1::"pg_catalog"."text" LIMIT $2) AS "pgrst_6" HAVING pg_catalog.count(*) > 0) AS "pgrst_6" ON TRUE) AS "pgrst_t"
             $1 = Text("x")
             $2 = Int(2)"#]],
     );
     check(
-        "GET", "/users", "select=name,posts(title)&posts.order=id&name=not.ilike(any).{a*,b*}", &[], "",
+        "GET",
+        "/users",
+        "select=name,posts(title)&posts.order=id&name=not.ilike(any).{a*,b*}",
+        &[],
+        "",
         expect![[r#"
             SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."name" AS "name", "pgrst_3"."body" AS "posts" FROM "public"."users" AS "pgrst_1" LEFT JOIN LATERAL (SELECT coalesce(json_agg("pgrst_3"), '[]') AS "body" FROM (SELECT "pgrst_2"."title" AS "title" FROM "public"."posts" AS "pgrst_2" WHERE "pgrst_2"."author_id" = "pgrst_1"."id" ORDER BY "pgrst_2"."id" ASC) AS "pgrst_3") AS "pgrst_3" ON TRUE WHERE NOT ("pgrst_1"."name" ILIKE ANY($1))) AS "pgrst_t"
             $1 = TextArray(["a%", "b%"])"#]],
     );
     check(
-        "GET", "/posts", "select=author_id,count(),n:id.max()", &[], "",
-        expect![[r#"SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."author_id" AS "author_id", pg_catalog.count(*) AS "count", pg_catalog.max("pgrst_1"."id") AS "n" FROM "public"."posts" AS "pgrst_1" GROUP BY "pgrst_1"."author_id") AS "pgrst_t""#]],
+        "GET",
+        "/posts",
+        "select=author_id,count(),n:id.max()",
+        &[],
+        "",
+        expect![[
+            r#"SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."author_id" AS "author_id", pg_catalog.count(*) AS "count", pg_catalog.max("pgrst_1"."id") AS "n" FROM "public"."posts" AS "pgrst_1" GROUP BY "pgrst_1"."author_id") AS "pgrst_t""#
+        ]],
     );
     check(
-        "GET", "/posts", "title=fts(english).a%26b", &[], "",
+        "GET",
+        "/posts",
+        "title=fts(english).a%26b",
+        &[],
+        "",
         expect![[r#"
             SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1".* FROM "public"."posts" AS "pgrst_1" WHERE to_tsvector($1::pg_catalog.regconfig, "pgrst_1"."title") @@ to_tsquery($2::pg_catalog.regconfig, $3)) AS "pgrst_t"
             $1 = Text("english")
@@ -153,7 +229,11 @@ fn reads() {
             $3 = Text("a&b")"#]],
     );
     check(
-        "GET", "/posts", "title=eq.x' or '1'='1&select=meta->>\"a'b\"", &[], "",
+        "GET",
+        "/posts",
+        "title=eq.x' or '1'='1&select=meta->>\"a'b\"",
+        &[],
+        "",
         expect![[r#"
             SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."meta"->>E'a''b' AS "a'b" FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."title" = $1::"pg_catalog"."text") AS "pgrst_t"
             $1 = Text("x' or '1'='1")"#]],
@@ -163,45 +243,73 @@ fn reads() {
 #[test]
 fn writes_and_calls() {
     check(
-        "POST", "/posts", "columns=title,priority&select=id", &["return=representation", "missing=default"], r#"[{"title":"a"}]"#,
+        "POST",
+        "/posts",
+        "columns=title,priority&select=id",
+        &["return=representation", "missing=default"],
+        r#"[{"title":"a"}]"#,
         expect![[r#"
             WITH "pgrst_source" AS (INSERT INTO "public"."posts" ("title", "priority") SELECT (json_populate_record(NULL::"public"."posts", "pgrst_body"."pgrst_j"))."title", CASE WHEN "pgrst_body"."pgrst_j"::jsonb ? E'priority' THEN (json_populate_record(NULL::"public"."posts", "pgrst_body"."pgrst_j"))."priority" ELSE (3) END FROM json_array_elements($1::json) AS "pgrst_body"("pgrst_j") RETURNING "public"."posts".*) SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."id" AS "id" FROM "pgrst_source" AS "pgrst_1") AS "pgrst_t"
             $1 = Text("[{\"title\":\"a\"}]")"#]],
     );
     check(
-        "POST", "/posts", "on_conflict=id", &["resolution=merge-duplicates"], r#"{"id":1,"title":"a"}"#,
+        "POST",
+        "/posts",
+        "on_conflict=id",
+        &["resolution=merge-duplicates"],
+        r#"{"id":1,"title":"a"}"#,
         expect![[r#"
             INSERT INTO "public"."posts" ("id", "title") SELECT "pgrst_body"."id", "pgrst_body"."title" FROM json_populate_recordset(NULL::"public"."posts", $1::json) AS "pgrst_body" ON CONFLICT ("id") DO UPDATE SET "id" = EXCLUDED."id", "title" = EXCLUDED."title"
             $1 = Text("[{\"id\":1,\"title\":\"a\"}]")"#]],
     );
     check(
-        "PATCH", "/posts", "id=eq.1", &[], r#"{"title":"b"}"#,
+        "PATCH",
+        "/posts",
+        "id=eq.1",
+        &[],
+        r#"{"title":"b"}"#,
         expect![[r#"
             UPDATE "public"."posts" AS "pgrst_1" SET "title" = "pgrst_body"."title" FROM (SELECT * FROM json_populate_record(NULL::"public"."posts", $1::json)) AS "pgrst_body" WHERE "pgrst_1"."id" = $2::"pg_catalog"."int4"
             $1 = Text("{\"title\":\"b\"}")
             $2 = Text("1")"#]],
     );
     check(
-        "DELETE", "/posts", "id=lt.3&select=id", &["return=representation"], "",
+        "DELETE",
+        "/posts",
+        "id=lt.3&select=id",
+        &["return=representation"],
+        "",
         expect![[r#"
             WITH "pgrst_source" AS (DELETE FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."id" < $1::"pg_catalog"."int4" RETURNING "pgrst_1".*) SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_2"."id" AS "id" FROM "pgrst_source" AS "pgrst_2") AS "pgrst_t"
             $1 = Text("3")"#]],
     );
     check(
-        "POST", "/rpc/add", "", &[], r#"{"a":1}"#,
+        "POST",
+        "/rpc/add",
+        "",
+        &[],
+        r#"{"a":1}"#,
         expect![[r#"
             SELECT NULL::bigint AS "total", pg_catalog.count(*) AS "page_total", (json_agg("pgrst_t"."pgrst_scalar")->0)::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."add"("a" := "pgrst_args"."a") AS "pgrst_scalar" FROM json_to_record($1::json) AS "pgrst_args"("a" "pg_catalog"."int4")) AS "pgrst_t"
             $1 = Text("{\"a\":1}")"#]],
     );
     check(
-        "GET", "/rpc/add", "a=1&b=2", &[], "",
+        "GET",
+        "/rpc/add",
+        "a=1&b=2",
+        &[],
+        "",
         expect![[r#"
             SELECT NULL::bigint AS "total", pg_catalog.count(*) AS "page_total", (json_agg("pgrst_t"."pgrst_scalar")->0)::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."add"("a" := $1::"pg_catalog"."int4", "b" := $2::"pg_catalog"."int4") AS "pgrst_scalar") AS "pgrst_t"
             $1 = Text("1")
             $2 = Text("2")"#]],
     );
     check(
-        "POST", "/posts", "", &[], r#"{"nope":1}"#,
+        "POST",
+        "/posts",
+        "",
+        &[],
+        r#"{"nope":1}"#,
         expect!["ERR PGRST204 Could not find the 'nope' column of 'posts' in the schema cache"],
     );
 }
@@ -210,11 +318,21 @@ fn writes_and_calls() {
 fn related_order_and_limited_mutations() {
     // The embed's column travels beside its body, never inside it.
     check(
-        "GET", "/posts", "select=id,author:users(name)&order=author(id).desc.nullslast,id", &[], "",
-        expect![[r#"SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."id" AS "id", "pgrst_3"."body" AS "author" FROM "public"."posts" AS "pgrst_1" LEFT JOIN LATERAL (SELECT (SELECT row_to_json("pgrst_row") FROM (SELECT "pgrst_3"."name" AS "name") AS "pgrst_row") AS "body", "pgrst_3"."pgrst_order_0" AS "pgrst_order_0" FROM (SELECT "pgrst_2"."name" AS "name", "pgrst_2"."id" AS "pgrst_order_0" FROM "public"."users" AS "pgrst_2" WHERE "pgrst_2"."id" = "pgrst_1"."author_id") AS "pgrst_3") AS "pgrst_3" ON TRUE ORDER BY "pgrst_3"."pgrst_order_0" DESC NULLS LAST, "pgrst_1"."id" ASC) AS "pgrst_t""#]],
+        "GET",
+        "/posts",
+        "select=id,author:users(name)&order=author(id).desc.nullslast,id",
+        &[],
+        "",
+        expect![[
+            r#"SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."id" AS "id", "pgrst_3"."body" AS "author" FROM "public"."posts" AS "pgrst_1" LEFT JOIN LATERAL (SELECT (SELECT row_to_json("pgrst_row") FROM (SELECT "pgrst_3"."name" AS "name") AS "pgrst_row") AS "body", "pgrst_3"."pgrst_order_0" AS "pgrst_order_0" FROM (SELECT "pgrst_2"."name" AS "name", "pgrst_2"."id" AS "pgrst_order_0" FROM "public"."users" AS "pgrst_2" WHERE "pgrst_2"."id" = "pgrst_1"."author_id") AS "pgrst_3") AS "pgrst_3" ON TRUE ORDER BY "pgrst_3"."pgrst_order_0" DESC NULLS LAST, "pgrst_1"."id" ASC) AS "pgrst_t""#
+        ]],
     );
     check(
-        "PATCH", "/posts", "title=like.a*&order=id.desc&limit=2&offset=1", &[], r#"{"title":"x"}"#,
+        "PATCH",
+        "/posts",
+        "title=like.a*&order=id.desc&limit=2&offset=1",
+        &[],
+        r#"{"title":"x"}"#,
         expect![[r#"
             UPDATE "public"."posts" AS "pgrst_1" SET "title" = "pgrst_body"."title" FROM (SELECT * FROM json_populate_record(NULL::"public"."posts", $1::json)) AS "pgrst_body" WHERE ("pgrst_1"."id") IN (SELECT "pgrst_1"."id" FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."title" LIKE $2 ORDER BY "pgrst_1"."id" DESC LIMIT $3 OFFSET $4)
             $1 = Text("{\"title\":\"x\"}")
@@ -222,6 +340,20 @@ fn related_order_and_limited_mutations() {
             $3 = Int(2)
             $4 = Int(1)"#]],
     );
-    check("DELETE", "/posts", "limit=1", &[], "", expect!["ERR PGRST109 A 'limit' was applied without an explicit 'order'"]);
-    check("GET", "/users", "select=name,posts(id)&order=posts(id)", &[], "", expect!["ERR PGRST118 A related order on 'posts' is not possible"]);
+    check(
+        "DELETE",
+        "/posts",
+        "limit=1",
+        &[],
+        "",
+        expect!["ERR PGRST109 A 'limit' was applied without an explicit 'order'"],
+    );
+    check(
+        "GET",
+        "/users",
+        "select=name,posts(id)&order=posts(id)",
+        &[],
+        "",
+        expect!["ERR PGRST118 A related order on 'posts' is not possible"],
+    );
 }

@@ -35,8 +35,16 @@ fn keys_made_from_a_configured_secret_verify_with_it() {
     cmd.arg("keys").env("JWT_SECRET", secret);
     let (ok, out, stderr) = output(cmd);
     assert!(ok, "{stderr}");
-    let anon = out.lines().next().unwrap().strip_prefix("ANON_KEY=").unwrap();
-    let claims = plinth_db::JwtSecret::new(secret).unwrap().verify(anon).unwrap();
+    let anon = out
+        .lines()
+        .next()
+        .unwrap()
+        .strip_prefix("ANON_KEY=")
+        .unwrap();
+    let claims = plinth_db::JwtSecret::new(secret)
+        .unwrap()
+        .verify(anon)
+        .unwrap();
     assert_eq!(claims["role"], "anon");
 
     let mut short = plinth(dir.path());
@@ -61,11 +69,17 @@ fn a_port_in_use_is_a_clear_error() {
 fn an_unreachable_database_url_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = plinth(dir.path());
-    cmd.args(["serve", "--port", &free_port().to_string()])
-        .env("DATABASE_URL", "postgres://someone:hunter2@127.0.0.1:1/nowhere");
+    cmd.args(["serve", "--port", &free_port().to_string()]).env(
+        "DATABASE_URL",
+        "postgres://someone:hunter2@127.0.0.1:1/nowhere",
+    );
     let started = std::time::Instant::now();
     let (ok, _, stderr) = output(cmd);
-    assert_one_line_error(ok, &stderr, "cannot connect to the database at 127.0.0.1:1/nowhere");
+    assert_one_line_error(
+        ok,
+        &stderr,
+        "cannot connect to the database at 127.0.0.1:1/nowhere",
+    );
     assert!(!stderr.contains("hunter2"), "the password leaked: {stderr}");
     assert!(started.elapsed() < Duration::from_secs(30));
 }
@@ -109,16 +123,24 @@ fn an_edited_project_migration_stops_start_up_naming_the_file() {
         test_db.name
     );
     let mut first = plinth(dir.path());
-    first.args(["migrate", "--policies", "none"]).env("DATABASE_URL", &url);
+    first
+        .args(["migrate", "--policies", "none"])
+        .env("DATABASE_URL", &url);
     let (ok, out, stderr) = output(first);
     assert!(ok, "{stderr}");
     assert!(out.contains("migrations applied"));
 
     std::fs::write(&file, "create table public.things (id bigint);").unwrap();
     let mut second = plinth(dir.path());
-    second.args(["migrate", "--policies", "none"]).env("DATABASE_URL", &url);
+    second
+        .args(["migrate", "--policies", "none"])
+        .env("DATABASE_URL", &url);
     let (ok, _, stderr) = output(second);
-    assert_one_line_error(ok, &stderr, "20261122000000_things.sql was edited after it was applied");
+    assert_one_line_error(
+        ok,
+        &stderr,
+        "20261122000000_things.sql was edited after it was applied",
+    );
     drop(test_db);
 }
 
@@ -175,7 +197,13 @@ fn in_repo(args: &[&str], url: &str) -> (bool, String, String) {
     let root = crate::helpers::repo_root();
     let mut cmd = plinth(&root);
     cmd.args(args)
-        .args(["--data-dir", &std::env::temp_dir().join("plinth-cli-keys").display().to_string()])
+        .args([
+            "--data-dir",
+            &std::env::temp_dir()
+                .join("plinth-cli-keys")
+                .display()
+                .to_string(),
+        ])
         .env("DATABASE_URL", url);
     output(cmd)
 }
@@ -187,7 +215,8 @@ fn seed_demo_loads_a_living_marketplace_and_admin_grant_makes_admins() {
     assert!(ok, "{stderr}");
     assert!(out.contains("demo.sql"), "{out}");
     let count = |sql: &'static str| -> i64 {
-        rt.block_on(sqlx::query_scalar::<_, i64>(sql).fetch_one(&test_db.db.owner)).unwrap()
+        rt.block_on(sqlx::query_scalar::<_, i64>(sql).fetch_one(&test_db.db.owner))
+            .unwrap()
     };
     assert!(count("select count(*) from public.templates where is_published") >= 10);
     assert!(count("select count(*) from public.templates_draft") >= 1);
@@ -198,7 +227,10 @@ fn seed_demo_loads_a_living_marketplace_and_admin_grant_makes_admins() {
     // Loading it again changes nothing.
     let before = count("select count(*) from public.template_upvotes");
     assert!(in_repo(&["seed", "--demo"], &url).0);
-    assert_eq!(count("select count(*) from public.template_upvotes"), before);
+    assert_eq!(
+        count("select count(*) from public.template_upvotes"),
+        before
+    );
 
     let is_admin = |email: &str| -> bool {
         rt.block_on(

@@ -76,7 +76,9 @@ async fn serve_starts_stops_and_reuses_its_own_cluster() {
             start == 1,
             "{lines:#?}"
         );
-        let health = reqwest::get(format!("http://127.0.0.1:{port}/health")).await.unwrap();
+        let health = reqwest::get(format!("http://127.0.0.1:{port}/health"))
+            .await
+            .unwrap();
         assert_eq!(health.status(), 200);
         assert_eq!(postgres_processes_on(&pgdata).len() >= 1, true);
         // The migration ran once, whatever the number of starts.
@@ -98,7 +100,15 @@ async fn a_killed_plinth_takes_its_cluster_down_with_it() {
     let dir = reachable_tempdir();
     let pgdata = dir.path().join("data/postgres");
     let mut cmd = plinth(dir.path());
-    cmd.args(["serve", "--port", &free_port().to_string(), "--migrations", "none", "--policies", "none"]);
+    cmd.args([
+        "serve",
+        "--port",
+        &free_port().to_string(),
+        "--migrations",
+        "none",
+        "--policies",
+        "none",
+    ]);
     let mut running = Running::start(cmd);
     running
         .wait_for("Plinth is ready", Duration::from_secs(90))
@@ -112,7 +122,10 @@ async fn a_killed_plinth_takes_its_cluster_down_with_it() {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    panic!("postgres outlived a killed plinth: {:?}", postgres_processes_on(&pgdata));
+    panic!(
+        "postgres outlived a killed plinth: {:?}",
+        postgres_processes_on(&pgdata)
+    );
 }
 
 #[tokio::test]
@@ -123,7 +136,15 @@ async fn a_data_folder_the_cluster_user_cannot_reach_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     let mut cmd = plinth(dir.path());
-    cmd.args(["serve", "--port", &free_port().to_string(), "--migrations", "none", "--policies", "none"]);
+    cmd.args([
+        "serve",
+        "--port",
+        &free_port().to_string(),
+        "--migrations",
+        "none",
+        "--policies",
+        "none",
+    ]);
     let running = Running::start(cmd);
     if nix::unistd::Uid::effective().is_root() {
         let seen = running

@@ -42,14 +42,23 @@ async fn browsers_get_cors_answers() {
         .request(reqwest::Method::OPTIONS, format!("{}/health", app.url))
         .header("origin", "http://localhost:5173")
         .header("access-control-request-method", "POST")
-        .header("access-control-request-headers", "apikey, authorization, x-client-info, prefer")
+        .header(
+            "access-control-request-headers",
+            "apikey, authorization, x-client-info, prefer",
+        )
         .send()
         .await
         .unwrap();
     assert!(preflight.status().is_success(), "{}", preflight.status());
     let headers = preflight.headers();
-    assert_eq!(headers["access-control-allow-origin"], "http://localhost:5173");
-    let allowed = headers["access-control-allow-headers"].to_str().unwrap().to_lowercase();
+    assert_eq!(
+        headers["access-control-allow-origin"],
+        "http://localhost:5173"
+    );
+    let allowed = headers["access-control-allow-headers"]
+        .to_str()
+        .unwrap()
+        .to_lowercase();
     for name in ["apikey", "authorization", "x-client-info", "prefer"] {
         assert!(allowed.contains(name), "{name} not in {allowed}");
     }
@@ -59,7 +68,10 @@ async fn browsers_get_cors_answers() {
         .send()
         .await
         .unwrap();
-    let exposed = response.headers()["access-control-expose-headers"].to_str().unwrap().to_lowercase();
+    let exposed = response.headers()["access-control-expose-headers"]
+        .to_str()
+        .unwrap()
+        .to_lowercase();
     assert!(exposed.contains("content-range"), "{exposed}");
 }
 
@@ -73,7 +85,10 @@ async fn the_app_learns_the_anon_key_from_its_server() {
         .await
         .unwrap();
     assert_eq!(body["anonKey"], app.keys.anon_key);
-    assert_eq!(body["stripePublishableKey"], crate::helpers::TEST_STRIPE_PUBLISHABLE_KEY);
+    assert_eq!(
+        body["stripePublishableKey"],
+        crate::helpers::TEST_STRIPE_PUBLISHABLE_KEY
+    );
     assert!(body.get("serviceRoleKey").is_none());
     assert!(!body.to_string().contains(&app.keys.service_role_key));
 }

@@ -9,9 +9,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use plinth_db::testing::TestDb;
+use plinth_server::app::Services;
 use plinth_server::config::{KeyArgs, ProjectDir};
 use plinth_server::keys::Keys;
-use plinth_server::app::Services;
 use plinth_server::{AppState, migration_sets, router};
 
 /// The repository's root (for its `migrations/` and `policies/`).
@@ -60,20 +60,28 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
     };
     let mut auth_config = plinth_auth::AuthConfig::default();
     auth_config.password_hash = plinth_auth::HashCost::cheap();
-    let auth = plinth_auth::AuthState::new(test_db.db.clone(), keys.secret.clone(), auth_config).unwrap();
+    let auth =
+        plinth_auth::AuthState::new(test_db.db.clone(), keys.secret.clone(), auth_config).unwrap();
     let rest = plinth_rest::RestState::new(test_db.db.clone(), keys.secret.clone(), rest_config)
         .await
         .unwrap();
     let storage_config = plinth_storage::StorageConfig {
-        backend: plinth_storage::Backend::FileSystem { root: data.path().join("storage") },
+        backend: plinth_storage::Backend::FileSystem {
+            root: data.path().join("storage"),
+        },
         ..Default::default()
     };
-    let storage = plinth_storage::StorageState::new(test_db.db.clone(), keys.secret.clone(), storage_config)
-        .await
-        .unwrap();
-    let realtime = plinth_realtime::RealtimeState::new(test_db.db.clone(), keys.secret.clone(), Default::default())
-        .await
-        .unwrap();
+    let storage =
+        plinth_storage::StorageState::new(test_db.db.clone(), keys.secret.clone(), storage_config)
+            .await
+            .unwrap();
+    let realtime = plinth_realtime::RealtimeState::new(
+        test_db.db.clone(),
+        keys.secret.clone(),
+        Default::default(),
+    )
+    .await
+    .unwrap();
     let functions = plinth_functions::FunctionsState::new(
         test_db.db.clone(),
         keys.secret.clone(),
@@ -81,7 +89,17 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
         auth.mailer().clone(),
     )
     .unwrap();
-    let app = router(state, &data.path().join("no-app"), Services { auth, rest, storage, realtime, functions });
+    let app = router(
+        state,
+        &data.path().join("no-app"),
+        Services {
+            auth,
+            rest,
+            storage,
+            realtime,
+            functions,
+        },
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(plinth_server::run(listener, app, std::future::pending()));

@@ -25,7 +25,10 @@ fn template_payload(title: &str, category: Uuid) -> Value {
 }
 
 fn uuid_of(v: &Value) -> Uuid {
-    v.as_str().unwrap_or_else(|| panic!("not a uuid: {v}")).parse().unwrap()
+    v.as_str()
+        .unwrap_or_else(|| panic!("not a uuid: {v}"))
+        .parse()
+        .unwrap()
 }
 
 async fn count(app: &TestApp, sql: &str, id: Uuid) -> i64 {
@@ -48,41 +51,105 @@ async fn people(app: &TestApp) -> People {
     let other = create_user(app, "other@test.dev", "Other Person").await;
     let admin = create_user(app, "admin@test.dev", "Admin Person").await;
     make_admin(app, admin).await;
-    People { creator, other, admin, category: category_id(app, "education").await }
+    People {
+        creator,
+        other,
+        admin,
+        category: category_id(app, "education").await,
+    }
 }
 
 #[tokio::test]
 async fn approve_is_for_admins_and_publishes_the_pending_template() {
     let app = spawn_marketplace().await;
     let p = people(&app).await;
-    let submitted = rpc(&app, Actor::User(p.creator), "submit_template", json!({"template": template_payload("My Template", p.category)})).await;
+    let submitted = rpc(
+        &app,
+        Actor::User(p.creator),
+        "submit_template",
+        json!({"template": template_payload("My Template", p.category)}),
+    )
+    .await;
     let pending = uuid_of(submitted.ok());
-    let row = rows(&app, Actor::User(p.creator), &format!("templates_pending_approval?id=eq.{pending}")).await;
+    let row = rows(
+        &app,
+        Actor::User(p.creator),
+        &format!("templates_pending_approval?id=eq.{pending}"),
+    )
+    .await;
     assert_eq!(row[0]["status"], "Pending Approval");
     assert_eq!(row[0]["price_in_cents"], 499);
     assert_eq!(row[0]["tags"], json!(["one", "two"]));
 
     for actor in [Actor::Anon, Actor::User(p.creator), Actor::User(p.other)] {
-        let denied = rpc(&app, actor, "admin_approve_template", json!({"pending_template_id": pending})).await;
-        let want = if actor == Actor::Anon { StatusCode::UNAUTHORIZED } else { StatusCode::FORBIDDEN };
+        let denied = rpc(
+            &app,
+            actor,
+            "admin_approve_template",
+            json!({"pending_template_id": pending}),
+        )
+        .await;
+        let want = if actor == Actor::Anon {
+            StatusCode::UNAUTHORIZED
+        } else {
+            StatusCode::FORBIDDEN
+        };
         assert_eq!(denied.status, want, "{actor:?}: {}", denied.body);
     }
-    assert_eq!(count(&app, "select count(*) from public.templates_pending_approval where id = $1", pending).await, 1);
+    assert_eq!(
+        count(
+            &app,
+            "select count(*) from public.templates_pending_approval where id = $1",
+            pending
+        )
+        .await,
+        1
+    );
 
-    let approved = rpc(&app, Actor::User(p.admin), "admin_approve_template", json!({"pending_template_id": pending})).await;
-    assert_eq!(uuid_of(approved.ok()), pending, "a first submission is published under its pending id");
+    let approved = rpc(
+        &app,
+        Actor::User(p.admin),
+        "admin_approve_template",
+        json!({"pending_template_id": pending}),
+    )
+    .await;
+    assert_eq!(
+        uuid_of(approved.ok()),
+        pending,
+        "a first submission is published under its pending id"
+    );
     let published = rows(&app, Actor::Anon, &format!("templates?id=eq.{pending}")).await;
     assert_eq!(published.len(), 1);
     let t = &published[0];
-    assert_eq!((t["is_published"].clone(), t["status"].clone()), (json!(true), json!("published")));
-    assert_eq!((t["user_id"].clone(), t["title"].clone()), (json!(p.creator), json!("My Template")));
+    assert_eq!(
+        (t["is_published"].clone(), t["status"].clone()),
+        (json!(true), json!("published"))
+    );
+    assert_eq!(
+        (t["user_id"].clone(), t["title"].clone()),
+        (json!(p.creator), json!("My Template"))
+    );
     assert_eq!(t["author"], "Creator Person");
     assert_eq!(t["price_in_cents"], 499);
     assert_eq!(t["template_file_url"], "u/files/t.zip");
-    assert_eq!(count(&app, "select count(*) from public.templates_pending_approval where id = $1", pending).await, 0);
+    assert_eq!(
+        count(
+            &app,
+            "select count(*) from public.templates_pending_approval where id = $1",
+            pending
+        )
+        .await,
+        0
+    );
 
     // Approving what is no longer pending is a 404, not a server error.
-    let again = rpc(&app, Actor::User(p.admin), "admin_approve_template", json!({"pending_template_id": pending})).await;
+    let again = rpc(
+        &app,
+        Actor::User(p.admin),
+        "admin_approve_template",
+        json!({"pending_template_id": pending}),
+    )
+    .await;
     assert_eq!(again.status, StatusCode::NOT_FOUND, "{}", again.body);
 }
 
@@ -96,59 +163,178 @@ async fn an_edit_is_rejected_resubmitted_and_approved_into_the_original_template
         .execute(owner_pool(&app))
         .await
         .unwrap();
-    rest(&app, Actor::User(p.other), Method::POST, "template_upvotes", Some(json!({"template_id": original, "user_id": p.other})), "").await.ok();
-    rest(&app, Actor::User(p.other), Method::POST, "template_ratings", Some(json!({"template_id": original, "user_id": p.other, "rating": 4}))        , "").await.ok();
+    rest(
+        &app,
+        Actor::User(p.other),
+        Method::POST,
+        "template_upvotes",
+        Some(json!({"template_id": original, "user_id": p.other})),
+        "",
+    )
+    .await
+    .ok();
+    rest(
+        &app,
+        Actor::User(p.other),
+        Method::POST,
+        "template_ratings",
+        Some(json!({"template_id": original, "user_id": p.other, "rating": 4})),
+        "",
+    )
+    .await
+    .ok();
 
     // Someone else cannot submit an edit of it.
     let mut edit = template_payload("Edited", p.category);
     edit["original_template_id"] = json!(original);
-    let theft = rpc(&app, Actor::User(p.other), "submit_template", json!({"template": edit})).await;
+    let theft = rpc(
+        &app,
+        Actor::User(p.other),
+        "submit_template",
+        json!({"template": edit}),
+    )
+    .await;
     assert_eq!(theft.status, StatusCode::NOT_FOUND, "{}", theft.body);
 
-    let pending = uuid_of(rpc(&app, Actor::User(p.creator), "submit_template", json!({"template": edit})).await.ok());
+    let pending = uuid_of(
+        rpc(
+            &app,
+            Actor::User(p.creator),
+            "submit_template",
+            json!({"template": edit}),
+        )
+        .await
+        .ok(),
+    );
     assert_ne!(pending, original);
 
     // Reject: admins only, a reason is required; the rejection is filed whole.
-    let denied = rpc(&app, Actor::User(p.creator), "admin_reject_template", json!({"pending_template_id": pending, "reason": "no"})).await;
+    let denied = rpc(
+        &app,
+        Actor::User(p.creator),
+        "admin_reject_template",
+        json!({"pending_template_id": pending, "reason": "no"}),
+    )
+    .await;
     assert_eq!(denied.status, StatusCode::FORBIDDEN, "{}", denied.body);
-    let no_reason = rpc(&app, Actor::User(p.admin), "admin_reject_template", json!({"pending_template_id": pending, "reason": "  "})).await;
-    assert_eq!(no_reason.status, StatusCode::BAD_REQUEST, "{}", no_reason.body);
+    let no_reason = rpc(
+        &app,
+        Actor::User(p.admin),
+        "admin_reject_template",
+        json!({"pending_template_id": pending, "reason": "  "}),
+    )
+    .await;
+    assert_eq!(
+        no_reason.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        no_reason.body
+    );
     assert_eq!(no_reason.body["message"], "A rejection reason is required");
-    let rejected = rpc(&app, Actor::User(p.admin), "admin_reject_template", json!({"pending_template_id": pending, "reason": " Add screenshots "})).await;
+    let rejected = rpc(
+        &app,
+        Actor::User(p.admin),
+        "admin_reject_template",
+        json!({"pending_template_id": pending, "reason": " Add screenshots "}),
+    )
+    .await;
     assert_eq!(uuid_of(rejected.ok()), pending);
-    let r = rows(&app, Actor::User(p.creator), &format!("templates_rejected?id=eq.{pending}")).await;
+    let r = rows(
+        &app,
+        Actor::User(p.creator),
+        &format!("templates_rejected?id=eq.{pending}"),
+    )
+    .await;
     assert_eq!(r.len(), 1);
     assert_eq!(r[0]["rejection_comment"], "Add screenshots");
     assert!(r[0]["rejection_date"].is_string());
     assert_eq!(r[0]["original_template_id"], json!(original));
     assert_eq!(r[0]["title"], "Edited");
-    assert_eq!(count(&app, "select count(*) from public.templates_pending_approval where id = $1", pending).await, 0);
+    assert_eq!(
+        count(
+            &app,
+            "select count(*) from public.templates_pending_approval where id = $1",
+            pending
+        )
+        .await,
+        0
+    );
     // The published original is untouched by the rejection.
     let live = rows(&app, Actor::Anon, &format!("templates?id=eq.{original}")).await;
     assert_eq!(live[0]["title"], "Original");
 
     // Resubmit from the rejected record: same id, the edit link kept.
-    let resubmitted = rpc(&app, Actor::User(p.creator), "submit_template",
-        json!({"template": template_payload("Edited Again", p.category), "rejected_id": pending})).await;
+    let resubmitted = rpc(
+        &app,
+        Actor::User(p.creator),
+        "submit_template",
+        json!({"template": template_payload("Edited Again", p.category), "rejected_id": pending}),
+    )
+    .await;
     assert_eq!(uuid_of(resubmitted.ok()), pending);
-    assert_eq!(count(&app, "select count(*) from public.templates_rejected where id = $1", pending).await, 0);
-    let again = rows(&app, Actor::User(p.admin), &format!("templates_pending_approval?id=eq.{pending}")).await;
-    assert_eq!((again[0]["status"].clone(), again[0]["original_template_id"].clone()), (json!("Pending Approval"), json!(original)));
+    assert_eq!(
+        count(
+            &app,
+            "select count(*) from public.templates_rejected where id = $1",
+            pending
+        )
+        .await,
+        0
+    );
+    let again = rows(
+        &app,
+        Actor::User(p.admin),
+        &format!("templates_pending_approval?id=eq.{pending}"),
+    )
+    .await;
+    assert_eq!(
+        (
+            again[0]["status"].clone(),
+            again[0]["original_template_id"].clone()
+        ),
+        (json!("Pending Approval"), json!(original))
+    );
 
     // Approve: the original template takes the new content, keeps id and counters.
-    let approved = rpc(&app, Actor::User(p.admin), "admin_approve_template", json!({"pending_template_id": pending})).await;
+    let approved = rpc(
+        &app,
+        Actor::User(p.admin),
+        "admin_approve_template",
+        json!({"pending_template_id": pending}),
+    )
+    .await;
     assert_eq!(uuid_of(approved.ok()), original);
     let mine = rows(&app, Actor::Anon, &format!("templates?user_id=eq.{}&select=id,title,downloads_count,total_views,average_rating,total_ratings,price_in_cents", p.creator)).await;
     assert_eq!(mine.len(), 1, "no second template: {mine:?}");
     let t = &mine[0];
     assert_eq!(t["id"], json!(original));
     assert_eq!(t["title"], "Edited Again");
-    assert_eq!((t["downloads_count"].clone(), t["total_views"].clone(), t["total_ratings"].clone()), (json!(42), json!(300), json!(1)));
+    assert_eq!(
+        (
+            t["downloads_count"].clone(),
+            t["total_views"].clone(),
+            t["total_ratings"].clone()
+        ),
+        (json!(42), json!(300), json!(1))
+    );
     assert_eq!(num(&t["average_rating"]), 4.0);
     assert_eq!(t["price_in_cents"], 499);
-    let upvotes = rows(&app, Actor::Anon, &format!("template_upvote_counts?template_id=eq.{original}")).await;
+    let upvotes = rows(
+        &app,
+        Actor::Anon,
+        &format!("template_upvote_counts?template_id=eq.{original}"),
+    )
+    .await;
     assert_eq!(upvotes[0]["upvote_count"], 1);
-    assert_eq!(count(&app, "select count(*) from public.templates_pending_approval where id = $1", pending).await, 0);
+    assert_eq!(
+        count(
+            &app,
+            "select count(*) from public.templates_pending_approval where id = $1",
+            pending
+        )
+        .await,
+        0
+    );
 }
 
 #[tokio::test]
@@ -161,36 +347,133 @@ async fn drafts_are_submitted_and_rejections_become_drafts_again() {
     let draft_id = uuid_of(&draft.rows()[0]["id"]);
 
     // Someone else's draft id is left alone.
-    let other_draft = rest(&app, Actor::User(p.other), Method::POST, "templates_draft",
-        Some(json!({"creator_id": p.other, "title": "Not yours"})), "return=representation").await;
+    let other_draft = rest(
+        &app,
+        Actor::User(p.other),
+        Method::POST,
+        "templates_draft",
+        Some(json!({"creator_id": p.other, "title": "Not yours"})),
+        "return=representation",
+    )
+    .await;
     let other_draft_id = uuid_of(&other_draft.rows()[0]["id"]);
-    let foreign = rpc(&app, Actor::User(p.creator), "submit_template",
-        json!({"template": template_payload("Sneaky", p.category), "draft_id": other_draft_id})).await;
+    let foreign = rpc(
+        &app,
+        Actor::User(p.creator),
+        "submit_template",
+        json!({"template": template_payload("Sneaky", p.category), "draft_id": other_draft_id}),
+    )
+    .await;
     foreign.ok();
-    assert_eq!(count(&app, "select count(*) from public.templates_draft where id = $1", other_draft_id).await, 1);
+    assert_eq!(
+        count(
+            &app,
+            "select count(*) from public.templates_draft where id = $1",
+            other_draft_id
+        )
+        .await,
+        1
+    );
 
-    let pending = uuid_of(rpc(&app, Actor::User(p.creator), "submit_template",
-        json!({"template": template_payload("Draft One", p.category), "draft_id": draft_id})).await.ok());
-    assert_eq!(count(&app, "select count(*) from public.templates_draft where id = $1", draft_id).await, 0);
-    assert_eq!(rows(&app, Actor::User(p.creator), &format!("templates_pending_approval?id=eq.{pending}")).await.len(), 1);
+    let pending = uuid_of(
+        rpc(
+            &app,
+            Actor::User(p.creator),
+            "submit_template",
+            json!({"template": template_payload("Draft One", p.category), "draft_id": draft_id}),
+        )
+        .await
+        .ok(),
+    );
+    assert_eq!(
+        count(
+            &app,
+            "select count(*) from public.templates_draft where id = $1",
+            draft_id
+        )
+        .await,
+        0
+    );
+    assert_eq!(
+        rows(
+            &app,
+            Actor::User(p.creator),
+            &format!("templates_pending_approval?id=eq.{pending}")
+        )
+        .await
+        .len(),
+        1
+    );
 
     // Submitting needs a signed-in caller, and a complete template.
-    let anon = rpc(&app, Actor::Anon, "submit_template", json!({"template": template_payload("X", p.category)})).await;
+    let anon = rpc(
+        &app,
+        Actor::Anon,
+        "submit_template",
+        json!({"template": template_payload("X", p.category)}),
+    )
+    .await;
     assert_eq!(anon.status, StatusCode::UNAUTHORIZED, "{}", anon.body);
-    let incomplete = rpc(&app, Actor::User(p.creator), "submit_template", json!({"template": {"title": "No category"}})).await;
-    assert_eq!(incomplete.status, StatusCode::BAD_REQUEST, "{}", incomplete.body);
+    let incomplete = rpc(
+        &app,
+        Actor::User(p.creator),
+        "submit_template",
+        json!({"template": {"title": "No category"}}),
+    )
+    .await;
+    assert_eq!(
+        incomplete.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        incomplete.body
+    );
 
-    rpc(&app, Actor::User(p.admin), "admin_reject_template", json!({"pending_template_id": pending, "reason": "Needs previews"})).await.ok();
+    rpc(
+        &app,
+        Actor::User(p.admin),
+        "admin_reject_template",
+        json!({"pending_template_id": pending, "reason": "Needs previews"}),
+    )
+    .await
+    .ok();
 
     // Only its creator turns a rejection into a draft.
-    let stranger = rpc(&app, Actor::User(p.other), "save_rejected_as_draft", json!({"rejected_id": pending})).await;
+    let stranger = rpc(
+        &app,
+        Actor::User(p.other),
+        "save_rejected_as_draft",
+        json!({"rejected_id": pending}),
+    )
+    .await;
     assert_eq!(stranger.status, StatusCode::NOT_FOUND, "{}", stranger.body);
-    let saved = rpc(&app, Actor::User(p.creator), "save_rejected_as_draft", json!({"rejected_id": pending})).await;
+    let saved = rpc(
+        &app,
+        Actor::User(p.creator),
+        "save_rejected_as_draft",
+        json!({"rejected_id": pending}),
+    )
+    .await;
     assert_eq!(uuid_of(saved.ok()), pending);
-    let d = rows(&app, Actor::User(p.creator), &format!("templates_draft?id=eq.{pending}")).await;
+    let d = rows(
+        &app,
+        Actor::User(p.creator),
+        &format!("templates_draft?id=eq.{pending}"),
+    )
+    .await;
     assert_eq!(d.len(), 1);
-    assert_eq!((d[0]["title"].clone(), d[0]["price_in_cents"].clone()), (json!("Draft One"), json!(499)));
-    assert_eq!(count(&app, "select count(*) from public.templates_rejected where id = $1", pending).await, 0);
+    assert_eq!(
+        (d[0]["title"].clone(), d[0]["price_in_cents"].clone()),
+        (json!("Draft One"), json!(499))
+    );
+    assert_eq!(
+        count(
+            &app,
+            "select count(*) from public.templates_rejected where id = $1",
+            pending
+        )
+        .await,
+        0
+    );
 }
 
 #[tokio::test]
@@ -200,28 +483,123 @@ async fn unpublished_templates_are_deleted_with_their_file_paths() {
     let pool = owner_pool(&app);
     let draft: Uuid = sqlx::query_scalar("insert into public.templates_draft (creator_id, title, preview_image_url, template_file_url) values ($1, 'D', 'c/previews/1.png', 'c/templates/1.zip') returning id")
         .bind(p.creator).fetch_one(pool).await.unwrap();
-    let pending = uuid_of(rpc(&app, Actor::User(p.creator), "submit_template", json!({"template": template_payload("Pending", p.category)})).await.ok());
-    let pending2 = uuid_of(rpc(&app, Actor::User(p.creator), "submit_template", json!({"template": template_payload("Pending 2", p.category)})).await.ok());
-    let rejected = uuid_of(rpc(&app, Actor::User(p.creator), "submit_template", json!({"template": template_payload("Rejected", p.category)})).await.ok());
-    rpc(&app, Actor::User(p.admin), "admin_reject_template", json!({"pending_template_id": rejected, "reason": "No"})).await.ok();
+    let pending = uuid_of(
+        rpc(
+            &app,
+            Actor::User(p.creator),
+            "submit_template",
+            json!({"template": template_payload("Pending", p.category)}),
+        )
+        .await
+        .ok(),
+    );
+    let pending2 = uuid_of(
+        rpc(
+            &app,
+            Actor::User(p.creator),
+            "submit_template",
+            json!({"template": template_payload("Pending 2", p.category)}),
+        )
+        .await
+        .ok(),
+    );
+    let rejected = uuid_of(
+        rpc(
+            &app,
+            Actor::User(p.creator),
+            "submit_template",
+            json!({"template": template_payload("Rejected", p.category)}),
+        )
+        .await
+        .ok(),
+    );
+    rpc(
+        &app,
+        Actor::User(p.admin),
+        "admin_reject_template",
+        json!({"pending_template_id": rejected, "reason": "No"}),
+    )
+    .await
+    .ok();
 
     // Not someone else's, not anonymously, not an unknown kind.
-    let stranger = rpc(&app, Actor::User(p.other), "delete_unpublished_template", json!({"kind": "draft", "template_id": draft})).await;
+    let stranger = rpc(
+        &app,
+        Actor::User(p.other),
+        "delete_unpublished_template",
+        json!({"kind": "draft", "template_id": draft}),
+    )
+    .await;
     assert_eq!(stranger.status, StatusCode::NOT_FOUND, "{}", stranger.body);
-    let anon = rpc(&app, Actor::Anon, "delete_unpublished_template", json!({"kind": "draft", "template_id": draft})).await;
+    let anon = rpc(
+        &app,
+        Actor::Anon,
+        "delete_unpublished_template",
+        json!({"kind": "draft", "template_id": draft}),
+    )
+    .await;
     assert_eq!(anon.status, StatusCode::UNAUTHORIZED, "{}", anon.body);
-    let bad = rpc(&app, Actor::User(p.creator), "delete_unpublished_template", json!({"kind": "published", "template_id": draft})).await;
+    let bad = rpc(
+        &app,
+        Actor::User(p.creator),
+        "delete_unpublished_template",
+        json!({"kind": "published", "template_id": draft}),
+    )
+    .await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.body);
 
-    let files = rpc(&app, Actor::User(p.creator), "delete_unpublished_template", json!({"kind": "draft", "template_id": draft})).await;
-    assert_eq!(files.ok(), &json!(["c/previews/1.png", "c/templates/1.zip"]));
-    let files = rpc(&app, Actor::User(p.creator), "delete_unpublished_template", json!({"kind": "pending", "template_id": pending})).await;
-    assert_eq!(files.ok(), &json!(["u/previews/a.png", "u/files/t.zip", "u/previews/b.png"]));
+    let files = rpc(
+        &app,
+        Actor::User(p.creator),
+        "delete_unpublished_template",
+        json!({"kind": "draft", "template_id": draft}),
+    )
+    .await;
+    assert_eq!(
+        files.ok(),
+        &json!(["c/previews/1.png", "c/templates/1.zip"])
+    );
+    let files = rpc(
+        &app,
+        Actor::User(p.creator),
+        "delete_unpublished_template",
+        json!({"kind": "pending", "template_id": pending}),
+    )
+    .await;
+    assert_eq!(
+        files.ok(),
+        &json!(["u/previews/a.png", "u/files/t.zip", "u/previews/b.png"])
+    );
     // An admin may delete any pending template; not a rejected one of someone else.
-    rpc(&app, Actor::User(p.admin), "delete_unpublished_template", json!({"kind": "pending", "template_id": pending2})).await.ok();
-    let admin_rejected = rpc(&app, Actor::User(p.admin), "delete_unpublished_template", json!({"kind": "rejected", "template_id": rejected})).await;
-    assert_eq!(admin_rejected.status, StatusCode::NOT_FOUND, "{}", admin_rejected.body);
-    rpc(&app, Actor::User(p.creator), "delete_unpublished_template", json!({"kind": "rejected", "template_id": rejected})).await.ok();
+    rpc(
+        &app,
+        Actor::User(p.admin),
+        "delete_unpublished_template",
+        json!({"kind": "pending", "template_id": pending2}),
+    )
+    .await
+    .ok();
+    let admin_rejected = rpc(
+        &app,
+        Actor::User(p.admin),
+        "delete_unpublished_template",
+        json!({"kind": "rejected", "template_id": rejected}),
+    )
+    .await;
+    assert_eq!(
+        admin_rejected.status,
+        StatusCode::NOT_FOUND,
+        "{}",
+        admin_rejected.body
+    );
+    rpc(
+        &app,
+        Actor::User(p.creator),
+        "delete_unpublished_template",
+        json!({"kind": "rejected", "template_id": rejected}),
+    )
+    .await
+    .ok();
     let left: i64 = sqlx::query_scalar("select (select count(*) from public.templates_draft) + (select count(*) from public.templates_pending_approval) + (select count(*) from public.templates_rejected)")
         .fetch_one(pool).await.unwrap();
     assert_eq!(left, 0);
@@ -233,53 +611,178 @@ async fn follow_functions_answer_from_the_followers_table() {
     let a = create_user(&app, "a@test.dev", "Alice").await;
     let b = create_user(&app, "b@test.dev", "Bob").await;
     let c = create_user(&app, "c@test.dev", "Cleo").await;
-    sqlx::query("update public.profiles set username = 'alice' where id = $1").bind(a).execute(owner_pool(&app)).await.unwrap();
+    sqlx::query("update public.profiles set username = 'alice' where id = $1")
+        .bind(a)
+        .execute(owner_pool(&app))
+        .await
+        .unwrap();
     for (who, whom) in [(a, c), (b, c), (c, a)] {
-        let r = rest(&app, Actor::User(who), Method::POST, "followers", Some(json!({"follower_id": who, "following_id": whom})), "").await;
+        let r = rest(
+            &app,
+            Actor::User(who),
+            Method::POST,
+            "followers",
+            Some(json!({"follower_id": who, "following_id": whom})),
+            "",
+        )
+        .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     // Following oneself is refused.
-    let selfie = rest(&app, Actor::User(a), Method::POST, "followers", Some(json!({"follower_id": a, "following_id": a})), "").await;
+    let selfie = rest(
+        &app,
+        Actor::User(a),
+        Method::POST,
+        "followers",
+        Some(json!({"follower_id": a, "following_id": a})),
+        "",
+    )
+    .await;
     assert_eq!(selfie.status, StatusCode::BAD_REQUEST, "{}", selfie.body);
 
-    assert_eq!(rpc(&app, Actor::Anon, "get_follower_count", json!({"user_id": c})).await.ok(), &json!(2));
-    assert_eq!(rpc(&app, Actor::Anon, "get_follower_count", json!({"user_id": b})).await.ok(), &json!(0));
-    assert_eq!(rpc(&app, Actor::User(a), "is_following", json!({"follower": a, "following": c})).await.ok(), &json!(true));
-    assert_eq!(rpc(&app, Actor::User(a), "is_following", json!({"follower": c, "following": b})).await.ok(), &json!(false));
+    assert_eq!(
+        rpc(
+            &app,
+            Actor::Anon,
+            "get_follower_count",
+            json!({"user_id": c})
+        )
+        .await
+        .ok(),
+        &json!(2)
+    );
+    assert_eq!(
+        rpc(
+            &app,
+            Actor::Anon,
+            "get_follower_count",
+            json!({"user_id": b})
+        )
+        .await
+        .ok(),
+        &json!(0)
+    );
+    assert_eq!(
+        rpc(
+            &app,
+            Actor::User(a),
+            "is_following",
+            json!({"follower": a, "following": c})
+        )
+        .await
+        .ok(),
+        &json!(true)
+    );
+    assert_eq!(
+        rpc(
+            &app,
+            Actor::User(a),
+            "is_following",
+            json!({"follower": c, "following": b})
+        )
+        .await
+        .ok(),
+        &json!(false)
+    );
 
-    let followers = rpc(&app, Actor::User(c), "get_user_followers", json!({"user_id": c})).await;
+    let followers = rpc(
+        &app,
+        Actor::User(c),
+        "get_user_followers",
+        json!({"user_id": c}),
+    )
+    .await;
     let followers = followers.ok().as_array().unwrap().clone();
-    assert_eq!(ids(&followers), vec![b.to_string(), a.to_string()], "newest first");
+    assert_eq!(
+        ids(&followers),
+        vec![b.to_string(), a.to_string()],
+        "newest first"
+    );
     assert_eq!(followers[1]["username"], "alice");
     assert_eq!(followers[1]["display_name"], "Alice");
     assert!(followers[1]["followed_at"].is_string());
     assert!(followers[1].as_object().unwrap().contains_key("avatar_url"));
-    let following = rpc(&app, Actor::User(a), "get_user_following", json!({"user_id": a})).await;
+    let following = rpc(
+        &app,
+        Actor::User(a),
+        "get_user_following",
+        json!({"user_id": a}),
+    )
+    .await;
     let following = following.ok().as_array().unwrap().clone();
     assert_eq!(ids(&following), vec![c.to_string()]);
     assert_eq!(following[0]["display_name"], "Cleo");
 
     // Unfollow as supabase-js does: delete by both ids.
-    let gone = rest(&app, Actor::User(a), Method::DELETE, &format!("followers?follower_id=eq.{a}&following_id=eq.{c}"), None, "").await;
+    let gone = rest(
+        &app,
+        Actor::User(a),
+        Method::DELETE,
+        &format!("followers?follower_id=eq.{a}&following_id=eq.{c}"),
+        None,
+        "",
+    )
+    .await;
     assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.body);
-    assert_eq!(rpc(&app, Actor::Anon, "get_follower_count", json!({"user_id": c})).await.ok(), &json!(1));
-    assert_eq!(rpc(&app, Actor::Anon, "is_following", json!({"follower": a, "following": c})).await.ok(), &json!(false));
+    assert_eq!(
+        rpc(
+            &app,
+            Actor::Anon,
+            "get_follower_count",
+            json!({"user_id": c})
+        )
+        .await
+        .ok(),
+        &json!(1)
+    );
+    assert_eq!(
+        rpc(
+            &app,
+            Actor::Anon,
+            "is_following",
+            json!({"follower": a, "following": c})
+        )
+        .await
+        .ok(),
+        &json!(false)
+    );
 }
 
 #[tokio::test]
 async fn trending_creators_rank_creators_with_published_templates() {
     let app = spawn_marketplace().await;
     load_demo(&app).await;
-    let answer = rpc(&app, Actor::Anon, "get_trending_creators", json!({"limit_count": 4})).await;
+    let answer = rpc(
+        &app,
+        Actor::Anon,
+        "get_trending_creators",
+        json!({"limit_count": 4}),
+    )
+    .await;
     let creators = answer.ok().as_array().unwrap().clone();
-    let usernames: Vec<&str> = creators.iter().map(|c| c["username"].as_str().unwrap()).collect();
-    assert_eq!(usernames, ["leo-builds", "ava_studies", "mayachen", "samfit"]);
-    let ranks: Vec<i64> = creators.iter().map(|c| c["rank"].as_i64().unwrap()).collect();
+    let usernames: Vec<&str> = creators
+        .iter()
+        .map(|c| c["username"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        usernames,
+        ["leo-builds", "ava_studies", "mayachen", "samfit"]
+    );
+    let ranks: Vec<i64> = creators
+        .iter()
+        .map(|c| c["rank"].as_i64().unwrap())
+        .collect();
     assert_eq!(ranks, [1, 2, 3, 4]);
     let leo = &creators[0];
     assert_eq!(num(&leo["weekly_growth_percentage"]), 100.0);
-    assert_eq!((leo["templates_count"].clone(), leo["total_downloads"].clone()), (json!(2), json!(1280)));
+    assert_eq!(
+        (
+            leo["templates_count"].clone(),
+            leo["total_downloads"].clone()
+        ),
+        (json!(2), json!(1280))
+    );
     assert_eq!(num(&leo["rating"]), 3.8);
     assert_eq!(leo["categories"], json!(["Business"]));
     assert_eq!(leo["display_name"], "Leo Martins");
@@ -287,10 +790,22 @@ async fn trending_creators_rank_creators_with_published_templates() {
         assert!(leo.as_object().unwrap().contains_key(field), "{field}");
     }
     let maya = &creators[2];
-    assert_eq!((maya["templates_count"].clone(), maya["total_downloads"].clone()), (json!(3), json!(2190)));
+    assert_eq!(
+        (
+            maya["templates_count"].clone(),
+            maya["total_downloads"].clone()
+        ),
+        (json!(3), json!(2190))
+    );
     assert_eq!(num(&maya["rating"]), 4.2);
     assert_eq!(maya["categories"], json!(["Finance", "Productivity"]));
-    let two = rpc(&app, Actor::Anon, "get_trending_creators", json!({"limit_count": 2})).await;
+    let two = rpc(
+        &app,
+        Actor::Anon,
+        "get_trending_creators",
+        json!({"limit_count": 2}),
+    )
+    .await;
     assert_eq!(two.ok().as_array().unwrap().len(), 2);
 }
 
@@ -300,18 +815,28 @@ async fn sign_up_makes_a_profile_from_the_metadata() {
     let response = reqwest::Client::new()
         .post(format!("{}/auth/v1/signup", app.url))
         .header("apikey", &app.keys.anon_key)
-        .json(&json!({"email": "new@test.dev", "password": "a-strong-password-1",
-                      "data": {"display_name": "New Person", "avatar_url": ""}}))
+        .json(
+            &json!({"email": "new@test.dev", "password": "a-strong-password-1",
+                      "data": {"display_name": "New Person", "avatar_url": ""}}),
+        )
         .send()
         .await
         .unwrap();
     assert!(response.status().is_success(), "{}", response.status());
     let body: Value = response.json().await.unwrap();
-    let id = uuid_of(if body["user"].is_object() { &body["user"]["id"] } else { &body["id"] });
+    let id = uuid_of(if body["user"].is_object() {
+        &body["user"]["id"]
+    } else {
+        &body["id"]
+    });
     let profile = rows(&app, Actor::Anon, &format!("profiles?id=eq.{id}")).await;
     assert_eq!(profile.len(), 1);
     assert_eq!(profile[0]["display_name"], "New Person");
-    assert_eq!(profile[0]["avatar_url"], Value::Null, "an empty avatar_url is none");
+    assert_eq!(
+        profile[0]["avatar_url"],
+        Value::Null,
+        "an empty avatar_url is none"
+    );
     assert_eq!(profile[0]["username"], Value::Null);
     assert_eq!(profile[0]["social_links"], json!({}));
 }
@@ -324,11 +849,24 @@ async fn usernames_are_lowercase_valid_unique_and_set_once() {
     let set = |who: Uuid, name: &'static str| {
         let app = &app;
         async move {
-            rest(app, Actor::User(who), Method::PATCH, &format!("profiles?id=eq.{who}"),
-                 Some(json!({"username": name})), "return=representation").await
+            rest(
+                app,
+                Actor::User(who),
+                Method::PATCH,
+                &format!("profiles?id=eq.{who}"),
+                Some(json!({"username": name})),
+                "return=representation",
+            )
+            .await
         }
     };
-    for bad in ["ab", "has space", "dots.not.ok", "émile", "this-username-is-much-too-long-x"] {
+    for bad in [
+        "ab",
+        "has space",
+        "dots.not.ok",
+        "émile",
+        "this-username-is-much-too-long-x",
+    ] {
         let r = set(a, bad).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}: {}", r.body);
     }
@@ -336,17 +874,32 @@ async fn usernames_are_lowercase_valid_unique_and_set_once() {
     assert_eq!(ok.status, StatusCode::OK, "{}", ok.body);
     assert_eq!(ok.rows()[0]["username"], "maker_one", "input is lowercased");
     // Uniqueness lookup excluding self, as the profile screen does.
-    let taken = rows(&app, Actor::User(b), &format!("profiles?select=id&username=eq.maker_one&id=neq.{b}")).await;
+    let taken = rows(
+        &app,
+        Actor::User(b),
+        &format!("profiles?select=id&username=eq.maker_one&id=neq.{b}"),
+    )
+    .await;
     assert_eq!(taken.len(), 1);
     let dup = set(b, "MAKER_ONE").await;
     assert_eq!(dup.status, StatusCode::CONFLICT, "{}", dup.body);
     assert_eq!(dup.body["code"], "23505");
     let change = set(a, "maker_two").await;
     assert_eq!(change.status, StatusCode::BAD_REQUEST, "{}", change.body);
-    assert_eq!(change.body["message"], "Username cannot be changed once set");
+    assert_eq!(
+        change.body["message"],
+        "Username cannot be changed once set"
+    );
     // Sending the same username again (with other fields) is not a change.
-    let same = rest(&app, Actor::User(a), Method::PATCH, &format!("profiles?id=eq.{a}"),
-        Some(json!({"username": "maker_one", "display_name": "Maker"})), "return=representation").await;
+    let same = rest(
+        &app,
+        Actor::User(a),
+        Method::PATCH,
+        &format!("profiles?id=eq.{a}"),
+        Some(json!({"username": "maker_one", "display_name": "Maker"})),
+        "return=representation",
+    )
+    .await;
     assert_eq!(same.status, StatusCode::OK, "{}", same.body);
     assert_eq!(same.rows()[0]["display_name"], "Maker");
 }
@@ -356,40 +909,110 @@ async fn ratings_keep_the_template_aggregates_right() {
     let app = spawn_marketplace().await;
     let creator = create_user(&app, "c@test.dev", "C").await;
     let raters: Vec<Uuid> = futures_free_users(&app, 3).await;
-    let t = published_template(&app, creator, "Rated", category_id(&app, "finance").await, 0.0).await;
+    let t = published_template(
+        &app,
+        creator,
+        "Rated",
+        category_id(&app, "finance").await,
+        0.0,
+    )
+    .await;
     let aggregates = || async {
-        let r = rows(&app, Actor::Anon, &format!("templates?id=eq.{t}&select=average_rating,total_ratings")).await;
-        (num(&r[0]["average_rating"]), r[0]["total_ratings"].as_i64().unwrap())
+        let r = rows(
+            &app,
+            Actor::Anon,
+            &format!("templates?id=eq.{t}&select=average_rating,total_ratings"),
+        )
+        .await;
+        (
+            num(&r[0]["average_rating"]),
+            r[0]["total_ratings"].as_i64().unwrap(),
+        )
     };
     for (user, stars) in raters.iter().zip([5, 4, 2]) {
-        let r = rest(&app, Actor::User(*user), Method::POST, "template_ratings?on_conflict=template_id,user_id",
+        let r = rest(
+            &app,
+            Actor::User(*user),
+            Method::POST,
+            "template_ratings?on_conflict=template_id,user_id",
             Some(json!({"template_id": t, "user_id": user, "rating": stars, "review_text": "  "})),
-            "resolution=merge-duplicates, return=representation").await;
+            "resolution=merge-duplicates, return=representation",
+        )
+        .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-        assert_eq!(r.rows()[0]["review_text"], Value::Null, "a blank review is none");
+        assert_eq!(
+            r.rows()[0]["review_text"],
+            Value::Null,
+            "a blank review is none"
+        );
     }
     assert_eq!(aggregates().await, (3.67, 3));
     // Re-rating (upsert on template_id,user_id) replaces the rating.
-    let r = rest(&app, Actor::User(raters[2]), Method::POST, "template_ratings?on_conflict=template_id,user_id",
-        Some(json!({"template_id": t, "user_id": raters[2], "rating": 5, "review_text": " Great "})),
-        "resolution=merge-duplicates, return=representation").await;
+    let r = rest(
+        &app,
+        Actor::User(raters[2]),
+        Method::POST,
+        "template_ratings?on_conflict=template_id,user_id",
+        Some(
+            json!({"template_id": t, "user_id": raters[2], "rating": 5, "review_text": " Great "}),
+        ),
+        "resolution=merge-duplicates, return=representation",
+    )
+    .await;
     assert!(r.status.is_success(), "{} {}", r.status, r.body);
     assert_eq!(r.rows()[0]["review_text"], "Great");
     assert_eq!(aggregates().await, (4.67, 3));
-    let r = rest(&app, Actor::User(raters[1]), Method::PATCH, &format!("template_ratings?template_id=eq.{t}&user_id=eq.{}", raters[1]),
-        Some(json!({"rating": 1})), "").await;
+    let r = rest(
+        &app,
+        Actor::User(raters[1]),
+        Method::PATCH,
+        &format!(
+            "template_ratings?template_id=eq.{t}&user_id=eq.{}",
+            raters[1]
+        ),
+        Some(json!({"rating": 1})),
+        "",
+    )
+    .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
     assert_eq!(aggregates().await, (3.67, 3));
-    let r = rest(&app, Actor::User(raters[0]), Method::DELETE, &format!("template_ratings?template_id=eq.{t}&user_id=eq.{}", raters[0]), None, "").await;
+    let r = rest(
+        &app,
+        Actor::User(raters[0]),
+        Method::DELETE,
+        &format!(
+            "template_ratings?template_id=eq.{t}&user_id=eq.{}",
+            raters[0]
+        ),
+        None,
+        "",
+    )
+    .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
     assert_eq!(aggregates().await, (3.0, 2));
     for user in &raters[1..] {
-        rest(&app, Actor::User(*user), Method::DELETE, &format!("template_ratings?template_id=eq.{t}&user_id=eq.{user}"), None, "").await.ok();
+        rest(
+            &app,
+            Actor::User(*user),
+            Method::DELETE,
+            &format!("template_ratings?template_id=eq.{t}&user_id=eq.{user}"),
+            None,
+            "",
+        )
+        .await
+        .ok();
     }
     assert_eq!(aggregates().await, (0.0, 0));
     // Out of range is refused.
-    let r = rest(&app, Actor::User(raters[0]), Method::POST, "template_ratings",
-        Some(json!({"template_id": t, "user_id": raters[0], "rating": 6})), "").await;
+    let r = rest(
+        &app,
+        Actor::User(raters[0]),
+        Method::POST,
+        "template_ratings",
+        Some(json!({"template_id": t, "user_id": raters[0], "rating": 6})),
+        "",
+    )
+    .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
 }
 
@@ -405,7 +1028,14 @@ async fn futures_free_users(app: &TestApp, n: usize) -> Vec<Uuid> {
 async fn concurrent_upvotes_and_ratings_count_exactly() {
     let app = spawn_marketplace().await;
     let creator = create_user(&app, "c@test.dev", "C").await;
-    let t = published_template(&app, creator, "Popular", category_id(&app, "business").await, 0.0).await;
+    let t = published_template(
+        &app,
+        creator,
+        "Popular",
+        category_id(&app, "business").await,
+        0.0,
+    )
+    .await;
     let users = futures_free_users(&app, 24).await;
     let app = std::sync::Arc::new(app);
 
@@ -416,8 +1046,16 @@ async fn concurrent_upvotes_and_ratings_count_exactly() {
         for _ in 0..repeats {
             let app = app.clone();
             tasks.push(tokio::spawn(async move {
-                rest(&app, Actor::User(user), Method::POST, "template_upvotes",
-                     Some(json!({"template_id": t, "user_id": user})), "").await.status
+                rest(
+                    &app,
+                    Actor::User(user),
+                    Method::POST,
+                    "template_upvotes",
+                    Some(json!({"template_id": t, "user_id": user})),
+                    "",
+                )
+                .await
+                .status
             }));
         }
     }
@@ -430,7 +1068,12 @@ async fn concurrent_upvotes_and_ratings_count_exactly() {
         }
     }
     assert_eq!(created, users.len(), "one upvote per user");
-    let counts = rows(&app, Actor::Anon, &format!("template_upvote_counts?template_id=eq.{t}")).await;
+    let counts = rows(
+        &app,
+        Actor::Anon,
+        &format!("template_upvote_counts?template_id=eq.{t}"),
+    )
+    .await;
     assert_eq!(counts[0]["upvote_count"], json!(users.len()));
 
     // Every user rates at once (1..=5 in turn), some twice through the upsert.
@@ -441,20 +1084,41 @@ async fn concurrent_upvotes_and_ratings_count_exactly() {
             let stars = (i % 5) as i64 + 1;
             tasks.push(tokio::spawn(async move {
                 let _ = round;
-                rest(&app, Actor::User(user), Method::POST, "template_ratings?on_conflict=template_id,user_id",
-                     Some(json!({"template_id": t, "user_id": user, "rating": stars})), "resolution=merge-duplicates").await
+                rest(
+                    &app,
+                    Actor::User(user),
+                    Method::POST,
+                    "template_ratings?on_conflict=template_id,user_id",
+                    Some(json!({"template_id": t, "user_id": user, "rating": stars})),
+                    "resolution=merge-duplicates",
+                )
+                .await
             }));
         }
     }
     for task in tasks {
         let answer = task.await.unwrap();
-        assert!(answer.status.is_success(), "a rating answered {} {}", answer.status, answer.body);
+        assert!(
+            answer.status.is_success(),
+            "a rating answered {} {}",
+            answer.status,
+            answer.body
+        );
     }
     let expected_total = users.len() as i64;
-    let expected_avg: f64 = (0..users.len()).map(|i| (i % 5) as f64 + 1.0).sum::<f64>() / users.len() as f64;
-    let r = rows(&app, Actor::Anon, &format!("templates?id=eq.{t}&select=average_rating,total_ratings")).await;
+    let expected_avg: f64 =
+        (0..users.len()).map(|i| (i % 5) as f64 + 1.0).sum::<f64>() / users.len() as f64;
+    let r = rows(
+        &app,
+        Actor::Anon,
+        &format!("templates?id=eq.{t}&select=average_rating,total_ratings"),
+    )
+    .await;
     assert_eq!(r[0]["total_ratings"].as_i64().unwrap(), expected_total);
-    assert_eq!(num(&r[0]["average_rating"]), (expected_avg * 100.0).round() / 100.0);
+    assert_eq!(
+        num(&r[0]["average_rating"]),
+        (expected_avg * 100.0).round() / 100.0
+    );
 }
 
 #[tokio::test]
@@ -462,7 +1126,14 @@ async fn counters_do_not_make_a_template_look_updated() {
     let app = spawn_marketplace().await;
     let creator = create_user(&app, "touch@test.dev", "Toucher").await;
     let rater = create_user(&app, "rater@test.dev", "Rater").await;
-    let t = published_template(&app, creator, "Touched", category_id(&app, "finance").await, 0.0).await;
+    let t = published_template(
+        &app,
+        creator,
+        "Touched",
+        category_id(&app, "finance").await,
+        0.0,
+    )
+    .await;
     let pool = owner_pool(&app);
     sqlx::query("update public.templates set updated_at = '2020-01-01T00:00:00Z' where id = $1")
         .bind(t)
@@ -470,7 +1141,12 @@ async fn counters_do_not_make_a_template_look_updated() {
         .await
         .unwrap();
     let updated_at = || async {
-        rows(&app, Actor::Anon, &format!("templates?id=eq.{t}&select=updated_at")).await[0]["updated_at"]
+        rows(
+            &app,
+            Actor::Anon,
+            &format!("templates?id=eq.{t}&select=updated_at"),
+        )
+        .await[0]["updated_at"]
             .as_str()
             .unwrap()
             .to_owned()
@@ -483,13 +1159,30 @@ async fn counters_do_not_make_a_template_look_updated() {
         .execute(pool)
         .await
         .unwrap();
-    let r = rest(&app, Actor::User(rater), Method::POST, "template_ratings",
-        Some(json!({"template_id": t, "user_id": rater, "rating": 4})), "").await;
+    let r = rest(
+        &app,
+        Actor::User(rater),
+        Method::POST,
+        "template_ratings",
+        Some(json!({"template_id": t, "user_id": rater, "rating": 4})),
+        "",
+    )
+    .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     assert_eq!(updated_at().await, old, "counters leave updated_at alone");
     // Its creator's edit is an update.
-    let r = rest(&app, Actor::User(creator), Method::PATCH, &format!("templates?id=eq.{t}"),
-        Some(json!({"title": "Touched again"})), "").await;
+    let r = rest(
+        &app,
+        Actor::User(creator),
+        Method::PATCH,
+        &format!("templates?id=eq.{t}"),
+        Some(json!({"title": "Touched again"})),
+        "",
+    )
+    .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
-    assert!(!updated_at().await.starts_with("2020-01-01"), "an edit moves updated_at");
+    assert!(
+        !updated_at().await.starts_with("2020-01-01"),
+        "an edit moves updated_at"
+    );
 }

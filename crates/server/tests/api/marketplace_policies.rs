@@ -139,7 +139,11 @@ async fn fixture(app: &TestApp) -> Fixture {
     let creator = create_user(app, "creator@test.dev", "Creator").await;
     make_admin(app, admin).await;
     let admin2_row = make_admin(app, admin2).await;
-    sqlx::query("delete from public.profiles where id = $1").bind(fresh).execute(pool).await.unwrap();
+    sqlx::query("delete from public.profiles where id = $1")
+        .bind(fresh)
+        .execute(pool)
+        .await
+        .unwrap();
     let productivity = category_id(app, "productivity").await;
     let spare_category: Uuid = sqlx::query_scalar(
         "insert into public.categories (name, slug, description) values ('Spare', 'spare', 'unused') returning id",
@@ -149,19 +153,23 @@ async fn fixture(app: &TestApp) -> Fixture {
     .unwrap();
     let t_own = published_template(app, owner, "Own Template", productivity, 0.0).await;
     let t_unpublished = published_template(app, owner, "Hidden Template", productivity, 0.0).await;
-    sqlx::query("update public.templates set is_published = false, status = 'unpublished' where id = $1")
-        .bind(t_unpublished)
-        .execute(pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "update public.templates set is_published = false, status = 'unpublished' where id = $1",
+    )
+    .bind(t_unpublished)
+    .execute(pool)
+    .await
+    .unwrap();
     let t_used = published_template(app, creator, "Used Template", productivity, 5.0).await;
     let t_new = published_template(app, creator, "New Template", productivity, 0.0).await;
     let t_paid = published_template(app, owner, "Paid Template", productivity, 9.0).await;
-    sqlx::query("update public.templates set template_url = 'https://workspace.test/paid' where id = $1")
-        .bind(t_paid)
-        .execute(pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "update public.templates set template_url = 'https://workspace.test/paid' where id = $1",
+    )
+    .bind(t_paid)
+    .execute(pool)
+    .await
+    .unwrap();
     let draft: Uuid = sqlx::query_scalar(
         "insert into public.templates_draft (creator_id, title) values ($1, 'Owner draft') returning id",
     )
@@ -273,9 +281,17 @@ fn target(table: &str, f: &Fixture, op: Op) -> Target {
         "templates" | "templates#counters" => (
             format!("id=eq.{}", f.t_own),
             json!({"user_id": o, "title": "Inserted", "price": 0, "price_in_cents": 0, "category_id": f.productivity}),
-            if table == "templates" { json!({"title": "Changed title"}) } else { json!({"downloads_count": 999}) },
+            if table == "templates" {
+                json!({"title": "Changed title"})
+            } else {
+                json!({"downloads_count": 999})
+            },
         ),
-        "templates#unpublished" => (format!("id=eq.{}", f.t_unpublished), Value::Null, json!({"title": "Changed title"})),
+        "templates#unpublished" => (
+            format!("id=eq.{}", f.t_unpublished),
+            Value::Null,
+            json!({"title": "Changed title"}),
+        ),
         "templates_draft" => (
             format!("id=eq.{}", f.draft),
             json!({"creator_id": o, "title": "Another draft"}),
@@ -340,26 +356,79 @@ fn target(table: &str, f: &Fixture, op: Op) -> Target {
         ("admins", _) => f.admin2,
         _ => o,
     };
-    Target { filter, insert, update, owner }
+    Target {
+        filter,
+        insert,
+        update,
+        owner,
+    }
 }
 
 /// Runs one cell; Ok(allowed) or Err(description of an answer that is
 /// neither an allowance nor a denial).
-async fn attempt(app: &TestApp, table: &str, op: Op, t: &Target, actor: Actor) -> Result<bool, String> {
+async fn attempt(
+    app: &TestApp,
+    table: &str,
+    op: Op,
+    t: &Target,
+    actor: Actor,
+) -> Result<bool, String> {
     let name = table.split('#').next().unwrap();
     let prefer = "return=representation, tx=rollback";
     let answer = match op {
-        Select => rest(app, actor, Method::GET, &format!("{name}?{}", t.filter), None, prefer).await,
-        Insert => rest(app, actor, Method::POST, name, Some(t.insert.clone()), prefer).await,
-        Update => rest(app, actor, Method::PATCH, &format!("{name}?{}", t.filter), Some(t.update.clone()), prefer).await,
-        Delete => rest(app, actor, Method::DELETE, &format!("{name}?{}", t.filter), None, prefer).await,
+        Select => {
+            rest(
+                app,
+                actor,
+                Method::GET,
+                &format!("{name}?{}", t.filter),
+                None,
+                prefer,
+            )
+            .await
+        }
+        Insert => {
+            rest(
+                app,
+                actor,
+                Method::POST,
+                name,
+                Some(t.insert.clone()),
+                prefer,
+            )
+            .await
+        }
+        Update => {
+            rest(
+                app,
+                actor,
+                Method::PATCH,
+                &format!("{name}?{}", t.filter),
+                Some(t.update.clone()),
+                prefer,
+            )
+            .await
+        }
+        Delete => {
+            rest(
+                app,
+                actor,
+                Method::DELETE,
+                &format!("{name}?{}", t.filter),
+                None,
+                prefer,
+            )
+            .await
+        }
     };
     let status = answer.status;
     if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
         return Ok(false);
     }
     let unexpected = || Err(format!("{status} {}", answer.body));
-    let Some(rows) = answer.body.as_array() else { return unexpected() };
+    let Some(rows) = answer.body.as_array() else {
+        return unexpected();
+    };
     match (op, status, rows.len()) {
         (Insert, StatusCode::CREATED, 1) => Ok(true),
         (Insert, _, _) => unexpected(),
@@ -378,7 +447,13 @@ async fn every_table_answers_every_actor_as_the_policies_say() {
     for &(table, op, expected) in MATRIX {
         assert_eq!(expected.len(), 5, "{table} {op:?}");
         let t = target(table, &f, op);
-        let actors = [Actor::Anon, Actor::User(t.owner), Actor::User(f.other), Actor::User(f.admin), Actor::Service];
+        let actors = [
+            Actor::Anon,
+            Actor::User(t.owner),
+            Actor::User(f.other),
+            Actor::User(f.admin),
+            Actor::Service,
+        ];
         let mut got = String::new();
         for (actor, want) in actors.into_iter().zip(expected.chars()) {
             match attempt(&app, table, op, &t, actor).await {
@@ -394,14 +469,21 @@ async fn every_table_answers_every_actor_as_the_policies_say() {
                 }
                 Err(answer) => {
                     got.push('!');
-                    failures.push(format!("{table} {op:?} as {actor:?}: fixture bug, answer {answer}"));
+                    failures.push(format!(
+                        "{table} {op:?} as {actor:?}: fixture bug, answer {answer}"
+                    ));
                 }
             }
         }
         report.push(format!("{table:32} {op:?}\texpected {expected} got {got}"));
     }
     eprintln!("{}", report.join("\n"));
-    assert!(failures.is_empty(), "policy matrix:\n{}\n\nmismatches:\n{}", report.join("\n"), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "policy matrix:\n{}\n\nmismatches:\n{}",
+        report.join("\n"),
+        failures.join("\n")
+    );
 
     // Every check rolled back: the fixture rows are all still there, unchanged.
     let pool = owner_pool(&app);
@@ -414,7 +496,10 @@ async fn every_table_answers_every_actor_as_the_policies_say() {
     .fetch_one(pool)
     .await
     .unwrap();
-    assert_eq!((bio, title.as_str(), subscribers), (None, "Own Template", 1));
+    assert_eq!(
+        (bio, title.as_str(), subscribers),
+        (None, "Own Template", 1)
+    );
 }
 
 #[tokio::test]
@@ -427,13 +512,20 @@ async fn the_matrix_covers_every_table_in_public() {
             .unwrap()
             .into_iter()
             .collect();
-    let covered: BTreeSet<String> =
-        MATRIX.iter().map(|(t, _, _)| t.split('#').next().unwrap().to_owned()).collect();
-    assert_eq!(tables, covered, "tables in public vs tables in the policy matrix");
+    let covered: BTreeSet<String> = MATRIX
+        .iter()
+        .map(|(t, _, _)| t.split('#').next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        tables, covered,
+        "tables in public vs tables in the policy matrix"
+    );
     for table in &covered {
         for op in ["Select", "Insert", "Update", "Delete"] {
             assert!(
-                MATRIX.iter().any(|(t, o, _)| t == table && format!("{o:?}") == op),
+                MATRIX
+                    .iter()
+                    .any(|(t, o, _)| t == table && format!("{o:?}") == op),
                 "{table} has no {op} row in the matrix"
             );
         }
@@ -449,11 +541,15 @@ async fn every_table_in_public_has_row_level_security() {
     .fetch_all(owner_pool(&app))
     .await
     .unwrap();
-    assert!(without.is_empty(), "tables in public without row-level security: {without:?}");
-    let count: i64 = sqlx::query_scalar("select count(*) from pg_tables where schemaname = 'public'")
-        .fetch_one(owner_pool(&app))
-        .await
-        .unwrap();
+    assert!(
+        without.is_empty(),
+        "tables in public without row-level security: {without:?}"
+    );
+    let count: i64 =
+        sqlx::query_scalar("select count(*) from pg_tables where schemaname = 'public'")
+            .fetch_one(owner_pool(&app))
+            .await
+            .unwrap();
     assert_eq!(count, 15, "the marketplace's 15 tables");
 }
 
@@ -464,12 +560,30 @@ async fn no_one_learns_who_else_is_an_admin() {
     let admin = create_user(&app, "admin@test.dev", "Admin").await;
     make_admin(&app, admin).await;
     // A user learns whether they themself are an admin, as the app asks.
-    let own = rows(&app, Actor::User(admin), &format!("admins?select=user_id&user_id=eq.{admin}")).await;
+    let own = rows(
+        &app,
+        Actor::User(admin),
+        &format!("admins?select=user_id&user_id=eq.{admin}"),
+    )
+    .await;
     assert_eq!(own.len(), 1);
-    let own = rows(&app, Actor::User(user), &format!("admins?select=user_id&user_id=eq.{user}")).await;
+    let own = rows(
+        &app,
+        Actor::User(user),
+        &format!("admins?select=user_id&user_id=eq.{user}"),
+    )
+    .await;
     assert!(own.is_empty());
     // Nobody else's row, neither through the table nor through is_admin.
-    assert!(rows(&app, Actor::User(user), &format!("admins?user_id=eq.{admin}")).await.is_empty());
+    assert!(
+        rows(
+            &app,
+            Actor::User(user),
+            &format!("admins?user_id=eq.{admin}")
+        )
+        .await
+        .is_empty()
+    );
     assert!(rows(&app, Actor::Anon, "admins").await.is_empty());
     for actor in [Actor::Anon, Actor::User(user)] {
         let probe = rpc(&app, actor, "is_admin", json!({"uid": admin})).await;
@@ -488,10 +602,32 @@ async fn no_one_learns_who_else_is_an_admin() {
 async fn a_paid_templates_link_is_not_in_its_public_row() {
     let app = spawn_marketplace().await;
     let f = fixture(&app).await;
-    let public = rows(&app, Actor::Anon, &format!("templates?id=eq.{}&select=template_url,price_in_cents", f.t_paid)).await;
-    assert_eq!(public, vec![json!({"template_url": null, "price_in_cents": 900})]);
-    let own = rows(&app, Actor::User(f.owner), &format!("paid_template_links?template_id=eq.{}&select=template_url", f.t_paid)).await;
-    assert_eq!(own, vec![json!({"template_url": "https://workspace.test/paid"})]);
+    let public = rows(
+        &app,
+        Actor::Anon,
+        &format!(
+            "templates?id=eq.{}&select=template_url,price_in_cents",
+            f.t_paid
+        ),
+    )
+    .await;
+    assert_eq!(
+        public,
+        vec![json!({"template_url": null, "price_in_cents": 900})]
+    );
+    let own = rows(
+        &app,
+        Actor::User(f.owner),
+        &format!(
+            "paid_template_links?template_id=eq.{}&select=template_url",
+            f.t_paid
+        ),
+    )
+    .await;
+    assert_eq!(
+        own,
+        vec![json!({"template_url": "https://workspace.test/paid"})]
+    );
     // An edit of a paid template's link through the API moves it too.
     let changed = rest(
         &app,
@@ -503,8 +639,24 @@ async fn a_paid_templates_link_is_not_in_its_public_row() {
     )
     .await;
     assert_eq!(changed.rows()[0]["template_url"], Value::Null);
-    let own = rows(&app, Actor::User(f.owner), &format!("paid_template_links?template_id=eq.{}&select=template_url", f.t_paid)).await;
-    assert_eq!(own, vec![json!({"template_url": "https://workspace.test/edited"})]);
-    let free = rows(&app, Actor::Anon, &format!("templates?id=eq.{}&select=template_url", f.t_own)).await;
+    let own = rows(
+        &app,
+        Actor::User(f.owner),
+        &format!(
+            "paid_template_links?template_id=eq.{}&select=template_url",
+            f.t_paid
+        ),
+    )
+    .await;
+    assert_eq!(
+        own,
+        vec![json!({"template_url": "https://workspace.test/edited"})]
+    );
+    let free = rows(
+        &app,
+        Actor::Anon,
+        &format!("templates?id=eq.{}&select=template_url", f.t_own),
+    )
+    .await;
     assert_eq!(free.len(), 1, "free templates are untouched");
 }

@@ -37,7 +37,10 @@ pub fn owner_pool(app: &TestApp) -> &PgPool {
 /// Loads `seed/demo.sql` through the owner pool.
 pub async fn load_demo(app: &TestApp) {
     let sql = std::fs::read_to_string(repo_root().join("seed/demo.sql")).unwrap();
-    sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(owner_pool(app)).await.unwrap();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+        .execute(owner_pool(app))
+        .await
+        .unwrap();
 }
 
 /// An auth user as sign-up makes one (the profile trigger makes the profile).
@@ -74,7 +77,13 @@ pub async fn category_id(app: &TestApp, slug: &str) -> Uuid {
 }
 
 /// A published template of `user`, inserted as the approval function would.
-pub async fn published_template(app: &TestApp, user: Uuid, title: &str, category: Uuid, price: f64) -> Uuid {
+pub async fn published_template(
+    app: &TestApp,
+    user: Uuid,
+    title: &str,
+    category: Uuid,
+    price: f64,
+) -> Uuid {
     sqlx::query_scalar(
         "insert into public.templates (user_id, title, description, price, price_in_cents, category_id, tags)
          values ($1, $2, 'A template for tests', $3::numeric, round($3::numeric * 100)::int, $4, array['test'])
@@ -128,20 +137,37 @@ impl Answer {
 
     /// Asserts a 2xx and returns the body.
     pub fn ok(&self) -> &Value {
-        assert!(self.status.is_success(), "expected 2xx, got {} {}", self.status, self.body);
+        assert!(
+            self.status.is_success(),
+            "expected 2xx, got {} {}",
+            self.status,
+            self.body
+        );
         &self.body
     }
 
     /// The total of a `count=exact` answer, from `Content-Range: a-b/total`.
     pub fn count(&self) -> i64 {
         let range = self.headers["content-range"].to_str().unwrap();
-        range.rsplit('/').next().unwrap().parse().unwrap_or_else(|_| panic!("content-range {range}"))
+        range
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap_or_else(|_| panic!("content-range {range}"))
     }
 }
 
 /// A request to `/rest/v1/<path>` as `actor`. `prefer` is sent as one
 /// `Prefer` header when non-empty.
-pub async fn rest(app: &TestApp, actor: Actor, method: Method, path: &str, body: Option<Value>, prefer: &str) -> Answer {
+pub async fn rest(
+    app: &TestApp,
+    actor: Actor,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+    prefer: &str,
+) -> Answer {
     rest_with(app, actor, method, path, body, &[("prefer", prefer)]).await
 }
 
@@ -176,7 +202,11 @@ pub async fn rest_with(
     } else {
         serde_json::from_str(&text).unwrap_or(Value::String(text))
     };
-    Answer { status, headers, body }
+    Answer {
+        status,
+        headers,
+        body,
+    }
 }
 
 pub async fn get(app: &TestApp, actor: Actor, path: &str) -> Answer {
@@ -185,7 +215,15 @@ pub async fn get(app: &TestApp, actor: Actor, path: &str) -> Answer {
 
 /// `POST /rest/v1/rpc/<name>` with a JSON payload.
 pub async fn rpc(app: &TestApp, actor: Actor, name: &str, payload: Value) -> Answer {
-    rest(app, actor, Method::POST, &format!("rpc/{name}"), Some(payload), "").await
+    rest(
+        app,
+        actor,
+        Method::POST,
+        &format!("rpc/{name}"),
+        Some(payload),
+        "",
+    )
+    .await
 }
 
 /// The rows a GET returns, asserting a 2xx.
@@ -197,7 +235,9 @@ pub async fn rows(app: &TestApp, actor: Actor, path: &str) -> Vec<Value> {
 
 /// The ids (`id` field) of rows, in order.
 pub fn ids(rows: &[Value]) -> Vec<String> {
-    rows.iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect()
+    rows.iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 pub fn num(v: &Value) -> f64 {

@@ -47,11 +47,15 @@ pub fn typescript(src_dir: &Path) -> Result<String, String> {
     let context = ParseContext::default();
     let mut data = ParsedData::new(SINGLE_FILE_CRATE_NAME, String::new(), false);
     for path in files {
-        let source_code = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let source_code =
+            fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let file = ParseFileContext {
             source_code,
             crate_name: SINGLE_FILE_CRATE_NAME,
-            file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            file_name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             file_path: path.clone(),
         };
         let parsed = parse(&context, file).map_err(|e| format!("{}: {e}", path.display()))?;
