@@ -127,12 +127,7 @@ export function titleTooShort(title: string): boolean {
   return t.length > 0 && t.length < TITLE_MIN
 }
 
-/** Adds a tag: trimmed, non-empty, no duplicates. Returns the same list when nothing is added. */
-export function addTag(tags: string[], input: string): string[] {
-  const tag = input.trim()
-  if (!tag || tags.includes(tag)) return tags
-  return [...tags, tag]
-}
+export { addTag } from '@/components/tag-input'
 
 /**
  * Price: parsed as a number, falling back to 0; kept to whole cents (the

@@ -1,48 +1,23 @@
 // Profile Picture: the avatar rules of spec section 5 with the dashboard
 // variant's 400x400px texts. Errors stop the upload; size warnings do not
 // (an oversized image is scaled down first).
-import { useRef } from 'react'
 import { Loader2, Upload } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
 import { Button } from '@/components/ui/button'
-import { toastError, toastWarning } from '@/lib/toast'
-import { AVATAR_MAX_DIMENSION_PX } from '@/config/constants'
-import { useUpdateAvatar } from '@/features/profiles/api/update-avatar'
-import {
-  avatarDimensionWarnings,
-  avatarFileError,
-  readImageSize,
-  resizeForAvatar,
-} from '@/features/profiles/image-checks'
+import { useAvatarChooser } from '@/features/profiles/hooks/use-avatar-chooser'
 import { DASHBOARD_AVATAR_RECOMMENDED } from '../constants'
 import { Section } from './section'
 
 export function ProfilePictureSection({ userId, url, name }: { userId: string; url: string | null; name: string }) {
-  const input = useRef<HTMLInputElement>(null)
-  const update = useUpdateAvatar(userId)
-  const choose = async (file: File | undefined) => {
-    if (input.current) input.current.value = ''
-    if (!file) return
-    const error = avatarFileError(file)
-    if (error) return toastError(error)
-    const size = await readImageSize(file)
-    let upload = file
-    if (size) {
-      for (const warning of avatarDimensionWarnings(size.width, size.height, DASHBOARD_AVATAR_RECOMMENDED)) {
-        toastWarning('Warning', warning)
-      }
-      if (size.width > AVATAR_MAX_DIMENSION_PX || size.height > AVATAR_MAX_DIMENSION_PX) upload = await resizeForAvatar(file)
-    }
-    update.mutate({ file: upload, previousUrl: url })
-  }
+  const { input, choose, busy } = useAvatarChooser(userId, url, DASHBOARD_AVATAR_RECOMMENDED)
   return (
     <Section title="Profile Picture" description="Shown on your profile, your templates and in the header.">
       <div className="flex flex-col items-start gap-4 sm:flex-row sm:items-center">
         <Avatar url={url} name={name} size="xl" className="ring-4 ring-slate-100" />
         <div className="space-y-2">
-          <Button variant="outline" onClick={() => input.current?.click()} disabled={update.isPending}>
-            {update.isPending ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Upload className="h-4 w-4" aria-hidden />}
-            {update.isPending ? 'Uploading...' : 'Upload new picture'}
+          <Button variant="outline" onClick={() => input.current?.click()} disabled={busy}>
+            {busy ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Upload className="h-4 w-4" aria-hidden />}
+            {busy ? 'Uploading...' : 'Upload new picture'}
           </Button>
           <p className="text-xs text-slate-600">
             An image under 5MB. Recommended size: {DASHBOARD_AVATAR_RECOMMENDED}.

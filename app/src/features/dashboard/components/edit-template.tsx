@@ -15,7 +15,7 @@ import { TEMPLATES_BUCKET } from '@/config/constants'
 import { useEditableTemplate, type EditableTemplate } from '../api/get-editable-template'
 import { useUpdateTemplate, type TemplateEdit } from '../api/update-template'
 import { linesToList, listToLines, parsePrice } from '../model'
-import { TagInput } from './tag-input'
+import { TagInput } from '@/components/tag-input'
 
 /** The most a price may be (numeric(10, 2) in the tables). */
 const MAX_PRICE = 99_999_999.99
@@ -144,7 +144,7 @@ function EditForm({ template, userId }: { template: EditableTemplate; userId: st
             </p>
           )}
         </div>
-        <TagInput id="edit-tags" label="Tags" tags={form.tags} onChange={(tags) => set('tags', tags)} />
+        <TagInput id="edit-tags" tags={form.tags} onChange={(tags) => set('tags', tags)} />
         <div>
           <Label htmlFor="edit-features">Features included</Label>
           <Textarea

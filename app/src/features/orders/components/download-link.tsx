@@ -1,5 +1,26 @@
+// What the two download pages share: their card and the Download File link.
+import type { ReactNode } from 'react'
 import { Download } from 'lucide-react'
-import { buttonClass } from '@/components/ui/button'
+import { ButtonLink, buttonClass } from '@/components/ui/button'
+import { Container } from '@/components/ui/layout'
+
+/** A download page's card: icon, title, what it says, and Back to Marketplace. */
+export function DownloadCard({ icon, title, children }: { icon?: ReactNode; title: string; children: ReactNode }) {
+  return (
+    <Container className="py-10 sm:py-16">
+      <div className="mx-auto max-w-lg rounded-2xl border border-slate-200 bg-white p-6 text-center shadow-sm sm:p-8">
+        {icon && <div className="mb-3 flex justify-center">{icon}</div>}
+        <h1 className="text-2xl font-bold text-slate-900">{title}</h1>
+        {children}
+        <div className="mt-6">
+          <ButtonLink to="/discover" variant="outline">
+            Back to Marketplace
+          </ButtonLink>
+        </div>
+      </div>
+    </Container>
+  )
+}
 
 /**
  * 'Download File': a link drawn as a button, since it leaves for the file's

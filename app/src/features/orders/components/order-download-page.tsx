@@ -2,33 +2,13 @@
 // read by id (row-level security shows a buyer only their own orders), its
 // 'Download File' link or 'No download available for this order.', and
 // 'Back to Marketplace'.
-import type { ReactNode } from 'react'
 import { useParams } from 'react-router'
 import { AlertTriangle, Package } from 'lucide-react'
-import { ButtonLink } from '@/components/ui/button'
 import { Spinner } from '@/components/ui/feedback'
-import { Container } from '@/components/ui/layout'
 import { errorText } from '@/lib/toast'
 import { useOrder } from '../api/get-order'
 import { DownloadError, useValidateDownload } from '../api/validate-download'
-import { DownloadFileLink } from './download-link'
-
-function Card({ title, icon, children }: { title: string; icon: ReactNode; children: ReactNode }) {
-  return (
-    <Container className="py-10 sm:py-16">
-      <div className="mx-auto max-w-lg rounded-2xl border border-slate-200 bg-white p-6 text-center shadow-sm sm:p-8">
-        <div className="mb-3 flex justify-center">{icon}</div>
-        <h1 className="text-2xl font-bold text-slate-900">{title}</h1>
-        {children}
-        <div className="mt-6">
-          <ButtonLink to="/discover" variant="outline">
-            Back to Marketplace
-          </ButtonLink>
-        </div>
-      </div>
-    </Container>
-  )
-}
+import { DownloadCard, DownloadFileLink } from './download-link'
 
 const errorIcon = <AlertTriangle className="h-10 w-10 text-red-600" aria-hidden />
 
@@ -41,26 +21,26 @@ export function OrderDownloadPage() {
   const secure = useValidateDownload(id, null, !!order.data && !order.data.download_url)
   if (!id) {
     return (
-      <Card title="Download Error" icon={errorIcon}>
+      <DownloadCard title="Download Error" icon={errorIcon}>
         <p role="alert" className="mt-3 text-slate-700">
           Missing order ID.
         </p>
-      </Card>
+      </DownloadCard>
     )
   }
   if (order.isPending) return <Spinner label="Loading your order..." className="py-24" />
   if (order.isError || !order.data) {
     return (
-      <Card title="Download Error" icon={errorIcon}>
+      <DownloadCard title="Download Error" icon={errorIcon}>
         <p role="alert" className="mt-3 text-slate-700">
           {order.isError ? errorText(order.error, 'Something went wrong.') : 'Order not found or you do not have access.'}
         </p>
-      </Card>
+      </DownloadCard>
     )
   }
   const { template, download_url } = order.data
   return (
-    <Card title="Your Download" icon={<Package className="h-10 w-10 text-brand-600" aria-hidden />}>
+    <DownloadCard title="Your Download" icon={<Package className="h-10 w-10 text-brand-600" aria-hidden />}>
       {template && <p className="mt-2 text-lg font-medium text-slate-800">{template.title}</p>}
       <p className="mt-1 break-all text-xs text-slate-500">Order {order.data.id}</p>
       <div className="mt-6">
@@ -78,6 +58,6 @@ export function OrderDownloadPage() {
           </p>
         )}
       </div>
-    </Card>
+    </DownloadCard>
   )
 }

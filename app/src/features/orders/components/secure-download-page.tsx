@@ -1,32 +1,14 @@
 // /download-secure/{orderId}?token= (spec sections 2, 4, 7, 8): validates the
 // link, then offers the file, or says why not. After a paid order's download
 // is validated its receipt is requested once (paid-download-confirmation).
-import { useEffect, useRef, type ReactNode } from 'react'
+import { useEffect, useRef } from 'react'
 import { useParams, useSearchParams } from 'react-router'
 import { AlertTriangle, CheckCircle2, FileX2 } from 'lucide-react'
-import { Button, ButtonLink } from '@/components/ui/button'
+import { Button } from '@/components/ui/button'
 import { Spinner } from '@/components/ui/feedback'
-import { Container } from '@/components/ui/layout'
 import { DownloadError, useValidateDownload } from '../api/validate-download'
 import { sendPaidConfirmation } from '../api/send-paid-confirmation'
-import { DownloadFileLink } from './download-link'
-
-function Card({ icon, title, children }: { icon?: ReactNode; title: string; children: ReactNode }) {
-  return (
-    <Container className="py-10 sm:py-16">
-      <div className="mx-auto max-w-lg rounded-2xl border border-slate-200 bg-white p-6 text-center shadow-sm sm:p-8">
-        {icon && <div className="mb-3 flex justify-center">{icon}</div>}
-        <h1 className="text-2xl font-bold text-slate-900">{title}</h1>
-        {children}
-        <div className="mt-6">
-          <ButtonLink to="/discover" variant="outline">
-            Back to Marketplace
-          </ButtonLink>
-        </div>
-      </div>
-    </Container>
-  )
-}
+import { DownloadCard, DownloadFileLink } from './download-link'
 
 export function SecureDownloadPage() {
   const { orderId = '' } = useParams()
@@ -35,11 +17,11 @@ export function SecureDownloadPage() {
   const id = orderId.trim()
   if (!id || !token) {
     return (
-      <Card icon={<AlertTriangle className="h-10 w-10 text-red-600" aria-hidden />} title="Download Error">
+      <DownloadCard icon={<AlertTriangle className="h-10 w-10 text-red-600" aria-hidden />} title="Download Error">
         <p role="alert" className="mt-3 text-slate-700">
           Missing order ID or token.
         </p>
-      </Card>
+      </DownloadCard>
     )
   }
   return <SecureDownload orderId={id} token={token} />
@@ -65,7 +47,7 @@ function SecureDownload({ orderId, token }: { orderId: string; token: string }) 
     const status = error instanceof DownloadError ? error.status : 0
     const retryable = status === 402 || status === 0 || status >= 500
     return (
-      <Card icon={<AlertTriangle className="h-10 w-10 text-red-600" aria-hidden />} title="Download Error">
+      <DownloadCard icon={<AlertTriangle className="h-10 w-10 text-red-600" aria-hidden />} title="Download Error">
         <p role="alert" className="mt-3 text-slate-700">
           {error.message || 'Something went wrong.'}
         </p>
@@ -79,23 +61,23 @@ function SecureDownload({ orderId, token }: { orderId: string; token: string }) 
             {check.isFetching ? 'Checking...' : 'Retry'}
           </Button>
         )}
-      </Card>
+      </DownloadCard>
     )
   }
   if (!data?.downloadUrl) {
     return (
-      <Card icon={<FileX2 className="h-10 w-10 text-slate-500" aria-hidden />} title="No Download Available">
+      <DownloadCard icon={<FileX2 className="h-10 w-10 text-slate-500" aria-hidden />} title="No Download Available">
         <p className="mt-3 text-slate-700">No download URL available.</p>
-      </Card>
+      </DownloadCard>
     )
   }
   return (
-    <Card icon={<CheckCircle2 className="h-10 w-10 text-emerald-600" aria-hidden />} title="Your download is ready">
+    <DownloadCard icon={<CheckCircle2 className="h-10 w-10 text-emerald-600" aria-hidden />} title="Your download is ready">
       <p className="mt-3 text-slate-700">Thank you for your purchase! Your template is ready to download.</p>
       <p className="mt-1 text-sm text-slate-500">Keep this page's link: it opens your download again.</p>
       <div className="mt-6">
         <DownloadFileLink href={data.downloadUrl} />
       </div>
-    </Card>
+    </DownloadCard>
   )
 }

@@ -30,7 +30,7 @@ import { SubmissionGoneError } from '../api/replace-pending'
 import { useSaveDraft } from '../api/save-draft'
 import { useSubmitTemplate, type SubmitOutcome } from '../api/submit-template'
 import { Checklist } from './checklist'
-import { TagInput } from './tag-input'
+import { TagInput } from '@/components/tag-input'
 import { VisualsTab } from './visuals-tab'
 
 const TABS = [
@@ -325,7 +325,7 @@ export function UploadForm({
           </Tabs.Content>
 
           <Tabs.Content value="features" className="space-y-8 focus-visible:outline-none">
-            <TagInput tags={values.tags} onChange={(tags) => set('tags', tags)} />
+            <TagInput id="upload-tag" tags={values.tags} onChange={(tags) => set('tags', tags)} />
             <Checklist
               legend="Features included"
               options={FEATURE_OPTIONS}

@@ -1,12 +1,19 @@
-// Tags: added with the Add button or Enter; trimmed, non-empty, no
-// duplicates; each removable.
+// Tags as the spec has them (section 5): added with the Add button or Enter;
+// trimmed, non-empty, no duplicates; each removable. The upload and the
+// edit-template screens share it.
 import { useState, type KeyboardEvent } from 'react'
 import { X } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Input, Label } from '@/components/ui/field'
-import { addTag } from '../form'
 
-export function TagInput({ tags, onChange }: { tags: string[]; onChange: (tags: string[]) => void }) {
+/** Adds a tag: trimmed, non-empty, no duplicates. Returns the same list when nothing is added. */
+export function addTag(tags: string[], input: string): string[] {
+  const tag = input.trim()
+  if (!tag || tags.includes(tag)) return tags
+  return [...tags, tag]
+}
+
+export function TagInput({ id, tags, onChange }: { id: string; tags: string[]; onChange: (tags: string[]) => void }) {
   const [text, setText] = useState('')
   const [duplicate, setDuplicate] = useState(false)
 
@@ -30,10 +37,10 @@ export function TagInput({ tags, onChange }: { tags: string[]; onChange: (tags: 
 
   return (
     <div>
-      <Label htmlFor="upload-tag">Tags</Label>
+      <Label htmlFor={id}>Tags</Label>
       <div className="flex gap-2">
         <Input
-          id="upload-tag"
+          id={id}
           value={text}
           onChange={(e) => {
             setText(e.target.value)
@@ -41,13 +48,13 @@ export function TagInput({ tags, onChange }: { tags: string[]; onChange: (tags: 
           }}
           onKeyDown={onKeyDown}
           placeholder="e.g. planner"
-          aria-describedby="upload-tag-hint"
+          aria-describedby={`${id}-hint`}
         />
-        <Button variant="outline" onClick={add}>
+        <Button variant="outline" onClick={add} aria-label="Add tag">
           Add
         </Button>
       </div>
-      <p id="upload-tag-hint" className="mt-1 text-xs text-slate-600" aria-live="polite">
+      <p id={`${id}-hint`} className="mt-1 text-xs text-slate-600" aria-live="polite">
         {duplicate ? 'That tag is already added.' : 'Press Enter or Add to add a tag.'}
       </p>
       {tags.length > 0 && (
