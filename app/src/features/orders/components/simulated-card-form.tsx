@@ -4,11 +4,10 @@
 // and behaves like a real card form. 'Pay & Download' confirms the payment
 // through /api/simulated-payments/{id}/confirm.
 import { useState, type FormEvent } from 'react'
-import { Loader2 } from 'lucide-react'
-import { Button } from '@/components/ui/button'
 import { FieldError, Input, Label } from '@/components/ui/field'
 import { cardNumberError, cvcError, expiryError, formatCardNumber, formatExpiry } from '../card-checks'
 import type { PaymentFormProps } from './payment-form'
+import { PayButton } from './pay-button'
 
 type Field = 'number' | 'expiry' | 'cvc'
 
@@ -57,15 +56,7 @@ export function SimulatedCardForm({ busy, onPay }: PaymentFormProps & { onPay: (
         {field('expiry', 'Expiry (MM/YY)', { autoComplete: 'cc-exp', placeholder: 'MM/YY', maxLength: 5 }, formatExpiry)}
         {field('cvc', 'CVC', { autoComplete: 'cc-csc', placeholder: '123', maxLength: 4 }, (v) => v.replace(/\D/g, '').slice(0, 4))}
       </div>
-      <Button type="submit" size="lg" className="w-full" disabled={busy} aria-busy={busy}>
-        {busy ? (
-          <>
-            <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Processing...
-          </>
-        ) : (
-          'Pay & Download'
-        )}
-      </Button>
+      <PayButton busy={busy} />
     </form>
   )
 }

@@ -8,13 +8,13 @@ import { useQuery } from '@tanstack/react-query'
 import { loadStripe } from '@stripe/stripe-js/pure'
 import type { Stripe } from '@stripe/stripe-js'
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js'
-import { Loader2 } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Spinner } from '@/components/ui/feedback'
 import { logQuiet } from '@/lib/log'
 import { getStripePublishableKey } from '../api/get-stripe-key'
 import { secureDownloadPath } from '../format'
 import type { PaymentFormProps } from './payment-form'
+import { PayButton } from './pay-button'
 
 const NOT_READY = 'Stripe is not ready. Please try again.'
 
@@ -86,15 +86,7 @@ function StripeForm({ payment, busy, onPaying, onPaid, onFailed }: PaymentFormPr
   return (
     <form onSubmit={(e) => void submit(e)} aria-label="Card payment" className="space-y-4">
       <PaymentElement onChange={(event) => setComplete(event.complete)} />
-      <Button type="submit" size="lg" className="w-full" disabled={busy || !stripe || !complete} aria-busy={busy}>
-        {busy ? (
-          <>
-            <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Processing...
-          </>
-        ) : (
-          'Pay & Download'
-        )}
-      </Button>
+      <PayButton busy={busy} disabled={!stripe || !complete} />
     </form>
   )
 }
