@@ -563,6 +563,7 @@ export type Database = {
           features_included: string[]
           id: string
           last_edited_at: string
+          original_template_id: string | null
           preview_image_url: string | null
           preview_images: string[]
           price: number
@@ -583,6 +584,7 @@ export type Database = {
           features_included?: string[]
           id?: string
           last_edited_at?: string
+          original_template_id?: string | null
           preview_image_url?: string | null
           preview_images?: string[]
           price?: number
@@ -603,6 +605,7 @@ export type Database = {
           features_included?: string[]
           id?: string
           last_edited_at?: string
+          original_template_id?: string | null
           preview_image_url?: string | null
           preview_images?: string[]
           price?: number
@@ -641,6 +644,20 @@ export type Database = {
             columns: ["creator_id"]
             isOneToOne: false
             referencedRelation: "profiles"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "templates_draft_original_template_id_fkey"
+            columns: ["original_template_id"]
+            isOneToOne: false
+            referencedRelation: "creator_statistics"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "templates_draft_original_template_id_fkey"
+            columns: ["original_template_id"]
+            isOneToOne: false
+            referencedRelation: "templates"
             referencedColumns: ["id"]
           },
         ]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { screen, waitFor, within } from '@testing-library/react'
+import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
 import { CATEGORIES, marketplace, MAYA } from '@/testing/fixtures'
@@ -517,6 +517,74 @@ describe('upload page', { timeout: 20_000 }, () => {
     expect(screen.queryByText('Failed to load draft template. Please try again.')).not.toBeInTheDocument()
   })
 
+  it('submits a loaded draft that edits a published template as an edit of it', async () => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?draft=d-1',
+      options({}, { templates_draft: [{ ...DRAFT, original_template_id: 't-planner' }] }),
+    )
+    await screen.findByText('Draft loaded')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates'))
+    expect(fake.callsTo('templates_pending_approval', 'insert')[0].payload).toMatchObject({
+      title: 'Half-done Planner',
+      status: 'Pending Approval',
+      original_template_id: 't-planner',
+    })
+    expect(fake.tables.templates_pending_approval[0].original_template_id).toBe('t-planner')
+    expect(fake.tables.templates_draft).toHaveLength(0)
+  })
+
+  it('submits a loaded draft of a new template without original_template_id', async () => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?draft=d-1',
+      options({}, { templates_draft: [{ ...DRAFT, original_template_id: null }] }),
+    )
+    await screen.findByText('Draft loaded')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates'))
+    expect(fake.callsTo('templates_pending_approval', 'insert')[0].payload).not.toHaveProperty('original_template_id')
+  })
+
+  it('keeps the published template a draft edits when the draft is saved again', async () => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?draft=d-1',
+      options({}, { templates_draft: [{ ...DRAFT, original_template_id: 't-planner' }] }),
+    )
+    await screen.findByText('Draft loaded')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Save Draft' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates?tab=draft'))
+    // The update leaves the column alone: it neither clears nor rewrites it.
+    expect(fake.callsTo('templates_draft', 'update')[0].payload).not.toHaveProperty('original_template_id')
+    expect(fake.tables.templates_draft[0].original_template_id).toBe('t-planner')
+  })
+
+  it.each([
+    ['removes the public copy of a draft file made paid', null, true],
+    ['keeps the public copy when the draft edits a published template (it may share it)', 't-planner', false],
+  ])('%s', async (_name, original, removed) => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?draft=d-1',
+      options({}, { templates_draft: [{ ...DRAFT, original_template_id: original }] }),
+    )
+    await screen.findByText('Draft loaded')
+    await openTab(user, 'Pricing')
+    await user.clear(screen.getByRole('spinbutton', { name: 'Price (USD)' }))
+    await user.paste('5')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates'))
+    expect(fake.copies).toHaveLength(1)
+    expect(fake.copies[0]).toMatchObject({ from: 'u-maya/templates/3-old.zip', destinationBucket: 'template-files' })
+    expect(fake.removals).toEqual(removed ? [{ bucket: 'templates', paths: ['u-maya/templates/3-old.zip'] }] : [])
+  })
+
   it("does not load someone else's draft", async () => {
     renderApp('/upload?draft=d-1', options({}, { templates_draft: [{ ...DRAFT, creator_id: 'u-leo' }] }))
     expect(await screen.findByText('Failed to load draft template. Please try again.')).toBeInTheDocument()
@@ -582,6 +650,48 @@ describe('upload page', { timeout: 20_000 }, () => {
     expect(fake.callsTo('templates_rejected', 'delete')[0].filters).toEqual(['id=eq.r-1', 'creator_id=eq.u-maya'])
     expect(fake.tables.templates_rejected).toHaveLength(0)
     expect(fake.tables.templates_draft.map((d) => d.id)).toEqual(['r-1'])
+  })
+
+  it('keeps the published template a rejected edit edits when it is saved as a draft, and submits the draft as that edit', async () => {
+    const user = setup()
+    const { fake, router } = renderApp('/upload?template=r-1', options({}, { templates_rejected: [REJECTED] }))
+    await screen.findByText('Rejected template loaded')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Save Draft' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates?tab=draft'))
+    expect(fake.callsTo('templates_draft', 'insert')[0].payload).toMatchObject({
+      id: 'r-1',
+      title: 'Rejected Tracker',
+      original_template_id: 't-planner',
+    })
+    expect(fake.tables.templates_draft[0].original_template_id).toBe('t-planner')
+
+    // Continued later from My Templates (/upload?draft=): submitted as the same edit.
+    await act(() => router.navigate('/upload?draft=r-1'))
+    expect(await screen.findByText('Draft loaded')).toBeInTheDocument()
+    expect(screen.getByRole('textbox', { name: 'Title' })).toHaveValue('Rejected Tracker')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates'))
+    expect(fake.callsTo('templates_pending_approval', 'insert')[0].payload).toMatchObject({
+      title: 'Rejected Tracker',
+      status: 'Pending Approval',
+      original_template_id: 't-planner',
+    })
+    expect(fake.tables.templates_draft).toHaveLength(0)
+  })
+
+  it('saves a rejected template of a new template as a draft without original_template_id', async () => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?template=r-1',
+      options({}, { templates_rejected: [{ ...REJECTED, original_template_id: null }] }),
+    )
+    await screen.findByText('Rejected template loaded')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Save Draft' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates?tab=draft'))
+    expect(fake.callsTo('templates_draft', 'insert')[0].payload).not.toHaveProperty('original_template_id')
   })
 
   it('removes the new draft again when the rejected row cannot be deleted', async () => {
@@ -752,6 +862,25 @@ describe('upload page', { timeout: 20_000 }, () => {
     expect(fake.tables.templates_pending_approval).toHaveLength(0)
     expect(fake.tables.templates_draft.map((d) => d.id)).toEqual(['p-1'])
     expect(fake.removals).toEqual([])
+  })
+
+  it('keeps the published template a pending edit edits when it is saved as a draft', async () => {
+    const user = setup()
+    const { fake, router } = renderApp(
+      '/upload?template=p-1',
+      options({}, { templates_pending_approval: [{ ...PENDING, original_template_id: 't-planner' }] }),
+    )
+    await screen.findByText('Pending template loaded')
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Save Draft' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates?tab=draft'))
+    expect(fake.callsTo('templates_draft', 'insert')[0].payload).toMatchObject({
+      id: 'p-1',
+      title: 'Waiting Planner',
+      original_template_id: 't-planner',
+    })
+    expect(fake.tables.templates_draft.map((d) => [d.id, d.original_template_id])).toEqual([['p-1', 't-planner']])
+    expect(fake.tables.templates_pending_approval).toHaveLength(0)
   })
 
   it('removes the new draft again when the pending row cannot be deleted', async () => {

@@ -87,6 +87,7 @@ export interface TemplateSourceRow {
 
 export interface DraftRow extends TemplateSourceRow {
   last_edited_at: string
+  original_template_id: string | null
 }
 
 export interface RejectedRow extends TemplateSourceRow {

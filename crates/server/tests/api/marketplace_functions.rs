@@ -477,6 +477,166 @@ async fn drafts_are_submitted_and_rejections_become_drafts_again() {
 }
 
 #[tokio::test]
+async fn a_rejected_edit_saved_as_a_draft_still_replaces_the_original_template() {
+    let app = spawn_marketplace().await;
+    let p = people(&app).await;
+    let original = published_template(&app, p.creator, "Original", p.category, 0.0).await;
+    sqlx::query("update public.templates set downloads_count = 7 where id = $1")
+        .bind(original)
+        .execute(owner_pool(&app))
+        .await
+        .unwrap();
+
+    // An edit of the published template, rejected, then saved as a draft: the
+    // draft keeps the link to the template it edits.
+    let mut edit = template_payload("Edited", p.category);
+    edit["original_template_id"] = json!(original);
+    let pending = uuid_of(
+        rpc(
+            &app,
+            Actor::User(p.creator),
+            "submit_template",
+            json!({"template": edit}),
+        )
+        .await
+        .ok(),
+    );
+    rpc(
+        &app,
+        Actor::User(p.admin),
+        "admin_reject_template",
+        json!({"pending_template_id": pending, "reason": "Add screenshots"}),
+    )
+    .await
+    .ok();
+    let saved = rpc(
+        &app,
+        Actor::User(p.creator),
+        "save_rejected_as_draft",
+        json!({"rejected_id": pending}),
+    )
+    .await;
+    assert_eq!(uuid_of(saved.ok()), pending);
+    let d = rows(
+        &app,
+        Actor::User(p.creator),
+        &format!("templates_draft?id=eq.{pending}&select=title,original_template_id"),
+    )
+    .await;
+    assert_eq!(
+        (d[0]["title"].clone(), d[0]["original_template_id"].clone()),
+        (json!("Edited"), json!(original))
+    );
+
+    // Submitted from the draft (the payload names no original): still an edit.
+    let resubmitted = uuid_of(
+        rpc(
+            &app,
+            Actor::User(p.creator),
+            "submit_template",
+            json!({"template": template_payload("Edited From Draft", p.category), "draft_id": pending}),
+        )
+        .await
+        .ok(),
+    );
+    assert_eq!(
+        count(
+            &app,
+            "select count(*) from public.templates_draft where id = $1",
+            pending
+        )
+        .await,
+        0
+    );
+    let queued = rows(
+        &app,
+        Actor::User(p.admin),
+        &format!("templates_pending_approval?id=eq.{resubmitted}"),
+    )
+    .await;
+    assert_eq!(queued[0]["original_template_id"], json!(original));
+
+    // Approved into the original: same id, new title, counters kept, no second template.
+    let approved = rpc(
+        &app,
+        Actor::User(p.admin),
+        "admin_approve_template",
+        json!({"pending_template_id": resubmitted}),
+    )
+    .await;
+    assert_eq!(uuid_of(approved.ok()), original);
+    let mine = rows(
+        &app,
+        Actor::Anon,
+        &format!(
+            "templates?user_id=eq.{}&select=id,title,downloads_count,is_published",
+            p.creator
+        ),
+    )
+    .await;
+    assert_eq!(mine.len(), 1, "no second template: {mine:?}");
+    assert_eq!(
+        (
+            mine[0]["id"].clone(),
+            mine[0]["title"].clone(),
+            mine[0]["downloads_count"].clone(),
+            mine[0]["is_published"].clone()
+        ),
+        (
+            json!(original),
+            json!("Edited From Draft"),
+            json!(7),
+            json!(true)
+        )
+    );
+
+    // The draft's column is only a hint: a draft pointed at someone else's
+    // template is submitted as a new template, and theirs is never touched.
+    let foreign = published_template(&app, p.other, "Not Yours", p.category, 0.0).await;
+    let sneaky = rest(
+        &app,
+        Actor::User(p.creator),
+        Method::POST,
+        "templates_draft",
+        Some(json!({"creator_id": p.creator, "title": "Sneaky", "original_template_id": foreign})),
+        "return=representation",
+    )
+    .await;
+    assert_eq!(sneaky.status, StatusCode::CREATED, "{}", sneaky.body);
+    let sneaky_id = uuid_of(&sneaky.rows()[0]["id"]);
+    let submitted = uuid_of(
+        rpc(
+            &app,
+            Actor::User(p.creator),
+            "submit_template",
+            json!({"template": template_payload("Sneaky", p.category), "draft_id": sneaky_id}),
+        )
+        .await
+        .ok(),
+    );
+    let q = rows(
+        &app,
+        Actor::User(p.admin),
+        &format!("templates_pending_approval?id=eq.{submitted}"),
+    )
+    .await;
+    assert_eq!(q[0]["original_template_id"], Value::Null);
+    let published = uuid_of(
+        rpc(
+            &app,
+            Actor::User(p.admin),
+            "admin_approve_template",
+            json!({"pending_template_id": submitted}),
+        )
+        .await
+        .ok(),
+    );
+    assert_ne!(published, foreign);
+    let theirs = rows(&app, Actor::Anon, &format!("templates?id=eq.{foreign}")).await;
+    assert_eq!(theirs[0]["title"], "Not Yours");
+}
+
+#[tokio::test]
 async fn unpublished_templates_are_deleted_with_their_file_paths() {
     let app = spawn_marketplace().await;
     let p = people(&app).await;

@@ -154,6 +154,20 @@ describe('my templates', () => {
     expect(fake.tables.templates_pending_approval).toEqual([])
   })
 
+  it('deletes a draft of an edit, keeping the files its published template still uses', async () => {
+    const user = userEvent.setup()
+    const edit = { ...DRAFTS[0], preview_image_url: `${STORAGE}/u-maya/previews/shared.png`, original_template_id: 't-a' }
+    const { fake } = renderApp('/dashboard/templates?tab=draft', { tables: tables({ templates_draft: [edit] }), signedInAs: MAYA })
+    await user.click(await screen.findByRole('button', { name: 'Delete OKR Tracker' }))
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Delete' }))
+    expect(await screen.findByText('Template deleted successfully')).toBeInTheDocument()
+    expect(fake.callsTo('templates', 'select').some((c) => c.filters.join() === 'id=eq.t-a')).toBe(true)
+    // shared.png is the published template's preview: kept. (The fake returns
+    // whole rows whatever the select names, so this guards the behaviour, not
+    // the select string that asks the real server for original_template_id.)
+    expect(fake.removals).toEqual([{ bucket: 'templates', paths: ['u-maya/previews/1-a.png', 'u-maya/previews/2-b c.png', 'u-maya/templates/3-c.zip'] }])
+  })
+
   it('deletes a rejected template from the rejected store', async () => {
     const user = userEvent.setup()
     const { fake } = renderApp('/dashboard/templates?tab=rejected', { tables: tables(), signedInAs: MAYA })

@@ -7,8 +7,8 @@
 // (someone else's id, or a row already gone). Files are removed from the
 // 'templates' bucket (previews and free files) and from the private
 // 'template-files' bucket (paid files), by the paths in their stored URLs.
-// A submission that edits a published template may share its files: those
-// the published template still uses are kept. A failed file removal is only
+// A submission (or a draft saved from one) that edits a published template
+// may share its files: those the published template still uses are kept. A failed file removal is only
 // logged: the template itself is gone.
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
@@ -36,7 +36,8 @@ export async function deleteMyTemplate(kind: TemplateKind, id: string, userId: s
   if (!canDelete(kind)) throw new Error('Published templates cannot be deleted here')
   const supabase = getSupabase()
   const { table, owner } = KIND_TABLE[kind]
-  const columns = kind === 'draft' ? `id, ${FILE_COLUMNS}` : `id, ${FILE_COLUMNS}, original_template_id`
+  // Drafts carry original_template_id too (migrations/20261123000700_draft_original_template.sql).
+  const columns = `id, ${FILE_COLUMNS}, original_template_id`
   const { data, error } = await supabase
     .from(table as 'templates_draft')
     .delete()

@@ -4,7 +4,9 @@
 // fails, the new draft is removed again and the save fails). A loaded
 // pending template is handled the same way (beyond the spec): inserted as a
 // draft under its id, then its pending row deleted, which takes it out of the
-// review queue (see ./replace-pending). New files go to
+// review queue (see ./replace-pending). Either keeps original_template_id, so
+// the draft stays an edit of the published template (a loaded draft's update
+// leaves the column as it is). New files go to
 // {userId}/previews/ and {userId}/templates/; a failed save removes them.
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
@@ -19,13 +21,18 @@ async function write(userId: string, values: UploadFormValues, source: UploadSou
   const supabase = getSupabase()
   const built = await buildPayload(userId, values, 'templates', source, stored)
   const payload = { ...built.payload, last_edited_at: new Date().toISOString() }
+  // A rejected or pending edit of a published template stays an edit of it as a draft.
+  const original =
+    (source.kind === 'rejected' || source.kind === 'pending') && source.originalTemplateId
+      ? { original_template_id: source.originalTemplateId }
+      : {}
   if (source.kind === 'draft') {
     const { data, error } = await supabase.from('templates_draft').update(payload).eq('id', source.id).select('id')
     if (error) throw error
     // Nothing matched (the draft was deleted meanwhile): not saved.
     if (Array.isArray(data) && data.length === 0) throw new Error('Draft not found')
   } else if (source.kind === 'rejected') {
-    const inserted = await supabase.from('templates_draft').insert({ id: source.id, ...payload })
+    const inserted = await supabase.from('templates_draft').insert({ id: source.id, ...payload, ...original })
     if (inserted.error) throw inserted.error
     const removed = await supabase.from('templates_rejected').delete().eq('id', source.id).eq('creator_id', userId)
     if (removed.error) {
@@ -38,7 +45,7 @@ async function write(userId: string, values: UploadFormValues, source: UploadSou
       throw removed.error
     }
   } else if (source.kind === 'pending') {
-    const inserted = await supabase.from('templates_draft').insert({ id: source.id, ...payload })
+    const inserted = await supabase.from('templates_draft').insert({ id: source.id, ...payload, ...original })
     if (inserted.error) throw inserted.error
     await deleteReplacedPending(
       userId,

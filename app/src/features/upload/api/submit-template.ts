@@ -41,10 +41,9 @@ async function write(userId: string, values: UploadFormValues, source: UploadSou
     ...payload,
     category_id: categoryId,
     status: 'Pending Approval' as const,
-    // A rejected (or pending) edit of a published template stays an edit of it (approval then replaces it).
-    ...((source.kind === 'rejected' || source.kind === 'pending') && source.originalTemplateId
-      ? { original_template_id: source.originalTemplateId }
-      : {}),
+    // An edit of a published template (rejected, pending, or a draft saved
+    // from either) stays an edit of it (approval then replaces it).
+    ...(source.kind !== 'new' && source.originalTemplateId ? { original_template_id: source.originalTemplateId } : {}),
   })
   if (error) throw error
   if (replacing && id) {

@@ -77,9 +77,10 @@ export async function buildPayload(
     // Paid now, but stored publicly (e.g. saved while free): keep a private copy.
     const copy = await copyToPaidFiles(userId, fileFolder, publicPath)
     stored.push(copy)
-    // The public copy goes too, unless it may be shared: a rejected (or
-    // pending) edit of a published template can use that template's files.
-    const shared = (source.kind === 'rejected' || source.kind === 'pending') && !!source.originalTemplateId
+    // The public copy goes too, unless it may be shared: an edit of a
+    // published template (rejected, pending, or a draft of either) can use
+    // that template's files.
+    const shared = source.kind !== 'new' && !!source.originalTemplateId
     if (!shared && publicPath.startsWith(`${userId}/`)) obsolete.push({ bucket: TEMPLATES_BUCKET, path: publicPath })
     return copy.url
   }

@@ -78,7 +78,7 @@ export function UploadPage() {
   let submittedAt: string | undefined
   if (draftId && draft.data) {
     initial = formFromRow(draft.data)
-    source = { kind: 'draft', id: draft.data.id }
+    source = { kind: 'draft', id: draft.data.id, originalTemplateId: draft.data.original_template_id ?? null }
   } else if (templateId && submission.data?.kind === 'rejected') {
     const row = submission.data.row
     initial = formFromRow(row)
