@@ -4,7 +4,7 @@
 // Wishlist, and Settings (the payment profile with the simulated provider).
 // Every walk makes its own account; the demo rows it touches (a follow of a
 // demo creator, a wishlist row) are removed again before it ends.
-import { apiVisitor, expect, signIn } from '../lib.mjs'
+import { apiVisitor, expect, signIn, visit } from '../lib.mjs'
 
 const PASSWORD = 'a-long-password-1'
 // A 1x1 PNG.
@@ -13,18 +13,6 @@ const PNG = Buffer.from(
   'base64',
 )
 const HABIT_TRACKER = 'e0000000-0000-4000-8000-000000000007'
-
-/**
- * Opens a path as if typed into a fresh tab. A signed-in load restores the
- * remembered path (spec section 2, global behaviour), which would send a
- * plain page.goto back where the walk came from; forgetting it first keeps
- * the walk on the page it asks for.
- */
-async function visit(page, url, path) {
-  await page.evaluate(() => sessionStorage.removeItem('marketplace.nav-memory')).catch(() => {})
-  await page.goto(url + path)
-  await page.waitForURL((u) => u.pathname + u.search === path)
-}
 
 async function toast(page, text) {
   await page.getByText(text, { exact: true }).first().waitFor()

@@ -2,7 +2,7 @@
 // screens. A demo creator (Leo: two published templates, a draft and a
 // rejection in seed/demo.sql) is only read; everything that writes uses a
 // fresh account made through the API, with its own rows.
-import { apiAccount, apiVisitor, expect, signIn, waitForText } from '../lib.mjs'
+import { apiAccount, apiVisitor, expect, signIn, visit, waitForText } from '../lib.mjs'
 
 const LEO = 'leo@demo.plinth.dev'
 const ADMIN = 'admin@demo.plinth.dev'
@@ -28,16 +28,6 @@ async function uploadPreview(url, account, name) {
 /** A field read the way `waitForText` reads a locator's text. */
 function inputValueOf(locator) {
   return { textContent: () => locator.inputValue() }
-}
-
-/**
- * Loads a URL as typed in the address bar. A signed-in load otherwise goes
- * back to the remembered last path after 100 ms (spec section 2, global
- * behaviour), so the memory is forgotten first.
- */
-async function gotoWithoutRestore(page, target) {
-  await page.evaluate(() => sessionStorage.removeItem('marketplace.nav-memory'))
-  await page.goto(target)
 }
 
 /** `?tab=` switches through the tab list; the tab is selected and in the URL. */
@@ -213,7 +203,7 @@ export const walks = [
       await page.getByRole('region', { name: 'About this template' }).getByRole('heading', { name: 'New about' }).waitFor()
 
       // Someone else's template does not open in the editor.
-      await gotoWithoutRestore(page, `${url}/dashboard/templates/edit/e0000000-0000-4000-8000-000000000003`)
+      await visit(page, url, '/dashboard/templates/edit/e0000000-0000-4000-8000-000000000003')
       await page.getByText('Template not found').waitFor()
       expect((await page.getByLabel('Title', { exact: true }).count()) === 0, 'no form for a template of another creator')
     },

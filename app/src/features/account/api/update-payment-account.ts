@@ -15,6 +15,13 @@ export function useUpdatePaymentAccount(userId: string) {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (stripeAccountId: string) => updatePaymentAccount(userId, stripeAccountId),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: ['profiles', 'account', userId] }),
+    onSettled: async () => {
+      // A first read of the profile may still be in flight from before the
+      // account was stored; invalidating alone would keep its (stale)
+      // answer, so it is cancelled first and read again.
+      const queryKey = ['profiles', 'account', userId]
+      await queryClient.cancelQueries({ queryKey })
+      await queryClient.invalidateQueries({ queryKey })
+    },
   })
 }
