@@ -18,6 +18,8 @@ export const AVATAR_MIN_DIMENSION_PX = 400
 export const AVATAR_MAX_DIMENSION_PX = 1000
 export const AVATAR_BUCKET = 'avatars'
 export const TEMPLATES_BUCKET = 'templates'
+/** The private bucket of paid templates' files (signed links only). */
+export const PAID_FILES_BUCKET = 'template-files'
 export const LOCALE = 'en-US'
 
 /** The header's Categories dropdown and the home tiles (spec section 2). */
@@ -47,6 +49,8 @@ export const BRAND = 'Plinth Templates'
 export const SIDEBAR_COOKIE = 'sidebar_state'
 export const SIDEBAR_COOKIE_MAX_AGE_S = 7 * 24 * 60 * 60
 export const SIDEBAR_SHORTCUT_KEY = 'b'
+/** The admin panel, where admin pages return to. */
+export const ADMIN_PATH = '/dashboard/admin'
 /** The admin counters' "This Week" window. */
 export const PENDING_THIS_WEEK_DAYS = 7
 /** A burst of changes to the review queue: one re-read of it. */

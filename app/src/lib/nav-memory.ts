@@ -39,8 +39,11 @@ export function takeReturnPath(redirect: string | null): string {
   return safeRedirect(redirect)
 }
 
-/** Only same-site paths are followed. */
-export function safeRedirect(redirect: string | null | undefined): string {
-  if (!redirect || !redirect.startsWith('/') || redirect.startsWith('//')) return '/'
+/**
+ * Only same-site paths are followed, else `fallback`. A backslash is refused
+ * too: browsers read '/\\host' as '//host'.
+ */
+export function safeRedirect(redirect: string | null | undefined, fallback = '/'): string {
+  if (!redirect || !redirect.startsWith('/') || redirect.startsWith('//') || redirect.includes('\\')) return fallback
   return redirect
 }

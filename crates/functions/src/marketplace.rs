@@ -415,14 +415,9 @@ pub async fn validate_download(
     // The token opens the order for whoever holds the link; the order's
     // signed-in buyer needs none (their library's download page).
     let buyer = caller.user_id();
-    let (Some(order_id), true) = (
-        present(&request.order_id),
-        token.is_some() || buyer.is_some(),
-    ) else {
-        return Err(FunctionError::BadRequest(
-            "Missing order ID or token.".into(),
-        ));
-    };
+    let order_id = present(&request.order_id)
+        .filter(|_| token.is_some() || buyer.is_some())
+        .ok_or_else(|| FunctionError::BadRequest("Missing order ID or token.".into()))?;
     let order_id = parse_id(order_id, ORDER_NOT_FOUND)?;
     let mut tx = state.service_tx().await?;
     let order = sqlx::query_as::<_, OrderRow>(

@@ -1,6 +1,7 @@
 // The creator's templates as the dashboard sees them: one shape for the four
 // stores of the lifecycle (spec section 4), their card labels and edit links,
 // and the pure computations of the dashboard's numbers.
+import { storedFile, TEMPLATE_FILE_BUCKETS, type StoredFile } from '@/lib/storage'
 
 /** The store a template lives in; also the `?tab=` value of its tab. */
 export type TemplateKind = 'draft' | 'pending' | 'published' | 'rejected'
@@ -100,48 +101,7 @@ export function parsePrice(text: string): number {
   return Math.round(value * 100) / 100
 }
 
-/** A stored file: the bucket and the object's name in it. */
-export interface StoredFile {
-  bucket: string
-  path: string
-}
-
-/** The buckets a template's files may live in: public previews and files, and private paid files. */
-export const TEMPLATE_FILE_BUCKETS = ['templates', 'template-files'] as const
-
-/**
- * Where a stored template file is, from its stored URL: a storage URL
- * (`.../storage/v1/object/[public/|authenticated/|sign/]{bucket}/{path}`), a
- * `{bucket}/{path}` naming one of the template buckets, or a bare path (in
- * 'templates', as the app stores paths). Site assets ('/demo/...') and other
- * sites' URLs are not ours to remove: null.
- */
-export function storedFile(value: string | null | undefined): StoredFile | null {
-  const url = value?.trim()
-  if (!url) return null
-  const split = (rest: string): StoredFile | null => {
-    const clean = rest.split(/[?#]/)[0]
-    const at = clean.indexOf('/')
-    if (at <= 0) return null
-    try {
-      const bucket = decodeURIComponent(clean.slice(0, at))
-      const path = decodeURIComponent(clean.slice(at + 1))
-      return bucket && path ? { bucket, path } : null
-    } catch {
-      return null
-    }
-  }
-  const marker = '/storage/v1/object/'
-  const at = url.indexOf(marker)
-  if (at >= 0) {
-    const rest = url.slice(at + marker.length).replace(/^(public|authenticated|sign)\//, '')
-    return split(rest)
-  }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('/')) return null
-  const named = split(url)
-  if (named && (TEMPLATE_FILE_BUCKETS as readonly string[]).includes(named.bucket)) return named
-  return { bucket: 'templates', path: url.split(/[?#]/)[0] }
-}
+export { storedFile, TEMPLATE_FILE_BUCKETS, type StoredFile } from '@/lib/storage'
 
 /** The files of a template row, grouped by bucket (template buckets only, no repeats). */
 export function filesByBucket(

@@ -11,13 +11,11 @@ import { publicImageUrl } from '@/lib/storage'
 import { personName } from '@/lib/types'
 import { logQuiet } from '@/lib/log'
 import { toastError, toastSuccess } from '@/lib/toast'
-import { PENDING_THIS_WEEK_DAYS, TEMPLATES_BUCKET } from '@/config/constants'
+import { ADMIN_PATH, PENDING_THIS_WEEK_DAYS, TEMPLATES_BUCKET } from '@/config/constants'
 import { pendingReviewQueryOptions, type ReviewTemplate } from '../api/get-pending-review'
 import { useReviewDecision } from '../api/review-decisions'
 import { useLiveReviewQueue } from '../hooks/use-live-review-queue'
 import { RejectDialog } from './reject-dialog'
-
-const ADMIN_PATH = '/dashboard/admin'
 
 /** Submissions of the last `days` days, counted at `now`. */
 export function submittedWithin(rows: Pick<ReviewTemplate, 'created_at'>[], days: number, now = Date.now()): number {

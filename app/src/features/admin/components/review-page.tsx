@@ -14,18 +14,16 @@ import { logQuiet } from '@/lib/log'
 import { publicImageUrl } from '@/lib/storage'
 import { toastError, toastSuccess } from '@/lib/toast'
 import { personName } from '@/lib/types'
-import { ADMIN_REDIRECT_SCROLL_MS, TEMPLATES_BUCKET } from '@/config/constants'
+import { ADMIN_PATH, ADMIN_REDIRECT_SCROLL_MS, TEMPLATES_BUCKET } from '@/config/constants'
+import { safeRedirect } from '@/lib/nav-memory'
 import { reviewTemplateQueryOptions, type ReviewTemplate } from '../api/get-pending-review'
 import { useReviewDecision } from '../api/review-decisions'
 import { templateFileLink } from '../api/template-file-link'
 import { RejectDialog } from './reject-dialog'
 
-const ADMIN_PATH = '/dashboard/admin'
-
 /** Where Back to Dashboard goes: `returnTo` when it is a path of this site, else the admin panel. */
 export function safeReturnTo(value: string | null): string {
-  if (value && value.startsWith('/') && !value.startsWith('//') && !value.includes('\\')) return value
-  return ADMIN_PATH
+  return safeRedirect(value, ADMIN_PATH)
 }
 
 const LABELS: Record<ReviewTemplate['status'], string> = {

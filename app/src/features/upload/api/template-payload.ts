@@ -4,13 +4,12 @@
 // collected so that a failed write can remove it, and a public copy a paid
 // file replaces is returned to be removed once the write succeeded.
 import { bucketPath } from '@/lib/storage'
-import { TEMPLATES_BUCKET } from '@/config/constants'
+import { PAID_FILES_BUCKET, TEMPLATES_BUCKET } from '@/config/constants'
 import type { FileSlot, UploadFormValues } from '../form'
 import { parsePrice } from '../form'
 import type { UploadSource } from '../source'
 import {
   copyToPaidFiles,
-  PAID_FILES_BUCKET,
   uploadTemplateFile,
   type StoredObject,
 } from './upload-template-file'

@@ -14,10 +14,8 @@
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
 import { uploadName } from '@/lib/storage'
-import { TEMPLATES_BUCKET } from '@/config/constants'
+import { PAID_FILES_BUCKET, TEMPLATES_BUCKET } from '@/config/constants'
 import { UPLOAD_CACHE_CONTROL, UPLOAD_NAME_ATTEMPTS } from '../limits'
-
-export const PAID_FILES_BUCKET = 'template-files'
 
 export type UploadFolder = 'previews' | 'templates' | 'files'
 
