@@ -659,4 +659,52 @@ async fn a_paid_templates_link_is_not_in_its_public_row() {
     )
     .await;
     assert_eq!(free.len(), 1, "free templates are untouched");
+
+    // The edit screen sends the price alone: the link follows it both ways.
+    let set_price = |price: f64| {
+        let app = &app;
+        let id = f.t_paid;
+        let owner = f.owner;
+        async move {
+            let r = rest(
+                app,
+                Actor::User(owner),
+                Method::PATCH,
+                &format!("templates?id=eq.{id}"),
+                Some(json!({ "price": price })),
+                "",
+            )
+            .await;
+            assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+            rows(
+                app,
+                Actor::Anon,
+                &format!("templates?id=eq.{id}&select=template_url,price_in_cents"),
+            )
+            .await
+        }
+    };
+    assert_eq!(
+        set_price(0.0).await,
+        vec![json!({"template_url": "https://workspace.test/edited", "price_in_cents": 0})],
+        "made free: public again"
+    );
+    assert_eq!(
+        set_price(4.0).await,
+        vec![json!({"template_url": null, "price_in_cents": 400})],
+        "made paid: hidden again"
+    );
+    let own = rows(
+        &app,
+        Actor::User(f.owner),
+        &format!(
+            "paid_template_links?template_id=eq.{}&select=template_url",
+            f.t_paid
+        ),
+    )
+    .await;
+    assert_eq!(
+        own,
+        vec![json!({"template_url": "https://workspace.test/edited"})]
+    );
 }
