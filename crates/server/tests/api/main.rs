@@ -8,3 +8,4 @@ mod marketplace_functions;
 mod marketplace_policies;
 mod marketplace_queries;
 mod marketplace_support;
+mod security;
