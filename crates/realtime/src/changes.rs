@@ -6,10 +6,18 @@
 //! record; group the rest by identity (role + claims); for each identity,
 //! select the row by primary key inside `begin_as` (RLS and grants decide);
 //! push `postgres_changes` with the matching binding ids to each channel of
-//! the identities that saw the row. Deletes are not checked against RLS (the
-//! row is gone) and carry only the key when the table has RLS.
+//! the identities that saw the row.
+//!
+//! Deletes cannot be checked against RLS (the row is gone). As on the
+//! platform, a delete reaches only roles that may select the table (every
+//! column of it, asked inside `begin_as`), and tells them the primary key
+//! alone. The `old_record` of an update or delete is the primary key too
+//! (the platform's `REPLICA IDENTITY DEFAULT`); only a table without RLS
+//! whose replica identity is `FULL` gets the whole old row, which its
+//! readers could read anyway. Filters of a delete see only that old record,
+//! so a filter on another column matches nothing and tells nothing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -58,6 +66,8 @@ struct TableMeta {
     /// `[{"name","type"}]` as realtime-js converts values by them.
     columns: Value,
     rls: bool,
+    /// `REPLICA IDENTITY FULL`: the operator asked for whole old rows.
+    full_identity: bool,
 }
 
 pub(crate) async fn run_dispatcher(state: RealtimeState, mut rx: mpsc::Receiver<String>) {
@@ -91,8 +101,8 @@ async fn table_meta(
     {
         return Ok(hit.meta.clone());
     }
-    let (rls, columns): (bool, Value) = sqlx::query_as(
-        "select c.relrowsecurity, \
+    let (rls, full_identity, columns): (bool, bool, Value) = sqlx::query_as(
+        "select c.relrowsecurity, c.relreplident = 'f', \
                 coalesce(jsonb_agg(jsonb_build_object('name', a.attname, 'type', t.typname) \
                                    order by a.attnum) filter (where a.attnum is not null), '[]') \
            from pg_class c \
@@ -100,14 +110,18 @@ async fn table_meta(
            left join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped \
            left join pg_type t on t.oid = a.atttypid \
           where n.nspname = $1 and c.relname = $2 \
-          group by c.relrowsecurity",
+          group by c.relrowsecurity, c.relreplident",
     )
     .bind(schema)
     .bind(table)
     .fetch_optional(&state.inner.db.owner)
     .await?
-    .unwrap_or((true, json!([])));
-    let meta = Arc::new(TableMeta { columns, rls });
+    .unwrap_or((true, false, json!([])));
+    let meta = Arc::new(TableMeta {
+        columns,
+        rls,
+        full_identity,
+    });
     state
         .inner
         .tables
@@ -125,6 +139,19 @@ async fn table_meta(
 
 fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// A database error while asking as a subscriber (a privilege missing, a
+/// role that cannot be assumed) means it may not see the change: `None`.
+/// Other errors (the database unreachable) are errors.
+fn denied<T>(e: sqlx::Error) -> sqlx::Result<Option<T>> {
+    match e {
+        sqlx::Error::Database(e) => {
+            tracing::debug!(error = %e, "realtime: change not visible to subscriber");
+            Ok(None)
+        }
+        e => Err(e),
+    }
 }
 
 /// The row as `ctx` sees it now, or `None` when it may not (or it is gone).
@@ -151,8 +178,11 @@ async fn visible_row(
          where {}",
         conditions.join(" and ")
     );
-    let mut tx = state.inner.db.begin_as(ctx).await?;
-    let row: Result<Option<Json<Map<String, Value>>>, sqlx::Error> =
+    let mut tx = match state.inner.db.begin_as(ctx).await {
+        Ok(tx) => tx,
+        Err(e) => return denied(e),
+    };
+    let row: sqlx::Result<Option<Json<Map<String, Value>>>> =
         sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
             .bind(Json(&change.pk))
             .fetch_optional(&mut *tx)
@@ -160,12 +190,37 @@ async fn visible_row(
     let _ = tx.rollback().await;
     match row {
         Ok(row) => Ok(row.map(|Json(r)| r)),
-        // Not allowed to select the table or a column: not visible.
-        Err(sqlx::Error::Database(e)) => {
-            tracing::debug!(error = %e, "realtime: row not visible to subscriber");
-            Ok(None)
-        }
-        Err(e) => Err(e),
+        Err(e) => denied(e),
+    }
+}
+
+/// Whether `ctx` may select every column of the table (the grants a
+/// `select *` needs, RLS aside): who may hear of a deleted row.
+async fn may_read_table(
+    state: &RealtimeState,
+    ctx: &RequestContext,
+    change: &Change,
+) -> sqlx::Result<bool> {
+    let mut tx = match state.inner.db.begin_as(ctx).await {
+        Ok(tx) => tx,
+        Err(e) => return denied(e).map(|_: Option<()>| false),
+    };
+    let allowed: sqlx::Result<Option<Option<bool>>> = sqlx::query_scalar(
+        "select has_schema_privilege(c.relnamespace, 'USAGE') \
+                and bool_and(has_column_privilege(c.oid, a.attnum, 'SELECT')) \
+           from pg_class c \
+           join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped \
+          where c.oid = to_regclass(format('%I.%I', $1::text, $2::text)) \
+          group by c.oid, c.relnamespace",
+    )
+    .bind(&change.schema)
+    .bind(&change.table)
+    .fetch_optional(&mut *tx)
+    .await;
+    let _ = tx.rollback().await;
+    match allowed {
+        Ok(allowed) => Ok(allowed.flatten().unwrap_or(false)),
+        Err(e) => denied(e).map(|_: Option<()>| false),
     }
 }
 
@@ -189,6 +244,22 @@ fn matching_ids(
         .collect()
 }
 
+/// The `old_record` of an UPDATE or DELETE: the old row's primary key, or
+/// the whole old row when the table has no RLS and its replica identity is
+/// `FULL` (and the notification carried it).
+fn old_record(change: &Change, meta: &TableMeta) -> Map<String, Value> {
+    match &change.old_record {
+        Some(old) if meta.full_identity && !meta.rls => old.clone(),
+        // The key as it was: an update may have changed it.
+        Some(old) => change
+            .pk
+            .keys()
+            .map(|k| (k.clone(), old.get(k).cloned().unwrap_or(Value::Null)))
+            .collect(),
+        None => change.pk.clone(),
+    }
+}
+
 async fn dispatch(state: &RealtimeState, change: Change) -> sqlx::Result<()> {
     let subscribers =
         state
@@ -198,10 +269,14 @@ async fn dispatch(state: &RealtimeState, change: Change) -> sqlx::Result<()> {
     if subscribers.is_empty() {
         return Ok(());
     }
+    let meta = table_meta(state, &change.schema, &change.table).await?;
     let is_delete = change.kind == "DELETE";
-    // What the filters see when the notification carried the record.
+    let old = old_record(&change, &meta);
+    // What the filters see. INSERT and UPDATE: the new record, which reaches
+    // only those who may read it whole. DELETE: only the old record that is
+    // sent, so a filter on any other column matches nothing.
     let known = if is_delete {
-        Some(change.old_record.as_ref().unwrap_or(&change.pk))
+        Some(&old)
     } else {
         change.record.as_ref()
     };
@@ -220,8 +295,27 @@ async fn dispatch(state: &RealtimeState, change: Change) -> sqlx::Result<()> {
     if groups.is_empty() {
         return Ok(());
     }
-    let meta = table_meta(state, &change.schema, &change.table).await?;
     let change = &change;
+    // A deleted row cannot be selected: who hears of it is who may read the
+    // table, asked once per role.
+    let mut readers = HashSet::new();
+    if is_delete {
+        let mut roles: HashMap<String, Arc<RequestContext>> = HashMap::new();
+        for (ctx, _) in groups.values() {
+            roles.entry(ctx.role.clone()).or_insert_with(|| ctx.clone());
+        }
+        let answers = futures_util::stream::iter(roles.into_iter().map(|(role, ctx)| async move {
+            let may = may_read_table(state, &ctx, change).await?;
+            Ok::<_, sqlx::Error>(may.then_some(role))
+        }))
+        .buffer_unordered(CHECK_CONCURRENCY)
+        .collect::<Vec<_>>()
+        .await;
+        for answer in answers {
+            readers.extend(answer?);
+        }
+        groups.retain(|_, (ctx, _)| readers.contains(&ctx.role));
+    }
     let checks =
         futures_util::stream::iter(groups.into_values().map(|(ctx, channels)| async move {
             let record = if is_delete {
@@ -241,11 +335,6 @@ async fn dispatch(state: &RealtimeState, change: Change) -> sqlx::Result<()> {
         .collect::<Vec<sqlx::Result<_>>>()
         .await;
 
-    // `old`: the whole old row only when the table has no RLS and it fit.
-    let old = match (&change.old_record, meta.rls) {
-        (Some(old), false) => Value::Object(old.clone()),
-        _ => Value::Object(change.pk.clone()),
-    };
     for check in checks {
         let Some((record, channels)) = check? else {
             continue;
@@ -263,7 +352,7 @@ async fn dispatch(state: &RealtimeState, change: Change) -> sqlx::Result<()> {
                 map.insert("record".into(), Value::Object(record.clone()));
             }
             if change.kind != "INSERT" {
-                map.insert("old_record".into(), old.clone());
+                map.insert("old_record".into(), Value::Object(old.clone()));
             }
         }
         let filter_record = if is_delete { known } else { record.as_ref() };

@@ -47,10 +47,14 @@ impl Filter {
         Ok(Self { conditions })
     }
 
-    /// Whether `record` satisfies every condition.
+    /// Whether `record` satisfies every condition. A column the record does
+    /// not carry (a delete's old record holds only the key) matches nothing,
+    /// whatever the operator: what is not sent is not told.
     pub fn matches(&self, record: &Map<String, Value>) -> bool {
         self.conditions.iter().all(|c| {
-            let value = record.get(&c.column).unwrap_or(&Value::Null);
+            let Some(value) = record.get(&c.column) else {
+                return false;
+            };
             match c.holds(value) {
                 Some(result) => result != c.negate,
                 // Unknown (a SQL null comparison): never a match.
@@ -265,6 +269,9 @@ mod tests {
             ("gone=eq.1", false),
             ("gone=neq.1", false),
             ("missing=eq.1", false),
+            ("missing=is.null", false),
+            ("missing=not.is.null", false),
+            ("missing=not.eq.1", false),
             ("id=not.eq.5", false),
             ("id=not.in.(1,2)", true),
             ("id=eq.5,name=eq.b", true),

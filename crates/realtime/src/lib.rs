@@ -21,9 +21,13 @@
 //!
 //! **Invariants.**
 //! * A row reaches a subscriber only if a `select` of it *as that
-//!   subscriber* returns it (row-level security and grants decide). Deletes
-//!   carry only the primary key when the table has row-level security, as
-//!   on the platform.
+//!   subscriber* returns it (row-level security and grants decide). A
+//!   deleted row cannot be selected: as on the platform, a DELETE reaches
+//!   only roles that may select every column of the table and carries only
+//!   the primary key. The `old_record` of an UPDATE or DELETE is the primary
+//!   key (the whole old row only for a table without row-level security
+//!   whose replica identity is `FULL`), and a DELETE's filters see only
+//!   that old record.
 //! * Nothing is shared between nodes but PostgreSQL: changes arrive on
 //!   every node by NOTIFY; broadcasts and presence diffs are relayed by
 //!   NOTIFY; presences live in `realtime.presences`.

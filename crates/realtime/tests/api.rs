@@ -780,14 +780,95 @@ async fn events_and_filters_select_what_is_delivered() {
     let got = c.expect("postgres_changes").await;
     assert_eq!(got.payload["data"]["record"]["id"], 3);
     assert_eq!(got.payload["ids"], json!([ids[3]]));
-    // Without RLS the old record is whole.
+    // The old record is the key (the platform's replica identity default).
     app.sql("update public.open_board set title = 'new' where id = 3")
         .await;
     let got = c.expect("postgres_changes").await;
+    assert_eq!(got.payload["data"]["old_record"], json!({"id": 3}));
+    c.expect_none("postgres_changes").await;
+}
+
+#[tokio::test]
+async fn deletes_reach_only_roles_that_may_read_the_table_and_tell_only_the_key() {
+    let app = spawn_app().await;
+    app.sql(
+        "create table public.sealed (id int primary key, secret text);
+         revoke all on public.sealed from anon, authenticated;
+         select realtime.enable('public', 'sealed');
+         create table public.full_board (id int primary key, title text);
+         alter table public.full_board replica identity full;
+         select realtime.enable('public', 'full_board');
+         insert into public.sealed values (1, 'hidden');
+         insert into public.full_board values (1, 'a'), (2, 'b');",
+    )
+    .await;
+    let alice = Uuid::new_v4();
+    let note = app.insert_note(alice, 7).await;
+    let mut anon = app.client("2.0.0").await;
+    anon.join(
+        "everything",
+        changes_config(json!([{"event": "*", "schema": "public"}])),
+        None,
+    )
+    .await;
+    let mut c = app.client("2.0.0").await;
+    let reply = c
+        .join(
+            "deletes",
+            changes_config(json!([
+                {"event": "DELETE", "schema": "public", "table": "notes", "filter": "n=eq.7"},
+                {"event": "DELETE", "schema": "public", "table": "notes", "filter": format!("id=eq.{note}")},
+                {"event": "*", "schema": "public", "table": "full_board", "filter": "title=eq.c"}
+            ])),
+            Some(&app.user_token(Uuid::new_v4(), 3600)),
+        )
+        .await;
+    let ids: Vec<Value> = reply["response"]["postgres_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].clone())
+        .collect();
+
+    // A table anon may not select: its deletes reach no one but its readers.
+    app.sql("delete from public.sealed where id = 1").await;
+    // RLS table: only the key, and only a filter on the key matches.
+    app.sql(&format!("delete from public.notes where id = {note}"))
+        .await;
+    let got = c.expect("postgres_changes").await;
+    assert_eq!(got.payload["ids"], json!([ids[1]]));
+    assert_eq!(got.payload["data"]["old_record"], json!({"id": note}));
+    let got = anon.expect("postgres_changes").await;
+    assert_eq!(got.payload["data"]["table"], "notes");
+    assert_eq!(got.payload["data"]["old_record"], json!({"id": note}));
+
+    // No RLS and replica identity full: the whole old row, filters on it.
+    app.sql("update public.full_board set title = 'c' where id = 2; delete from public.full_board where id = 1")
+        .await;
+    let got = c.expect("postgres_changes").await;
+    assert_eq!(got.payload["data"]["type"], "UPDATE");
+    assert_eq!(got.payload["ids"], json!([ids[2]]));
     assert_eq!(
         got.payload["data"]["old_record"],
-        json!({"id": 3, "title": "keep"})
+        json!({"id": 2, "title": "b"})
     );
+    app.sql("delete from public.full_board where id = 2").await;
+    let got = c.expect("postgres_changes").await;
+    assert_eq!(got.payload["data"]["type"], "DELETE");
+    assert_eq!(
+        got.payload["data"]["old_record"],
+        json!({"id": 2, "title": "c"})
+    );
+    for old in [
+        json!({"id": 2, "title": "b"}),
+        json!({"id": 1, "title": "a"}),
+        json!({"id": 2, "title": "c"}),
+    ] {
+        let got = anon.expect("postgres_changes").await;
+        assert_eq!(got.payload["data"]["table"], "full_board");
+        assert_eq!(got.payload["data"]["old_record"], old);
+    }
+    anon.expect_none("postgres_changes").await;
     c.expect_none("postgres_changes").await;
 }
 
