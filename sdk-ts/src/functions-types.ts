@@ -92,9 +92,12 @@ export interface SubscribeToNewsletterRequest {
 	name: string;
 }
 
+/**
+ * The same for an address just added and one already on the list, so the
+ * answer tells nobody who subscribed.
+ */
 export interface SubscribeToNewsletterResponse {
 	success: boolean;
-	alreadySubscribed: boolean;
 }
 
 /**

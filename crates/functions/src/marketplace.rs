@@ -478,8 +478,10 @@ pub async fn validate_download(
 
 // -------------------------------------------------- subscribe-to-newsletter
 
-/// `{email, name}` (`Name` too) -> `{success, alreadySubscribed}`; one row
-/// per e-mail address, case-insensitively.
+/// `{email, name}` (`Name` too) -> `{success}`; one row per e-mail address,
+/// case-insensitively. A new address and one already subscribed get the same
+/// answer after the same statement (GoTrue's sign-up does the same), and a
+/// known subscriber's name is left as it was.
 pub async fn subscribe_to_newsletter(
     State(state): State<FunctionsState>,
     _caller: Caller,
@@ -498,18 +500,14 @@ pub async fn subscribe_to_newsletter(
         ));
     }
     let mut tx = state.service_tx().await?;
-    let inserted = sqlx::query(
+    sqlx::query(
         "insert into public.newsletter_subscribers (email, name) values ($1, $2) \
          on conflict (lower(email)) do nothing",
     )
     .bind(email)
     .bind(name)
     .execute(&mut *tx)
-    .await?
-    .rows_affected();
+    .await?;
     tx.commit().await?;
-    Ok(Json(SubscribeToNewsletterResponse {
-        success: true,
-        already_subscribed: inserted == 0,
-    }))
+    Ok(Json(SubscribeToNewsletterResponse { success: true }))
 }

@@ -173,12 +173,13 @@ pub struct SubscribeToNewsletterRequest {
     pub legacy_name: String,
 }
 
+/// The same for an address just added and one already on the list, so the
+/// answer tells nobody who subscribed.
 #[typeshare]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscribeToNewsletterResponse {
     pub success: bool,
-    pub already_subscribed: bool,
 }
 
 // ------------------------------------------------ paid-download-confirmation
