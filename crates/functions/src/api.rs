@@ -321,7 +321,13 @@ pub async fn simulated_page(
         .map_err(|e| FunctionError::internal(e.0))?
         .ok_or_else(no_simulation)?;
     let secret = html_escape(query.client_secret.as_deref().unwrap_or_default());
-    let return_url = html_escape(query.return_url.as_deref().unwrap_or_default());
+    // Only a target the confirmation would follow is carried on.
+    let return_url = query
+        .return_url
+        .as_deref()
+        .and_then(|target| same_site_target(target, state.config().site()))
+        .unwrap_or_default();
+    let return_url = html_escape(&return_url);
     let action = html_escape(&format!(
         "{}/api/simulated-payments/{id}/confirm",
         state.config().api()
@@ -347,7 +353,9 @@ pub async fn simulated_page(
 
 /// Confirms a simulated payment (`{client_secret[, return_url]}` as JSON or
 /// a form) and marks its order paid, as Stripe's webhook would. Answers
-/// `{status, orderId}`, or redirects to `return_url` (same site only).
+/// `{status, orderId}`, or redirects (303) to `return_url` resolved against
+/// the site when it stays on the site ([`same_site_target`]), else to the
+/// site's home page.
 pub async fn simulated_confirm(
     State(state): State<FunctionsState>,
     Path(id): Path<String>,
@@ -376,15 +384,104 @@ pub async fn simulated_confirm(
     tx.commit().await?;
     if let Some(target) = request.return_url {
         let site = state.config().site();
-        if (target.starts_with('/') && !target.starts_with("//"))
-            || target.starts_with(&format!("{site}/"))
-        {
-            return Ok(Redirect::to(&target).into_response());
-        }
+        let to = same_site_target(&target, site).unwrap_or_else(|| format!("{site}/"));
+        return Ok(Redirect::to(&to).into_response());
     }
     Ok(Json(SimulatedConfirmResponse {
         status: "succeeded".into(),
         order_id: order,
     })
     .into_response())
+}
+
+/// The absolute URL a browser sent to `target` lands on, when that stays on
+/// the site (`site`: its origin, e.g. `https://shop.example`): a path of the
+/// site (one leading `/`) or an `http(s)` URL of the site's own origin
+/// without credentials. Refused whole (`None`): anything that a browser
+/// could read differently from this parser, i.e. a control or blank
+/// character (browsers drop tabs and newlines inside URLs), a backslash (read
+/// as `/`: `/\host` is `//host`), either of them percent-encoded, and a
+/// path whose decoded form starts with `//` (another host).
+pub(crate) fn same_site_target(target: &str, site: &str) -> Option<String> {
+    let site = url::Url::parse(&format!("{}/", site.trim_end_matches('/'))).ok()?;
+    let decoded = percent_encoding::percent_decode_str(target).decode_utf8_lossy();
+    let tricky = |text: &str| {
+        text.chars()
+            .any(|c| c.is_control() || c.is_whitespace() || c == '\\')
+    };
+    if tricky(target) || tricky(&decoded) {
+        return None;
+    }
+    let resolved = if target.starts_with('/') {
+        if target.starts_with("//") || decoded.starts_with("//") {
+            return None;
+        }
+        site.join(target).ok()?
+    } else {
+        url::Url::parse(target).ok()?
+    };
+    let on_site = matches!(resolved.scheme(), "http" | "https")
+        && resolved.origin() == site.origin()
+        && resolved.username().is_empty()
+        && resolved.password().is_none();
+    on_site.then(|| resolved.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_site_target;
+
+    #[test]
+    fn only_targets_on_the_site_are_followed() {
+        let site = "https://shop.example";
+        for (target, landed) in [
+            ("/", "https://shop.example/"),
+            (
+                "/download-secure/o?token=a%2Fb#x",
+                "https://shop.example/download-secure/o?token=a%2Fb#x",
+            ),
+            ("/a/../b", "https://shop.example/b"),
+            (
+                "https://shop.example/library",
+                "https://shop.example/library",
+            ),
+            ("HTTPS://SHOP.EXAMPLE/x", "https://shop.example/x"),
+        ] {
+            assert_eq!(
+                same_site_target(target, site).as_deref(),
+                Some(landed),
+                "{target:?}"
+            );
+        }
+        for target in [
+            "//evil.example",
+            "/\\evil.example",
+            "\\\\evil.example",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            " /x",
+            "/%09/evil.example",
+            "/%5cevil.example",
+            "/%2F/evil.example",
+            "/%2f%2fevil.example",
+            "https://evil.example/",
+            "https:evil.example",
+            "http://shop.example/",
+            "https://shop.example:444/",
+            "https://shop.example@evil.example/",
+            "https://user@shop.example/",
+            "https://shop.example.evil.example/",
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "evil.example",
+            "./x",
+            "",
+            "/x\u{0}",
+            "/x\u{7f}",
+            "/x\u{a0}",
+            "/x\u{2028}",
+        ] {
+            assert_eq!(same_site_target(target, site), None, "{target:?}");
+        }
+    }
 }

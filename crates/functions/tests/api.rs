@@ -700,7 +700,8 @@ async fn simulated_purchase_releases_a_private_file_only_after_payment() {
     );
     assert_eq!(
         response.headers()["location"],
-        format!("/download-secure/{order}").as_str()
+        format!("http://app.test/download-secure/{order}").as_str(),
+        "a path of the site, resolved against the site"
     );
     assert_eq!(app.order_status(&order).await, "paid");
 
