@@ -98,7 +98,14 @@ pub fn claims(state: &AuthState, headers: &HeaderMap) -> Result<Value> {
     };
     let claims = state.jwt().verify(token).map_err(|e| match e {
         plinth_db::JwtError::Expired => bad_jwt("token has invalid claims: token is expired"),
-        plinth_db::JwtError::Invalid(_) => bad_jwt("token signature is invalid"),
+        plinth_db::JwtError::Invalid(reason) => bad_jwt(match reason.as_str() {
+            plinth_db::jwt::NO_EXP => {
+                "token has invalid claims: token is missing required claim: exp"
+            }
+            plinth_db::jwt::NOT_YET_VALID => "token has invalid claims: token is not valid yet",
+            plinth_db::jwt::URL_TOKEN => "token is a storage URL token",
+            _ => "token signature is invalid",
+        }),
     })?;
     if claims
         .get("exp")

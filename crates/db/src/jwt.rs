@@ -8,18 +8,28 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde_json::{Value, json};
 
 /// The shortest secret accepted, as on the hosted platform.
 pub const MIN_SECRET_LEN: usize = 32;
 
+/// Why a token was refused ([`JwtError::Invalid`]): it has no `exp` claim.
+/// Every token must expire, as on the platform.
+pub const NO_EXP: &str = "JWT has no exp claim";
+/// Why a token was refused: its `nbf` (not before) is still ahead.
+pub const NOT_YET_VALID: &str = "JWT not yet valid";
+/// Why a token was refused: it is a storage URL token, which opens one
+/// object and is no API credential.
+pub const URL_TOKEN: &str = "a storage URL token is not an API credential";
+
 /// The project's JWT secret. Never printed.
 ///
 /// Verified tokens are remembered (keyed by the whole token, signature
 /// included, so nothing unverified can hit the cache): the same API key or
-/// session token arrives with request after request, and its expiry is still
-/// checked on every use.
+/// session token arrives with request after request, and its `exp` and `nbf`
+/// are still checked on every use.
 #[derive(Clone)]
 pub struct JwtSecret {
     encoding: EncodingKey,
@@ -69,22 +79,36 @@ impl JwtSecret {
             .expect("HS256 signing of a JSON object cannot fail")
     }
 
-    /// Verifies signature and expiry (when the token has `exp`; API keys of
-    /// the platform always do) and returns the claims.
+    /// Verifies a token presented as an API credential (API key or session
+    /// token): signature, `exp` (required, as on the platform), `nbf`, and
+    /// that it is not a storage URL token (those open one object only, see
+    /// [`Self::verify_url_token`]). Returns the claims.
     pub fn verify(&self, token: &str) -> Result<Value, JwtError> {
+        let claims = self.verify_claims(token)?;
+        if claims.get("url").is_some() {
+            return Err(JwtError::Invalid(URL_TOKEN.into()));
+        }
+        Ok(claims)
+    }
+
+    /// Verifies a token carried by a storage URL (claims `url`, `scope`,
+    /// `exp`, signed with the same secret): signature, `exp` and `nbf`. The
+    /// storage service checks that it names the object and the action.
+    pub fn verify_url_token(&self, token: &str) -> Result<Value, JwtError> {
+        self.verify_claims(token)
+    }
+
+    /// Signature, `exp` and `nbf`, through the memory of verified tokens.
+    fn verify_claims(&self, token: &str) -> Result<Value, JwtError> {
         let remembered = self
             .verified
             .lock()
             .ok()
             .and_then(|cache| cache.get(token).cloned());
         if let Some(claims) = remembered {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64);
-            return match claims.get("exp").and_then(Value::as_i64) {
-                Some(exp) if exp < now => Err(JwtError::Expired),
-                _ => Ok(claims),
-            };
+            // Only tokens that passed every check are remembered; time moves on.
+            check_times(&claims, unix_now())?;
+            return Ok(claims);
         }
         let claims = self.decode(token)?;
         if token.len() <= VERIFIED_MAX_LEN
@@ -100,17 +124,26 @@ impl JwtSecret {
 
     fn decode(&self, token: &str) -> Result<Value, JwtError> {
         let mut validation = Validation::new(Algorithm::HS256);
-        validation.required_spec_claims.clear();
+        validation.required_spec_claims = ["exp".to_owned()].into();
+        validation.validate_exp = true;
+        validation.validate_nbf = true;
         validation.validate_aud = false;
         validation.leeway = 0;
         jsonwebtoken::decode::<Value>(token, &self.decoding, &validation)
             .map(|data| data.claims)
             .map_err(|e| match e.kind() {
-                jsonwebtoken::errors::ErrorKind::ExpiredSignature => JwtError::Expired,
+                ErrorKind::ExpiredSignature => JwtError::Expired,
+                ErrorKind::MissingRequiredClaim(claim) if claim == "exp" => {
+                    JwtError::Invalid(NO_EXP.into())
+                }
+                ErrorKind::ImmatureSignature => JwtError::Invalid(NOT_YET_VALID.into()),
                 _ => JwtError::Invalid(e.to_string()),
             })
             .and_then(|claims| {
                 if claims.is_object() {
+                    // The library checked them; the same rule as for
+                    // remembered tokens, so both paths agree.
+                    check_times(&claims, unix_now())?;
                     Ok(claims)
                 } else {
                     Err(JwtError::Invalid("claims are not an object".into()))
@@ -128,6 +161,30 @@ impl JwtSecret {
             "exp": expires_at,
         }))
     }
+}
+
+/// Seconds since the epoch.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// `exp` must be present and not past, `nbf` (when present) not ahead.
+fn check_times(claims: &Value, now: i64) -> Result<(), JwtError> {
+    match claims.get("exp").and_then(Value::as_i64) {
+        None => return Err(JwtError::Invalid(NO_EXP.into())),
+        Some(exp) if exp < now => return Err(JwtError::Expired),
+        Some(_) => {}
+    }
+    if claims
+        .get("nbf")
+        .and_then(Value::as_i64)
+        .is_some_and(|nbf| nbf > now)
+    {
+        return Err(JwtError::Invalid(NOT_YET_VALID.into()));
+    }
+    Ok(())
 }
 
 /// The token a request presents: the `Authorization: Bearer` token when
@@ -225,6 +282,63 @@ mod tests {
             forged.rsplit_once('.').unwrap().0
         );
         assert!(matches!(secret.verify(&forged), Err(JwtError::Invalid(_))));
+    }
+
+    #[test]
+    fn tokens_without_exp_are_refused_even_when_remembered() {
+        let secret = JwtSecret::new(SECRET).unwrap();
+        let forever = secret.sign(&json!({"role": "service_role"}));
+        assert_eq!(
+            secret.verify(&forever),
+            Err(JwtError::Invalid(NO_EXP.into()))
+        );
+        assert_eq!(
+            secret.verify(&forever),
+            Err(JwtError::Invalid(NO_EXP.into()))
+        );
+        // The time checks of remembered claims need `exp` too.
+        assert_eq!(
+            check_times(&json!({"role": "anon"}), now()),
+            Err(JwtError::Invalid(NO_EXP.into()))
+        );
+    }
+
+    #[test]
+    fn tokens_are_refused_before_their_nbf() {
+        let secret = JwtSecret::new(SECRET).unwrap();
+        let early = secret.sign(&json!({"role": "anon", "nbf": now() + 60, "exp": now() + 120}));
+        assert_eq!(
+            secret.verify(&early),
+            Err(JwtError::Invalid(NOT_YET_VALID.into()))
+        );
+        let ready = secret.sign(&json!({"role": "anon", "nbf": now() - 1, "exp": now() + 120}));
+        assert!(secret.verify(&ready).is_ok());
+        assert!(secret.verify(&ready).is_ok());
+        // A remembered token is still held to its nbf.
+        assert_eq!(
+            check_times(&json!({"exp": now() + 120, "nbf": now() + 60}), now()),
+            Err(JwtError::Invalid(NOT_YET_VALID.into()))
+        );
+    }
+
+    #[test]
+    fn storage_url_tokens_open_objects_not_apis() {
+        let secret = JwtSecret::new(SECRET).unwrap();
+        let url_token = secret.sign(&json!({"url": "bucket/file.txt", "scope": "download", "iat": now(), "exp": now() + 60}));
+        // Remembered as a URL token first: still no API credential.
+        assert_eq!(
+            secret.verify_url_token(&url_token).unwrap()["url"],
+            "bucket/file.txt"
+        );
+        assert_eq!(
+            secret.verify(&url_token),
+            Err(JwtError::Invalid(URL_TOKEN.into()))
+        );
+        let forever = secret.sign(&json!({"url": "bucket/file.txt", "scope": "download"}));
+        assert_eq!(
+            secret.verify_url_token(&forever),
+            Err(JwtError::Invalid(NO_EXP.into()))
+        );
     }
 
     #[test]

@@ -78,6 +78,7 @@ fn now_secs() -> i64 {
 pub(crate) fn verify_token(state: &RealtimeState, token: &str) -> Result<Identity, TokenError> {
     let claims = state.inner.jwt.verify(token).map_err(|e| match e {
         JwtError::Expired => TokenError::Expired,
+        JwtError::Invalid(reason) if reason == plinth_db::jwt::NO_EXP => TokenError::MissingClaims,
         JwtError::Invalid(reason) if reason.contains("Signature") => TokenError::BadSignature,
         JwtError::Invalid(_) => TokenError::Invalid,
     })?;

@@ -13,7 +13,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use plinth_db::JwtSecret;
+use plinth_db::{JwtError, JwtSecret};
 use serde_json::Value;
 
 use crate::config::KeyArgs;
@@ -108,7 +108,8 @@ fn format_env(anon: &str, service: &str) -> String {
     format!("ANON_KEY={anon}\nSERVICE_ROLE_KEY={service}\n")
 }
 
-/// A key from the configuration must be a JWT of the right role signed with the secret.
+/// A key from the configuration must be a JWT of the right role signed with
+/// the secret, and expire (every service refuses tokens without `exp`).
 fn given_key(
     key: Option<&str>,
     secret: &JwtSecret,
@@ -116,10 +117,21 @@ fn given_key(
     name: &str,
 ) -> anyhow::Result<Option<String>> {
     let Some(key) = key else { return Ok(None) };
-    match role_of(secret, key) {
+    let claims = match secret.verify(key) {
+        Ok(claims) => claims,
+        Err(JwtError::Expired) => bail!(
+            "{name} has expired (its exp claim is past); make new keys with `plinth keys` after unsetting it"
+        ),
+        Err(JwtError::Invalid(reason)) if reason == plinth_db::jwt::NO_EXP => bail!(
+            "{name} has no exp claim, and every service refuses tokens that never expire; \
+             make keys with an exp claim (unset {name} and run `plinth keys`)"
+        ),
+        Err(_) => bail!("{name} is not a valid JWT signed with JWT_SECRET"),
+    };
+    match claims.get("role").and_then(Value::as_str) {
         Some(r) if r == role => Ok(Some(key.to_owned())),
         Some(r) => bail!("{name} carries role {r:?}; it must carry role {role:?}"),
-        None => bail!("{name} is not a valid JWT signed with JWT_SECRET"),
+        None => bail!("{name} carries no role; it must carry role {role:?}"),
     }
 }
 
@@ -247,6 +259,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("ANON_KEY is not a valid JWT"), "{err}");
+    }
+
+    #[test]
+    fn configured_keys_must_expire() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret_text = "a-configured-secret-of-32-characters-or-more";
+        let secret = JwtSecret::new(secret_text).unwrap();
+        let forever = secret.sign(&serde_json::json!({"role": "anon", "iss": "supabase-demo"}));
+        let args = KeyArgs {
+            jwt_secret: Some(secret_text.parse().unwrap()),
+            anon_key: Some(forever.parse().unwrap()),
+            service_role_key: None,
+        };
+        let err = Keys::load_or_generate(&args, dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("ANON_KEY has no exp claim"), "{err}");
+        let expired = secret.api_key("anon", unix_now() - 20, unix_now() - 10);
+        let args = KeyArgs {
+            jwt_secret: Some(secret_text.parse().unwrap()),
+            anon_key: Some(expired.parse().unwrap()),
+            service_role_key: None,
+        };
+        let err = Keys::load_or_generate(&args, dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("ANON_KEY has expired"), "{err}");
     }
 
     #[test]

@@ -983,7 +983,7 @@ fn verify_url_token(
     let token = token.filter(|t| !t.is_empty()).ok_or_else(|| {
         StorageError::InvalidRequest("querystring must have required property 'token'".into())
     })?;
-    let claims = state.inner.jwt.verify(token).map_err(|e| {
+    let claims = state.inner.jwt.verify_url_token(token).map_err(|e| {
         StorageError::Unauthorized(match e {
             plinth_db::JwtError::Expired => "jwt expired".into(),
             plinth_db::JwtError::Invalid(_) => "invalid signature".into(),

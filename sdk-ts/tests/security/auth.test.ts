@@ -1,0 +1,83 @@
+// Security of auth through the unmodified supabase-js (items 4, 9, 12 and 13
+// of the security review): the dev mailbox is the operator's, recovery mail
+// is rate-limited per address, answers do not tell whether an address has an
+// account, and tokens without `exp` (or storage URL tokens) open nothing.
+import { createHmac } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { createClient } from '@supabase/supabase-js'
+import ws from 'ws'
+import { anonClient, anonKey, jwtSecret, plinthUrl, serviceClient, serviceRoleKey, sql, uniqueEmail } from '../support/context'
+
+const PASSWORD = 'an-owners-password'
+
+/** A confirmed account whose password is bcrypt, as platform seed files write them. */
+async function seededUser(email: string): Promise<string> {
+  const rows = await sql<{ id: string }>(
+    `insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at,
+                             raw_app_meta_data, raw_user_meta_data, created_at, updated_at)
+     values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticated', 'authenticated', $1,
+             crypt($2, gen_salt('bf', 4)), now(), '{"provider":"email","providers":["email"]}', '{}', now(), now())
+     returning id`,
+    [email, PASSWORD],
+  )
+  return rows[0].id
+}
+
+/** The keys of a JSON value and the kinds of its values, recursively. */
+function shape(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(shape)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, shape(v)]),
+    )
+  }
+  return value === null ? 'null' : typeof value
+}
+
+/** An HS256 JWT of `claims` signed with the project's secret. */
+function sign(claims: Record<string, unknown>): string {
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
+  const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`
+  return `${body}.${createHmac('sha256', jwtSecret).update(body).digest('base64url')}`
+}
+
+const now = () => Math.floor(Date.now() / 1000)
+
+function mailbox(to: string, key?: string): Promise<Response> {
+  const headers: Record<string, string> = key ? { apikey: key, authorization: `Bearer ${key}` } : {}
+  return fetch(`${plinthUrl}/_/mailbox/api/messages?to=${encodeURIComponent(to)}`, { headers })
+}
+
+describe('item 13: what a token must be', () => {
+  async function refused(key: string) {
+    const client = createClient(plinthUrl, key, {
+      auth: { persistSession: false, autoRefreshToken: false },
+      realtime: { transport: ws as unknown as typeof WebSocket },
+    })
+    const { error, status } = await client.from('categories').select('id').limit(1)
+    expect(status).toBe(401)
+    expect(error?.code).toBe('PGRST301')
+    const user = await anonClient().auth.getUser(key)
+    expect(user.error?.status).toBe(403)
+    expect(user.data.user).toBeNull()
+  }
+
+  it('refuses keys without exp and before their nbf', async () => {
+    await refused(sign({ role: 'service_role', iss: 'supabase-demo', iat: now() }))
+    await refused(sign({ role: 'service_role', sub: crypto.randomUUID(), nbf: now() + 600, exp: now() + 3600 }))
+  })
+
+  it('refuses storage URL tokens as API keys', async () => {
+    const service = serviceClient()
+    const bucket = `item13-${Date.now().toString(36)}`
+    expect((await service.storage.createBucket(bucket, { public: false })).error).toBeNull()
+    expect((await service.storage.from(bucket).upload('note.txt', 'hello', { contentType: 'text/plain' })).error).toBeNull()
+    const { data, error } = await service.storage.from(bucket).createSignedUrl('note.txt', 600)
+    expect(error).toBeNull()
+    const download = await fetch(data!.signedUrl)
+    expect(await download.text()).toBe('hello')
+    await refused(new URL(data!.signedUrl).searchParams.get('token')!)
+  })
+})
