@@ -3,7 +3,7 @@
 //! `FunctionsHttpError`. Internal causes are logged, never sent.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::wire::ErrorResponse;
@@ -31,6 +31,9 @@ pub enum FunctionError {
     /// 405.
     #[error("Method not allowed")]
     MethodNotAllowed,
+    /// 413: a request body over the limit (in bytes).
+    #[error("Request body too large (limit {0} bytes)")]
+    PayloadTooLarge(usize),
     /// 502: the payment provider failed or refused; `message` is sent,
     /// `cause` logged.
     #[error("{message}")]
@@ -56,6 +59,7 @@ impl FunctionError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Provider { .. } => StatusCode::BAD_GATEWAY,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -100,4 +104,44 @@ impl IntoResponse for FunctionError {
         }
         (status, Json(body)).into_response()
     }
+}
+
+/// Turns a refusal of the framework, made before any handler ran (a body
+/// over [`crate::BODY_LIMIT`], a query or path that does not parse), into
+/// the functions' shape with the same status: axum answers those in plain
+/// text, which `functions.invoke` cannot read. Answers of the handlers
+/// (JSON, or the HTML of the simulated payment page) pass untouched.
+pub(crate) async fn framework_refusals(response: Response) -> Response {
+    let status = response.status();
+    let plain = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|t| t.starts_with("text/plain"));
+    if !(status.is_client_error() || status.is_server_error()) || !plain {
+        return response;
+    }
+    match status {
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            return FunctionError::PayloadTooLarge(crate::BODY_LIMIT).into_response();
+        }
+        StatusCode::METHOD_NOT_ALLOWED => return FunctionError::MethodNotAllowed.into_response(),
+        _ => {}
+    }
+    let text = axum::body::to_bytes(response.into_body(), 4096)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+        .unwrap_or_default();
+    let error = if text.is_empty() {
+        status.canonical_reason().unwrap_or("Error").to_owned()
+    } else {
+        text
+    };
+    let body = ErrorResponse {
+        error,
+        code: None,
+        message: None,
+        is_paid: None,
+    };
+    (status, Json(body)).into_response()
 }

@@ -53,6 +53,7 @@ pub mod wire;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use plinth_auth::Mailer;
 use plinth_db::{Database, JwtSecret, MigrationSet, RequestContext};
@@ -249,6 +250,9 @@ pub fn router(state: FunctionsState) -> Router {
             post(m::subscribe_to_newsletter).fallback(method_not_allowed),
         )
         .fallback(function_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::map_response(error::framework_refusals))
         .with_state(state)
 }
 
@@ -271,8 +275,16 @@ pub fn api_router(state: FunctionsState) -> Router {
             post(api::simulated_confirm),
         )
         .fallback(api_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::map_response(error::framework_refusals))
         .with_state(state)
 }
+
+/// The largest request body of a function or `/api` route (JSON, a form,
+/// a payment provider's webhook event). A larger one is a 413 in the
+/// functions' shape.
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 async fn method_not_allowed() -> FunctionError {
     FunctionError::MethodNotAllowed

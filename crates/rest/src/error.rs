@@ -63,6 +63,19 @@ impl ApiError {
             .details(detail.into())
     }
 
+    /// 413: a body over the gateway's limit. PostgREST itself reads any
+    /// size (a proxy in front of it sets the limit) and has no code of its
+    /// own for this, so the code is PGRST102's, the family of request
+    /// bodies the gateway cannot take.
+    pub fn body_too_large(limit: usize) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PGRST102",
+            "Request body too large",
+        )
+        .details(format!("The request body is larger than {limit} bytes"))
+    }
+
     /// PGRST106: a profile header names a schema that is not exposed.
     pub fn bad_schema(schema: &str, exposed: &[String]) -> Self {
         Self::new(

@@ -53,7 +53,8 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwap;
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, Method as HttpMethod, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use plinth_db::{Database, JwtError, JwtSecret, MigrationSet, presented_token};
@@ -260,8 +261,13 @@ pub fn router(state: RestState) -> Router {
         .route("/", axum::routing::any(handle))
         .route("/{*path}", axum::routing::any(handle))
         .fallback(handle)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)
 }
+
+/// The largest request body the gateway reads; a larger one is a 413 in
+/// PostgREST's error shape ([`ApiError::body_too_large`]).
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
@@ -272,11 +278,17 @@ async fn handle(
     method: HttpMethod,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let mut timings = response::Timings::default();
     let started = Instant::now();
-    let result = serve(&state, &method, &uri, &headers, &body, &mut timings).await;
+    let result = match body {
+        Ok(body) => serve(&state, &method, &uri, &headers, &body, &mut timings).await,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            Err(ApiError::body_too_large(BODY_LIMIT))
+        }
+        Err(rejection) => Err(ApiError::bad_body(rejection.body_text())),
+    };
     let mut response = match result {
         Ok(r) => r,
         Err(e) => e.into_response(),

@@ -4,13 +4,14 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, Method, Uri};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::StorageState;
 use crate::error::StorageError;
+use crate::extract::{JsonBody, Path, Query};
 use crate::meta::{BUCKET_COLUMNS, BucketRow, Caller, allow_delete};
 use crate::names::validate_bucket_name;
 use crate::wire;
@@ -158,7 +159,7 @@ pub(crate) async fn create(
     method: Method,
     headers: HeaderMap,
     uri: Uri,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Result<Json<Value>> {
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
     let body: BucketBody = parse_json(&body)?;
@@ -201,7 +202,7 @@ pub(crate) async fn update(
     method: Method,
     headers: HeaderMap,
     uri: Uri,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Result<Json<Value>> {
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
     let body: BucketBody = parse_json(&body)?;

@@ -27,6 +27,12 @@ pub enum StorageError {
     Unauthorized(String),
     #[error("The object exceeded the maximum allowed size")]
     TooLarge,
+    /// A request body (JSON) over the service's limit.
+    #[error("The request body is larger than {0} bytes")]
+    BodyTooLarge(usize),
+    /// A method the route does not have.
+    #[error("Method not allowed")]
+    MethodNotAllowed,
     #[error("mime type {0} is not supported")]
     InvalidMimeType(String),
     #[error("Invalid key: {0}")]
@@ -61,7 +67,12 @@ impl StorageError {
             StorageError::BucketNotFound => (bad, "404", "NoSuchBucket", "Bucket not found"),
             StorageError::AccessDenied(_) => (bad, "403", "AccessDenied", "Unauthorized"),
             StorageError::Unauthorized(_) => (bad, "403", "AccessDenied", "Unauthorized"),
-            StorageError::TooLarge => (bad, "413", "EntityTooLarge", "Payload too large"),
+            StorageError::TooLarge | StorageError::BodyTooLarge(_) => {
+                (bad, "413", "EntityTooLarge", "Payload too large")
+            }
+            StorageError::MethodNotAllowed => {
+                (bad, "405", "MethodNotAllowed", "Method not allowed")
+            }
             StorageError::InvalidMimeType(_) => {
                 (bad, "415", "InvalidMimeType", "invalid_mime_type")
             }

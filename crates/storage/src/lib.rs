@@ -39,6 +39,7 @@
 mod buckets;
 mod config;
 mod error;
+mod extract;
 mod meta;
 mod names;
 mod objects;
@@ -245,11 +246,17 @@ pub fn router(state: StorageState) -> Router {
         )
         .route("/bucket/{id}/empty", post(buckets::empty))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(extract::JSON_BODY_LIMIT))
         .with_state(state)
 }
 
 async fn not_found() -> StorageError {
     StorageError::InvalidRequest("Route not found".into())
+}
+
+async fn method_not_allowed() -> StorageError {
+    StorageError::MethodNotAllowed
 }
 
 /// Seconds since the Unix epoch.
