@@ -7,6 +7,14 @@ export function expect(condition, message) {
   if (!condition) throw new Error(message)
 }
 
+/** The dev mailbox's messages to `to`, newest first, read with the token plinth printed at start-up. */
+export async function mailboxMessages(url, to) {
+  const token = process.env.PLINTH_E2E_MAILBOX_TOKEN
+  const response = await fetch(`${url}/_/mailbox/api/messages?to=${encodeURIComponent(to)}&token=${encodeURIComponent(token)}`)
+  expect(response.ok, `the mailbox answered ${response.status}`)
+  return (await response.json()).messages
+}
+
 export async function waitForCount(locator, n, what) {
   const until = Date.now() + TIMEOUT
   let count = -1

@@ -90,6 +90,12 @@ export async function startPlinth() {
     })
   })
 
+  // The dev mailbox is the operator's: its link (with a token new at every
+  // start) is printed at start-up; the walks read it through mailboxMessages.
+  const mailboxLink = output.join('').match(/(http\S+\/_\/mailbox\?token=\S+)/)
+  if (!mailboxLink) throw new Error(`plinth printed no mailbox link:\n${output.join('')}`)
+  process.env.PLINTH_E2E_MAILBOX_TOKEN = new URL(mailboxLink[1]).searchParams.get('token')
+
   const seeded = spawnSync(binary, ['seed', '--demo'], { env, cwd: repo, encoding: 'utf8' })
   if (seeded.status !== 0) throw new Error(`plinth seed --demo failed:\n${seeded.stdout}\n${seeded.stderr}`)
 

@@ -4,7 +4,7 @@
 // Library and open its download page; an unpaid link says so and opens after
 // the payment; the Stripe path, whose Stripe.js cannot be reached from here,
 // ends on its not-ready message.
-import { apiVisitor, expect, signIn, waitUntil } from '../lib.mjs'
+import { apiVisitor, expect, mailboxMessages, signIn, waitUntil } from '../lib.mjs'
 
 const PAID = 'e0000000-0000-4000-8000-000000000003' // Startup CRM, $19.00
 const PASSWORD = 'a-long-password-1'
@@ -155,7 +155,7 @@ export const walks = [
       await page.waitForURL((u) => u.pathname === '/demo/files/planner.md')
       expect((await page.content()).includes('Calm Weekly Planner'), 'the browser shows the template file')
       // The link was also e-mailed (the development mailbox keeps it).
-      const mail = await (await fetch(`${url}/_/mailbox/api/messages?to=${encodeURIComponent(email)}`)).json()
+      const mail = await mailboxMessages(url, email)
       expect(JSON.stringify(mail).includes('/download-secure/'), `a mail with the secure link: ${JSON.stringify(mail).slice(0, 200)}`)
     },
   },

@@ -84,6 +84,9 @@ struct Inner {
     limiter: ratelimit::Limiter,
     /// Client for the OAuth providers (no redirects followed).
     http: reqwest::Client,
+    /// The secret of the dev mailbox's pages (`None` with SMTP): new at
+    /// every start, printed by the server as a `?token=` link.
+    mailbox_token: Option<String>,
 }
 
 impl AuthState {
@@ -109,6 +112,7 @@ impl AuthState {
             .build()
             .unwrap_or_default();
         let limiter = ratelimit::Limiter::new(config.rate_limits.window);
+        let mailbox_token = mailer.is_dev_mailbox().then(|| plinth_db::random_token(40));
         Self {
             inner: Arc::new(Inner {
                 db,
@@ -118,6 +122,7 @@ impl AuthState {
                 clock,
                 limiter,
                 http,
+                mailbox_token,
             }),
         }
     }
@@ -140,6 +145,13 @@ impl AuthState {
 
     pub fn clock(&self) -> &Clock {
         &self.inner.clock
+    }
+
+    /// The dev mailbox's secret, when mail goes to the dev mailbox: its pages
+    /// open with `?token=<it>` (or the service-role key). Made anew at every
+    /// start; the server prints the link.
+    pub fn mailbox_token(&self) -> Option<&str> {
+        self.inner.mailbox_token.as_deref()
     }
 
     pub(crate) fn now(&self) -> DateTime<Utc> {
@@ -196,7 +208,9 @@ pub fn router(state: AuthState) -> Router {
 /// The dev mailbox pages, to be nested at `/_/mailbox`: `/` lists messages,
 /// `/{id}` shows one with clickable links, `/api/messages?to=<email>` lists
 /// them as JSON (for scripted tests). Only when mail goes to the dev mailbox;
-/// with SMTP configured every page answers 404.
+/// with SMTP configured every page answers 404. Only for the operator: the
+/// [`AuthState::mailbox_token`] (as `?token=`, then a cookie) or the
+/// service-role key; anyone else gets 401 / 403.
 pub fn mailbox_router(state: AuthState) -> Router {
     mailbox::router(state)
 }

@@ -1,10 +1,16 @@
 //! The dev mailbox pages: plain server-rendered HTML over
 //! `auth.mail_messages`, plus a JSON list for scripted tests.
+//!
+//! The mailbox holds sign-in and password-reset links, so it is the
+//! operator's alone: every page wants the mailbox token (printed at start-up
+//! as a `?token=` link, which trades it for an HttpOnly cookie) or the
+//! service-role key (`Authorization: Bearer` / `apikey`). Anyone else gets a
+//! 401 / 403 in the auth error shape.
 
 use axum::Json;
 use axum::Router;
 use axum::extract::{MatchedPath, Path, RawQuery, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use chrono::{DateTime, Utc};
@@ -13,14 +19,145 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use crate::AuthState;
-use crate::error::Result;
+use crate::error::{AuthError, Result};
+use crate::tokens::constant_time_eq;
+
+/// The cookie that carries the mailbox token after the printed link was opened.
+const COOKIE: &str = "plinth_mailbox";
 
 pub fn router(state: AuthState) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/api/messages", get(api_messages))
         .route("/{id}", get(show))
+        .layer(axum::middleware::from_fn(crate::error::error_shape))
         .with_state(state)
+}
+
+/// How a request proved it is the operator's.
+#[derive(Debug, PartialEq, Eq)]
+enum Proof {
+    /// The `?token=` of the printed link: pages trade it for the cookie.
+    LinkToken,
+    /// The cookie, the mailbox token as bearer, or the service-role key.
+    Held,
+}
+
+/// The value of cookie `name` in the request's `Cookie` headers.
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find_map(|(k, v)| (k == name).then_some(v))
+}
+
+/// Admits the operator: the mailbox token (query, cookie or bearer) or a
+/// service-role JWT. 401 without credentials or with wrong ones, 403 for a
+/// valid token of anyone else (the anon key, a user's session).
+fn authorize(state: &AuthState, headers: &HeaderMap, query_token: Option<&str>) -> Result<Proof> {
+    let expected = state.mailbox_token().unwrap_or_default().as_bytes();
+    let matches =
+        |given: &str| !expected.is_empty() && constant_time_eq(given.as_bytes(), expected);
+    if let Some(given) = query_token {
+        return if matches(given) {
+            Ok(Proof::LinkToken)
+        } else {
+            Err(AuthError::api(
+                StatusCode::UNAUTHORIZED,
+                "no_authorization",
+                "This mailbox link is not valid (its token changes at every start of the server)",
+            ))
+        };
+    }
+    if cookie(headers, COOKIE).is_some_and(matches) {
+        return Ok(Proof::Held);
+    }
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let Some(token) = plinth_db::presented_token(text("authorization"), text("apikey")) else {
+        return Err(AuthError::api(
+            StatusCode::UNAUTHORIZED,
+            "no_authorization",
+            "The dev mailbox is the operator's: open the link printed at start-up, or send the service_role key",
+        ));
+    };
+    if matches(token) {
+        return Ok(Proof::Held);
+    }
+    let claims = state.jwt().verify(token).map_err(|_| {
+        AuthError::api(
+            StatusCode::UNAUTHORIZED,
+            "bad_jwt",
+            "invalid JWT: unable to parse or verify signature",
+        )
+    })?;
+    if claims.get("role").and_then(Value::as_str) == Some("service_role") {
+        Ok(Proof::Held)
+    } else {
+        Err(AuthError::forbidden("not_admin", "User not allowed"))
+    }
+}
+
+/// The query string without its `token` parameter.
+fn without_token(query: Option<&str>) -> String {
+    let kept: Vec<(String, String)> = url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .into_owned()
+        .filter(|(k, _)| k != "token")
+        .collect();
+    if kept.is_empty() {
+        String::new()
+    } else {
+        let mut out = url::form_urlencoded::Serializer::new(String::new());
+        out.extend_pairs(kept);
+        format!("?{}", out.finish())
+    }
+}
+
+/// The printed link was opened: the token goes into an HttpOnly cookie and
+/// the browser comes back to the same page without it in the address.
+fn trade_for_cookie(state: &AuthState, base: &str, path: &str, query: Option<&str>) -> Response {
+    let token = state.mailbox_token().unwrap_or_default();
+    let cookie_path = if base.is_empty() { "/" } else { base };
+    let mut response = (
+        StatusCode::SEE_OTHER,
+        [(header::LOCATION, format!("{path}{}", without_token(query)))],
+    )
+        .into_response();
+    if let Ok(value) = HeaderValue::from_str(&format!(
+        "{COOKIE}={token}; Path={cookie_path}; HttpOnly; SameSite=Strict"
+    )) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    private(response)
+}
+
+/// Headers of every mailbox answer: never cached, never framed, no referrer
+/// (the pages link to sign-in links), nothing active.
+fn private(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        ),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+/// The `token` query parameter, if any.
+fn query_token(query: Option<&str>) -> Option<String> {
+    crate::request::query_map(query).remove("token")
 }
 
 struct Message {
@@ -55,11 +192,11 @@ async fn messages(state: &AuthState, to: Option<&str>) -> Result<Vec<Message>> {
 }
 
 fn disabled() -> Response {
-    (
-        StatusCode::NOT_FOUND,
+    AuthError::not_found(
+        "not_found",
         "The dev mailbox is off: mail goes to the configured SMTP server.",
     )
-        .into_response()
+    .into_response()
 }
 
 /// Escapes text for HTML.
@@ -130,11 +267,16 @@ fn mount_point(matched: Option<&MatchedPath>, suffix: &str) -> String {
 async fn index(
     State(state): State<AuthState>,
     matched: Option<MatchedPath>,
+    headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Result<Response> {
     let base = mount_point(matched.as_ref(), "");
     if !state.mailer().is_dev_mailbox() {
         return Ok(disabled());
+    }
+    if authorize(&state, &headers, query_token(query.as_deref()).as_deref())? == Proof::LinkToken {
+        let path = if base.is_empty() { "/" } else { &base };
+        return Ok(trade_for_cookie(&state, &base, path, query.as_deref()));
     }
     let to = crate::request::query_map(query.as_deref()).remove("to");
     let list = messages(&state, to.as_deref()).await?;
@@ -157,20 +299,27 @@ async fn index(
         }
         body.push_str("</table>");
     }
-    Ok(page("Dev mailbox", &body).into_response())
+    Ok(private(page("Dev mailbox", &body).into_response()))
 }
 
 async fn show(
     State(state): State<AuthState>,
     matched: Option<MatchedPath>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
     Path(id): Path<String>,
 ) -> Result<Response> {
     let base = mount_point(matched.as_ref(), "/{id}");
     if !state.mailer().is_dev_mailbox() {
         return Ok(disabled());
     }
+    if authorize(&state, &headers, query_token(query.as_deref()).as_deref())? == Proof::LinkToken {
+        let path = format!("{base}/{}", escape_path(&id));
+        return Ok(trade_for_cookie(&state, &base, &path, query.as_deref()));
+    }
+    let no_such = || AuthError::not_found("not_found", "No such message").into_response();
     let Ok(id) = Uuid::parse_str(&id) else {
-        return Ok((StatusCode::NOT_FOUND, "No such message").into_response());
+        return Ok(no_such());
     };
     let row = sqlx::query(
         "select recipient, subject, body_text, created_at from auth.mail_messages where id = $1",
@@ -179,7 +328,7 @@ async fn show(
     .fetch_optional(&state.db().owner)
     .await?;
     let Some(row) = row else {
-        return Ok((StatusCode::NOT_FOUND, "No such message").into_response());
+        return Ok(no_such());
     };
     let recipient: String = row.try_get("recipient").map_err(crate::AuthError::from)?;
     let subject: String = row.try_get("subject").map_err(crate::AuthError::from)?;
@@ -193,18 +342,25 @@ async fn show(
         created_at.format("%Y-%m-%d %H:%M:%S UTC"),
         linkify(&text)
     );
-    Ok(page(&subject, &body).into_response())
+    Ok(private(page(&subject, &body).into_response()))
+}
+
+/// A path segment, percent-encoded.
+fn escape_path(segment: &str) -> String {
+    url::form_urlencoded::byte_serialize(segment.as_bytes()).collect()
 }
 
 /// `GET /api/messages?to=<email>`: newest first, with the links found in
 /// each message.
 async fn api_messages(
     State(state): State<AuthState>,
+    headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Result<Response> {
     if !state.mailer().is_dev_mailbox() {
         return Ok(disabled());
     }
+    authorize(&state, &headers, query_token(query.as_deref()).as_deref())?;
     let to = crate::request::query_map(query.as_deref()).remove("to");
     let list = messages(&state, to.as_deref()).await?;
     let out: Vec<Value> = list
@@ -220,7 +376,7 @@ async fn api_messages(
             })
         })
         .collect();
-    Ok(Json(json!({ "messages": out })).into_response())
+    Ok(private(Json(json!({ "messages": out })).into_response()))
 }
 
 #[cfg(test)]
@@ -235,5 +391,19 @@ mod tests {
             "Go &lt;here&gt;:\n<a href=\"http://x/verify?token=a&amp;type=signup\">http://x/verify?token=a&amp;type=signup</a>\nbye"
         );
         assert_eq!(links("a https://b/c d"), vec!["https://b/c"]);
+    }
+
+    #[test]
+    fn cookies_and_queries_are_read_without_the_token() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::COOKIE,
+            "a=1; plinth_mailbox=xyz; b=2".parse().unwrap(),
+        );
+        assert_eq!(cookie(&headers, COOKIE), Some("xyz"));
+        assert_eq!(cookie(&HeaderMap::new(), COOKIE), None);
+        assert_eq!(without_token(Some("token=abc&to=a%40b.c")), "?to=a%40b.c");
+        assert_eq!(without_token(Some("token=abc")), "");
+        assert_eq!(without_token(None), "");
     }
 }

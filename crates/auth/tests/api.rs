@@ -193,12 +193,14 @@ impl App {
         reply.body
     }
 
-    /// The dev mailbox's messages to `to`, newest first.
+    /// The dev mailbox's messages to `to`, newest first (read as the
+    /// operator, with the service-role key).
     async fn mail_to(&self, to: &str) -> Vec<Value> {
         let body: Value = self
             .http
             .get(format!("{}/_/mailbox/api/messages", self.base))
             .query(&[("to", to)])
+            .header("apikey", self.service_key())
             .send()
             .await
             .unwrap()
@@ -224,7 +226,22 @@ impl App {
     }
 
     async fn get_raw(&self, url: &str) -> Reply {
-        let response = self.http.get(url).send().await.unwrap();
+        self.get_raw_with(url, &[]).await
+    }
+
+    /// The mailbox's pages, as the operator.
+    async fn mailbox_page(&self, path: &str) -> Reply {
+        let key = self.service_key();
+        self.get_raw_with(&format!("{}{path}", self.base), &[("apikey", &key)])
+            .await
+    }
+
+    async fn get_raw_with(&self, url: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut request = self.http.get(url);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.unwrap();
         let status = response.status();
         let headers = response.headers().clone();
         let text = response.text().await.unwrap();
@@ -522,7 +539,7 @@ async fn confirmation_through_the_dev_mailbox() {
     );
 
     // The mailbox page lists the message and shows it with a clickable link.
-    let index = app.get_raw(&format!("{}/_/mailbox", app.base)).await;
+    let index = app.mailbox_page("/_/mailbox").await;
     assert_eq!(index.status, 200);
     assert!(index.text.contains("Confirm your signup"));
     let mail = app.mail_to("new@example.com").await;
@@ -533,7 +550,7 @@ async fn confirmation_through_the_dev_mailbox() {
         "{}",
         index.text
     );
-    let page = app.get_raw(&format!("{}{message_path}", app.base)).await;
+    let page = app.mailbox_page(&message_path).await;
     assert_eq!(page.status, 200);
     assert!(
         page.text.contains("<a href=\"http://127.0.0.1:"),
@@ -542,9 +559,12 @@ async fn confirmation_through_the_dev_mailbox() {
     );
     assert!(page.text.contains("href=\"/_/mailbox\""), "{}", page.text);
     let missing = app
-        .get_raw(&format!("{}/_/mailbox/{}", app.base, uuid::Uuid::new_v4()))
+        .mailbox_page(&format!("/_/mailbox/{}", uuid::Uuid::new_v4()))
         .await;
     assert_eq!(missing.status, 404);
+    // Nobody else reads it.
+    let refused = app.get_raw(&format!("{}{message_path}", app.base)).await;
+    assert_eq!(refused.status, 401);
 
     let link = app.link_to("new@example.com").await;
     assert!(link.starts_with(&app.url("/verify?token=")), "{link}");

@@ -59,6 +59,18 @@ pub struct AuthArgs {
     pub smtp_admin_email: String,
     #[arg(long, env = "SMTP_SENDER_NAME")]
     pub smtp_sender_name: Option<String>,
+    /// Serve although PLINTH_HOST is not a loopback address and no SMTP_HOST
+    /// is set: auth e-mails then wait in the dev mailbox, readable only with
+    /// the link printed at start-up or the service_role key.
+    #[arg(
+        long,
+        env = "PLINTH_ALLOW_DEV_MAILBOX",
+        default_value_t = false,
+        num_args = 0..=1,
+        default_missing_value = "true",
+        action = clap::ArgAction::Set
+    )]
+    pub allow_dev_mailbox: bool,
 
     /// Sign-ups and password sign-ins per client address per 5 minutes.
     #[arg(long, env = "GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS", default_value_t = 30)]

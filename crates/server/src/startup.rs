@@ -183,9 +183,34 @@ pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 's
     })
 }
 
+/// Whether `host` (PLINTH_HOST) only accepts connections from this machine.
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim().trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
+}
+
+/// Without SMTP, auth e-mails (password resets included) wait in the dev
+/// mailbox: fine on a developer's machine, a choice to make on purpose on an
+/// address other machines reach.
+fn check_dev_mailbox(args: &ServeArgs) -> anyhow::Result<()> {
+    if args.auth.smtp_host.is_none() && !args.auth.allow_dev_mailbox && !is_loopback(&args.host) {
+        bail!(
+            "PLINTH_HOST {} accepts connections from other machines and no SMTP_HOST is set, so auth e-mails \
+             (password resets included) would wait in the dev mailbox; set SMTP_HOST, or serve the dev mailbox \
+             anyway with --allow-dev-mailbox (PLINTH_ALLOW_DEV_MAILBOX=true)",
+            args.host
+        );
+    }
+    Ok(())
+}
+
 /// `plinth serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.db.log);
+    check_dev_mailbox(&args)?;
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     let listener = bind(&args.host, args.port).await?;
     let keys = Keys::load_or_generate(&args.db.keys, &args.db.data_dir)?;
@@ -208,8 +233,8 @@ async fn serve_on(
     let auth_config = args.auth.to_config(&url);
     if auth_config.smtp.is_none() {
         tracing::warn!(
-            "no SMTP_HOST: auth e-mails go to the dev mailbox at {url}/_/mailbox, which anyone who \
-             reaches this server can read; set SMTP_HOST for real users"
+            "no SMTP_HOST: auth e-mails go to the dev mailbox at {url}/_/mailbox (only for the operator: \
+             the link printed at start-up, or the service_role key); set SMTP_HOST for real users"
         );
     }
     let state = AppState {
@@ -232,6 +257,7 @@ async fn serve_on(
     )
     .context("cannot set up the functions")?;
     tracing::info!(payments = functions.provider_name(), "payment provider");
+    let mailbox_token = auth.mailbox_token().map(str::to_owned);
     let rest = plinth_rest::RestState::new(
         backend.db.clone(),
         state.keys.secret.clone(),
@@ -271,6 +297,11 @@ async fn serve_on(
         print!("{}", state.keys.as_env());
     } else {
         println!("API keys: `plinth keys` prints them.");
+    }
+    if let Some(token) = mailbox_token {
+        println!(
+            "Dev mailbox (auth e-mails; this link changes at every start): {url}/_/mailbox?token={token}"
+        );
     }
     println!("Plinth is ready at {url}");
     // On shutdown, websockets are closed (with a close frame) first, so that
@@ -427,4 +458,26 @@ fn init_logging(args: &LogArgs) {
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
         LogFormat::Text => builder.try_init(),
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        for host in [
+            "127.0.0.1",
+            "127.1.2.3",
+            "::1",
+            "[::1]",
+            "localhost",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in ["0.0.0.0", "::", "192.168.1.10", "example.com"] {
+            assert!(!is_loopback(host), "{host}");
+        }
+    }
 }

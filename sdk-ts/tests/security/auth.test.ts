@@ -50,6 +50,32 @@ function mailbox(to: string, key?: string): Promise<Response> {
   return fetch(`${plinthUrl}/_/mailbox/api/messages?to=${encodeURIComponent(to)}`, { headers })
 }
 
+describe('item 4: the dev mailbox', () => {
+  it('answers the service-role key only', async () => {
+    const email = uniqueEmail('mailbox')
+    await seededUser(email)
+    const { error } = await anonClient().auth.resetPasswordForEmail(email)
+    expect(error).toBeNull()
+
+    const nobody = await mailbox(email)
+    expect(nobody.status).toBe(401)
+    expect((await nobody.json()).error_code).toBe('no_authorization')
+    const anon = await mailbox(email, anonKey)
+    expect(anon.status).toBe(403)
+    expect((await anon.json()).error_code).toBe('not_admin')
+    const client = anonClient()
+    const signedIn = await client.auth.signInWithPassword({ email, password: PASSWORD })
+    expect(signedIn.error).toBeNull()
+    const user = await mailbox(email, signedIn.data.session!.access_token)
+    expect(user.status).toBe(403)
+
+    const operator = await mailbox(email, serviceRoleKey)
+    expect(operator.status).toBe(200)
+    const { messages } = (await operator.json()) as { messages: { subject: string }[] }
+    expect(messages.map((m) => m.subject)).toEqual(['Reset your password'])
+  })
+})
+
 describe('item 13: what a token must be', () => {
   async function refused(key: string) {
     const client = createClient(plinthUrl, key, {

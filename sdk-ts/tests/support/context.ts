@@ -38,9 +38,11 @@ export function uniqueEmail(tag = 'user'): string {
   return `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`
 }
 
-/** The links of the newest dev-mailbox message to `to`. */
+/** The links of the newest dev-mailbox message to `to` (read as the operator, with the service_role key). */
 export async function mailboxLinks(to: string): Promise<string[]> {
-  const response = await fetch(`${plinthUrl}/_/mailbox/api/messages?to=${encodeURIComponent(to)}`)
+  const response = await fetch(`${plinthUrl}/_/mailbox/api/messages?to=${encodeURIComponent(to)}`, {
+    headers: { apikey: serviceRoleKey },
+  })
   if (!response.ok) throw new Error(`mailbox answered ${response.status}`)
   const body = (await response.json()) as { messages: { links: string[] }[] }
   if (body.messages.length === 0) throw new Error(`no mail to ${to}`)

@@ -128,6 +128,179 @@ fn unique(tag: &str) -> String {
     format!("{tag}-{}@example.com", Uuid::new_v4().simple())
 }
 
+// ------------------------------------------------------------------ item 4
+
+#[tokio::test]
+async fn item_04_the_dev_mailbox_answers_only_the_operator() {
+    let app = spawn_app().await;
+    let email = unique("victim");
+    seeded_user(&app, &email, PASSWORD, 4).await;
+    // Anyone may ask for a recovery link...
+    let asked = auth_post(&app, &Client::new(), "/recover", json!({"email": email})).await;
+    assert_eq!(asked.status, 200, "{}", asked.body);
+
+    // ...but not read it: no key, the anon key, a signed-in user's token.
+    let (status, body) = mailbox(&app, &email, None).await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["error_code"], "no_authorization", "{body}");
+    let (status, body) = mailbox(&app, &email, Some(&app.keys.anon_key)).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error_code"], "not_admin", "{body}");
+    let user = token(&app, Actor::User(Uuid::new_v4()));
+    let (status, body) = mailbox(&app, &email, Some(&user)).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error_code"], "not_admin", "{body}");
+    let (status, body) = mailbox(&app, &email, Some("not.a.jwt")).await;
+    assert_eq!(status, 401, "{body}");
+
+    // The pages too, and a message by id.
+    let mail = mail_to(&app, &email).await;
+    assert_eq!(mail.len(), 1, "the operator reads the mail");
+    assert!(
+        mail[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("/auth/v1/verify")
+    );
+    for path in [
+        "/_/mailbox".to_owned(),
+        format!("/_/mailbox/{}", mail[0]["id"].as_str().unwrap()),
+    ] {
+        let response = Client::new()
+            .get(format!("{}{path}", app.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 401, "{path}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error_code"], "no_authorization", "{path}: {body}");
+        let response = Client::new()
+            .get(format!("{}{path}", app.url))
+            .header("apikey", &app.keys.service_role_key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+    }
+}
+
+/// A `plinth serve` on a database of its own, and what it needs kept alive.
+struct Served {
+    running: Running,
+    rt: tokio::runtime::Runtime,
+    port: u16,
+    _db: plinth_db::testing::TestDb,
+    _dir: tempfile::TempDir,
+}
+
+/// `plinth serve` on `host`, on a database of its own, with `env`.
+fn serve(host: &str, env: &[(&str, &str)]) -> Served {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let test_db = rt.block_on(plinth_db::testing::TestDb::new(&[]));
+    let url = format!(
+        "{}/{}",
+        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
+        test_db.name
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut cmd = plinth(dir.path());
+    cmd.args(["serve", "--host", host, "--port", &port.to_string()])
+        .args(["--migrations", "none", "--policies", "none"])
+        .env("DATABASE_URL", &url)
+        .env_remove("SMTP_HOST")
+        .env_remove("PLINTH_ALLOW_DEV_MAILBOX");
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    Served {
+        running: Running::start(cmd),
+        rt,
+        port,
+        _db: test_db,
+        _dir: dir,
+    }
+}
+
+#[test]
+fn item_04_serve_on_a_public_address_without_smtp_refuses_to_start() {
+    let mut served = serve("0.0.0.0", &[]);
+    let seen = served.running.wait_for("error: ", Duration::from_secs(60));
+    let lines = seen.unwrap_or_else(|seen| panic!("plinth did not refuse to start: {seen:#?}"));
+    let last = lines.last().unwrap();
+    assert!(
+        last.contains("SMTP_HOST") && last.contains("--allow-dev-mailbox"),
+        "{last}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("Plinth is ready")),
+        "{lines:#?}"
+    );
+    let status = served.running.child.wait().unwrap();
+    assert!(!status.success());
+}
+
+#[test]
+fn item_04_the_operator_opens_the_mailbox_with_the_link_printed_at_start_up() {
+    let served = serve("0.0.0.0", &[("PLINTH_ALLOW_DEV_MAILBOX", "true")]);
+    let port = served.port;
+    let lines = served
+        .running
+        .wait_for("Plinth is ready", Duration::from_secs(90))
+        .unwrap_or_else(|seen| panic!("plinth did not start: {seen:#?}"));
+    let link = lines
+        .iter()
+        .find_map(|l| {
+            l.split_whitespace()
+                .find(|w| w.contains("/_/mailbox?token="))
+        })
+        .unwrap_or_else(|| panic!("no mailbox link printed: {lines:#?}"))
+        .to_owned();
+    assert!(
+        link.starts_with(&format!("http://localhost:{port}/_/mailbox?token=")),
+        "{link}"
+    );
+    let base = format!("http://127.0.0.1:{port}");
+    let token = link.split("token=").nth(1).unwrap().to_owned();
+    served.rt.block_on(async {
+        let client = client_from(1);
+        // The printed link opens the mailbox: a cookie, then the clean page.
+        let opened = client
+            .get(format!("{base}/_/mailbox?token={token}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(opened.status(), 303);
+        let cookie = opened.headers()["set-cookie"].to_str().unwrap().to_owned();
+        assert!(cookie.contains("HttpOnly"), "{cookie}");
+        let pair = cookie.split(';').next().unwrap().to_owned();
+        let page = client
+            .get(format!("{base}/_/mailbox"))
+            .header("cookie", &pair)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(page.status(), 200);
+        assert!(page.text().await.unwrap().contains("Dev mailbox"));
+        // The JSON list takes the token too (scripts).
+        let listed = client
+            .get(format!("{base}/_/mailbox/api/messages?token={token}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(listed.status(), 200);
+        // A wrong token is refused.
+        let wrong = client
+            .get(format!("{base}/_/mailbox/api/messages?token=not-{token}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(wrong.status(), 401);
+    });
+    let Served { running, .. } = served;
+    assert!(running.interrupt().success());
+}
+
 // ------------------------------------------------------------------ item 13
 
 fn now() -> i64 {
