@@ -138,6 +138,7 @@ export type Database = {
           buyer_id: string | null
           created_at: string
           currency: string
+          download_mail_sent_at: string | null
           download_token_hash: string | null
           download_url: string | null
           id: string
@@ -155,6 +156,7 @@ export type Database = {
           buyer_id?: string | null
           created_at?: string
           currency?: string
+          download_mail_sent_at?: string | null
           download_token_hash?: string | null
           download_url?: string | null
           id?: string
@@ -172,6 +174,7 @@ export type Database = {
           buyer_id?: string | null
           created_at?: string
           currency?: string
+          download_mail_sent_at?: string | null
           download_token_hash?: string | null
           download_url?: string | null
           id?: string

@@ -55,6 +55,9 @@ pub use clock::Clock;
 pub use config::{AuthConfig, HashCost, ProviderConfig, RateLimits, SmtpConfig};
 pub use error::{API_VERSION, AuthError};
 pub use mailer::{Mail, Mailer, MailerError};
+/// The client's address (the peer, or a trusted proxy's `X-Forwarded-For`):
+/// one reading of it for every service's per-address limits.
+pub use request::client_ip;
 
 /// The auth schema: users, identities, sessions, refresh tokens, flow
 /// state, one-time tokens, the dev mailbox.

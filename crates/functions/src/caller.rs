@@ -60,6 +60,36 @@ impl Caller {
     }
 }
 
+/// The client's address as the server sees it: the connection's peer, or
+/// the `X-Forwarded-For` / `X-Real-IP` of a trusted proxy (the server drops
+/// those headers unless `PLINTH_TRUST_PROXY_HEADERS` is on), read as the
+/// auth service reads it. Never what a request body says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientAddress(String);
+
+impl ClientAddress {
+    pub fn new(address: impl Into<String>) -> Self {
+        Self(address.into())
+    }
+
+    /// The key of its limits and of an anonymous visitor
+    /// ([`crate::limits::address_key`]: an IPv6 address by its /64).
+    pub fn key(&self) -> String {
+        crate::limits::address_key(&self.0)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(plinth_auth::client_ip(
+            &parts.headers,
+            &parts.extensions,
+        )))
+    }
+}
+
 impl FromRequestParts<FunctionsState> for Caller {
     type Rejection = FunctionError;
 

@@ -45,6 +45,41 @@ pub struct FunctionsConfig {
     /// Lifetime of a signed download URL handed out for a template file
     /// (`DOWNLOAD_URL_EXPIRY_SECS`, default 10 minutes).
     pub download_url_expiry: Duration,
+    /// Limits of the functions anyone may call, per client address, and of
+    /// the download e-mails per recipient.
+    pub rate_limits: RateLimits,
+}
+
+/// Limits of the functions anyone may call without an account
+/// (`PLINTH_FUNCTIONS_RATE_LIMIT_*`). A count of 0 turns that limit off.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimits {
+    /// The period every count below is per (`…_WINDOW_SECS`, default one
+    /// hour). A budget refills steadily: `n` per window is `n` at once, then
+    /// one every `window / n`.
+    pub window: Duration,
+    /// `create-free-order` calls per client address (`…_FREE_ORDERS`, 30).
+    pub free_orders: u32,
+    /// `track-template-view` calls per client address (`…_VIEWS`, 600).
+    pub views: u32,
+    /// `subscribe-to-newsletter` calls per client address (`…_NEWSLETTER`, 20).
+    pub newsletter: u32,
+    /// Download e-mails of free orders per recipient address, across
+    /// templates (`…_EMAILS_PER_ADDRESS`, 10); one address gets at most one
+    /// per template per window whatever this says.
+    pub emails_per_address: u32,
+}
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        Self {
+            window: Duration::from_secs(3600),
+            free_orders: 30,
+            views: 600,
+            newsletter: 20,
+            emails_per_address: 10,
+        }
+    }
 }
 
 impl Default for FunctionsConfig {
@@ -61,6 +96,7 @@ impl Default for FunctionsConfig {
             connect_refresh_url: None,
             view_window: Duration::from_secs(30 * 60),
             download_url_expiry: Duration::from_secs(10 * 60),
+            rate_limits: RateLimits::default(),
         }
     }
 }
@@ -112,6 +148,7 @@ impl fmt::Debug for FunctionsConfig {
             .field("connect_refresh_url", &self.connect_refresh_url)
             .field("view_window", &self.view_window)
             .field("download_url_expiry", &self.download_url_expiry)
+            .field("rate_limits", &self.rate_limits)
             .finish()
     }
 }

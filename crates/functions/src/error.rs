@@ -34,6 +34,10 @@ pub enum FunctionError {
     /// 413: a request body over the limit (in bytes).
     #[error("Request body too large (limit {0} bytes)")]
     PayloadTooLarge(usize),
+    /// 429: the client spent its budget of calls of this function; it may
+    /// try again after this many seconds (`Retry-After`).
+    #[error("Too many requests from this address. Please try again in {0} seconds.")]
+    TooManyRequests(u64),
     /// 502: the payment provider failed or refused; `message` is sent,
     /// `cause` logged.
     #[error("{message}")]
@@ -60,6 +64,7 @@ impl FunctionError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Provider { .. } => StatusCode::BAD_GATEWAY,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -102,7 +107,14 @@ impl IntoResponse for FunctionError {
             Self::PaymentRequired => body.is_paid = Some(false),
             _ => {}
         }
-        (status, Json(body)).into_response()
+        let mut response = (status, Json(body)).into_response();
+        if let Self::TooManyRequests(secs) = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(secs),
+            );
+        }
+        response
     }
 }
 

@@ -26,7 +26,14 @@
 //!   `{t}.{payload}`, 300 s tolerance, constant-time) and idempotent: an
 //!   order moves to `paid` once; redeliveries change nothing.
 //! * **Views count once per visitor per template per window** (a keyed hash
-//!   of the user id, else of address and user agent; never the raw values).
+//!   of the user id, else of the client's address as the server sees it,
+//!   which a request cannot choose; never the raw values).
+//! * **A free download counts once per e-mail address and template**, and
+//!   its link is e-mailed at most once per address and template per window
+//!   and to one address at most `emails_per_address` times per window; the
+//!   answer is the same whether a mail went out or was not due.
+//! * **Anyone's functions have budgets per client address** (free orders,
+//!   views, newsletter; [`RateLimits`]): past one, a 429 with `Retry-After`.
 //!
 //! # API
 //!
@@ -43,6 +50,7 @@ mod caller;
 mod config;
 mod error;
 mod files;
+mod limits;
 mod marketplace;
 mod orders;
 mod params;
@@ -60,8 +68,8 @@ use plinth_db::{Database, JwtSecret, MigrationSet, RequestContext};
 use serde_json::json;
 use sqlx::{Postgres, Transaction};
 
-pub use caller::Caller;
-pub use config::FunctionsConfig;
+pub use caller::{Caller, ClientAddress};
+pub use config::{FunctionsConfig, RateLimits};
 pub use error::FunctionError;
 pub use files::{FileLocation, PAID_FILES_BUCKET, locate};
 pub use provider::{
@@ -108,6 +116,8 @@ struct Inner {
     /// Key of the visitor hashes of view tracking, derived from the JWT
     /// secret (the same on every node, never stored).
     view_key: String,
+    /// Per-client-address budgets of the functions anyone may call.
+    limits: limits::ClientLimits,
 }
 
 impl std::fmt::Debug for FunctionsState {
@@ -174,6 +184,7 @@ impl FunctionsState {
         // HS256 signatures are deterministic: a stable key only this
         // project's secret can produce.
         let view_key = jwt.sign(&json!({ "purpose": "plinth-functions/visitor-hash" }));
+        let limits = limits::ClientLimits::new(&config.rate_limits);
         Self {
             inner: Arc::new(Inner {
                 db,
@@ -183,6 +194,7 @@ impl FunctionsState {
                 provider,
                 simulated,
                 view_key,
+                limits,
             }),
         }
     }
@@ -214,6 +226,16 @@ impl FunctionsState {
 
     pub(crate) fn view_key(&self) -> &[u8] {
         self.inner.view_key.as_bytes()
+    }
+
+    /// Counts a call of `what` against `client`'s budget (a 429 past it).
+    pub(crate) fn limit(
+        &self,
+        what: limits::Limited,
+        caller: &Caller,
+        client: &ClientAddress,
+    ) -> Result<(), FunctionError> {
+        self.inner.limits.check(what, caller, client)
     }
 
     /// A transaction as `service_role` (row-level security bypassed): the

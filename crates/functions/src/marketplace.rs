@@ -6,14 +6,14 @@ use std::collections::HashMap;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use plinth_auth::Mail;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
-use crate::caller::Caller;
+use crate::caller::{Caller, ClientAddress};
 use crate::error::{FunctionError, Result};
+use crate::limits::Limited;
 use crate::params::{Params, is_email, present};
 use crate::provider::{PaymentRequest, PaymentState};
 use crate::wire::{
@@ -41,44 +41,29 @@ fn parse_id(text: &str, missing: &str) -> Result<Uuid> {
 
 /// `{template_id, ip_address, user_agent}` -> `{success, counted, total_views}`.
 /// One view per visitor per template per `view_window`: the visitor is the
-/// signed-in user, else the address and user agent (from the body, else the
-/// request), kept only as a keyed hash.
+/// signed-in user, else the client's address as the server sees it (an IPv6
+/// address by its /64), kept only as a keyed hash. What the request says of
+/// itself (`ip_address`, `user_agent`, its headers) never makes another
+/// visitor, except `ip_address` from the service role (a server of the
+/// operator's tracking for a visitor). Past the address's budget: 429.
 pub async fn track_template_view(
     State(state): State<FunctionsState>,
     caller: Caller,
-    headers: HeaderMap,
+    client: ClientAddress,
     body: Bytes,
 ) -> Result<Json<TrackTemplateViewResponse>> {
+    state.limit(Limited::View, &caller, &client)?;
     let request: TrackTemplateViewRequest = Params::json(&body)?.into_request()?;
     let template_id = present(&request.template_id).ok_or_else(|| {
         FunctionError::BadRequest("Missing required parameter: template_id.".into())
     })?;
     let template_id = parse_id(template_id, TEMPLATE_NOT_FOUND)?;
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
-    let visitor = match caller.user_id() {
-        Some(user) => format!("user:{user}"),
-        None => {
-            let ip = request
-                .ip_address
-                .clone()
-                .or_else(|| {
-                    header("x-forwarded-for")
-                        .and_then(|v| v.split(',').next().map(|s| s.trim().to_owned()))
-                })
-                .or_else(|| header("x-real-ip"))
-                .unwrap_or_default();
-            let agent = request
-                .user_agent
-                .clone()
-                .or_else(|| header("user-agent"))
-                .unwrap_or_default();
-            format!("anon:{ip}\n{agent}")
+    let visitor = match (caller.user_id(), request.ip_address) {
+        (Some(user), _) => format!("user:{user}"),
+        (None, Some(named)) if caller.role() == "service_role" => {
+            format!("anon:{}", ClientAddress::new(named).key())
         }
+        (None, _) => format!("anon:{}", client.key()),
     };
     let viewer_hash = secrets::hmac_hex(state.view_key(), visitor.as_bytes());
     let window = state.config().view_window.as_secs_f64();
@@ -191,13 +176,18 @@ async fn template(tx: &mut sqlx::PgConnection, id: Uuid) -> Result<TemplateRow> 
 }
 
 /// `{product_id, buyer_email}` -> `{downloadUrl, orderId, emailSent}`, for
-/// free published templates only. Records a `free` order, counts the
-/// download and e-mails a link to the secure download page.
+/// free published templates only. Records a `free` order once per e-mail
+/// address and template (asking again reuses it: the download counts once,
+/// every answer carries the download) and e-mails a link to the secure
+/// download page when one is due ([`mail_download_link`]). Past the client
+/// address's budget: 429.
 pub async fn create_free_order(
     State(state): State<FunctionsState>,
     caller: Caller,
+    client: ClientAddress,
     body: Bytes,
 ) -> Result<Json<CreateFreeOrderResponse>> {
+    state.limit(Limited::FreeOrder, &caller, &client)?;
     let request: CreateFreeOrderRequest = Params::json(&body)?.into_request()?;
     let (Some(product_id), Some(email)) =
         (present(&request.product_id), present(&request.buyer_email))
@@ -230,45 +220,139 @@ pub async fn create_free_order(
         .await?
         .or_else(|| template.template_url.clone());
     let token = secrets::new_token();
-    let order_id: Uuid = sqlx::query_scalar(
-        "insert into public.orders (product_id, buyer_id, buyer_email, price_in_cents, currency, \
-                                    payment_status, download_token_hash, download_url) \
-         values ($1, $2, $3, 0, $4, 'free', $5, $6) returning id",
-    )
-    .bind(product_id)
-    .bind(caller.user_id())
-    .bind(&email)
-    .bind(&state.config().currency)
-    .bind(secrets::token_hash(&token))
-    .bind(&durable)
-    .fetch_one(&mut *tx)
-    .await?;
-    sqlx::query("update public.templates set downloads_count = downloads_count + 1 where id = $1")
+    // One order per e-mail address and template: asking again (in any letter
+    // case) reuses it, so the download counts once.
+    sqlx::query("select pg_advisory_xact_lock(hashtextextended($1::text || lower($2), 11))")
         .bind(product_id)
+        .bind(&email)
         .execute(&mut *tx)
         .await?;
+    let earlier: Option<Uuid> = sqlx::query_scalar(
+        "select id from public.orders \
+          where product_id = $1 and lower(buyer_email) = lower($2) and payment_status = 'free' \
+          order by created_at limit 1",
+    )
+    .bind(product_id)
+    .bind(&email)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let order_id = match earlier {
+        Some(order_id) => {
+            // The signed-in owner of the address finds it in their library.
+            let owner = caller.user_id().filter(|_| {
+                caller
+                    .email()
+                    .is_some_and(|e| e.eq_ignore_ascii_case(&email))
+            });
+            if let Some(owner) = owner {
+                sqlx::query(
+                    "update public.orders set buyer_id = $2 where id = $1 and buyer_id is null",
+                )
+                .bind(order_id)
+                .bind(owner)
+                .execute(&mut *tx)
+                .await?;
+            }
+            order_id
+        }
+        None => {
+            let order_id: Uuid = sqlx::query_scalar(
+                "insert into public.orders (product_id, buyer_id, buyer_email, price_in_cents, currency, \
+                                            payment_status, download_token_hash, download_url) \
+                 values ($1, $2, $3, 0, $4, 'free', $5, $6) returning id",
+            )
+            .bind(product_id)
+            .bind(caller.user_id())
+            .bind(&email)
+            .bind(&state.config().currency)
+            .bind(secrets::token_hash(&token))
+            .bind(&durable)
+            .fetch_one(&mut *tx)
+            .await?;
+            sqlx::query(
+                "update public.templates set downloads_count = downloads_count + 1 where id = $1",
+            )
+            .bind(product_id)
+            .execute(&mut *tx)
+            .await?;
+            order_id
+        }
+    };
     tx.commit().await?;
-
-    let link = orders::secure_page(&state, order_id, &token);
-    let sent = state
-        .mailer()
-        .send(Mail {
-            to: email.clone(),
-            subject: format!("Your download: {}", template.title),
-            text: format!(
-                "Thank you for getting \"{}\".\n\nDownload it here (the link is yours; keep it):\n{link}\n\nOrder: {order_id}\n",
-                template.title
-            ),
-        })
-        .await;
-    if let Err(e) = &sent {
-        tracing::warn!(error = %e, %order_id, "free order: the download e-mail was not sent");
-    }
+    let email_sent = mail_download_link(&state, order_id, &email, &template.title, &token).await?;
     Ok(Json(CreateFreeOrderResponse {
         download_url,
         order_id,
-        email_sent: sent.is_ok(),
+        email_sent,
     }))
+}
+
+/// E-mails the lasting link of free order `order_id` (the site's secure
+/// download page with `token`) unless it is not due: the order's link went
+/// out within the window, or `email` got `emails_per_address` download
+/// mails in it. `token`'s hash becomes the order's only with the mail, so a
+/// link mailed before stays valid until a newer one is sent. `false` only
+/// when a due mail could not be sent: a mail not due answers as sent, so the
+/// answer tells nothing of what the address asked for before.
+async fn mail_download_link(
+    state: &FunctionsState,
+    order_id: Uuid,
+    email: &str,
+    title: &str,
+    token: &str,
+) -> Result<bool> {
+    let limits = &state.config().rate_limits;
+    let mut tx = state.service_tx().await?;
+    // One address's mails are decided one at a time (the cap counts them).
+    sqlx::query("select pg_advisory_xact_lock(hashtextextended(lower($1), 12))")
+        .bind(email)
+        .execute(&mut *tx)
+        .await?;
+    let due = sqlx::query(
+        "update public.orders o set download_mail_sent_at = now(), download_token_hash = $2 \
+          where o.id = $1 \
+            and (o.download_mail_sent_at is null \
+                 or o.download_mail_sent_at <= now() - make_interval(secs => $3)) \
+            and ($4::bigint = 0 \
+                 or (select count(*) from public.orders m \
+                      where lower(m.buyer_email) = lower($5) \
+                        and m.download_mail_sent_at > now() - make_interval(secs => $3)) < $4)",
+    )
+    .bind(order_id)
+    .bind(secrets::token_hash(token))
+    .bind(limits.window.as_secs_f64())
+    .bind(i64::from(limits.emails_per_address))
+    .bind(email)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected()
+        == 1;
+    if !due {
+        return Ok(true);
+    }
+    let link = orders::secure_page(state, order_id, token);
+    let sent = state
+        .mailer()
+        .send(Mail {
+            to: email.to_owned(),
+            subject: format!("Your download: {title}"),
+            text: format!(
+                "Thank you for getting \"{title}\".\n\nDownload it here (the link is yours; keep it):\n{link}\n\nOrder: {order_id}\n"
+            ),
+        })
+        .await;
+    match sent {
+        Ok(()) => {
+            tx.commit().await?;
+            Ok(true)
+        }
+        Err(e) => {
+            // Rolled back: the order's earlier link (if any) stays valid and
+            // the next request tries again.
+            tracing::warn!(error = %e, %order_id, "free order: the download e-mail was not sent");
+            Ok(false)
+        }
+    }
 }
 
 // ---------------------------------------------------- create-payment-intent
@@ -484,9 +568,11 @@ pub async fn validate_download(
 /// known subscriber's name is left as it was.
 pub async fn subscribe_to_newsletter(
     State(state): State<FunctionsState>,
-    _caller: Caller,
+    caller: Caller,
+    client: ClientAddress,
     body: Bytes,
 ) -> Result<Json<SubscribeToNewsletterResponse>> {
+    state.limit(Limited::Newsletter, &caller, &client)?;
     let request: SubscribeToNewsletterRequest = Params::json(&body)?.into_request()?;
     let name = present(&request.name).or_else(|| present(&request.legacy_name));
     let (Some(email), Some(name)) = (present(&request.email), name) else {

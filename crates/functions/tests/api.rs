@@ -297,7 +297,11 @@ async fn newsletter_subscriptions_are_idempotent_per_email() {
         )
         .await;
     assert_eq!(status, 200);
-    assert_eq!(body, json!({"success": true}), "the same answer as a new address");
+    assert_eq!(
+        body,
+        json!({"success": true}),
+        "the same answer as a new address"
+    );
     let count: i64 = sqlx::query_scalar("select count(*) from public.newsletter_subscribers")
         .fetch_one(app.pool())
         .await
@@ -337,7 +341,26 @@ async fn views_count_once_per_visitor_per_window() {
         let (_, body) = app.invoke("track-template-view", view("Browser A")).await;
         assert_eq!(body["counted"], false);
     }
+    // Nor does a request claiming another agent or address: an anonymous
+    // visitor is the client's address as the server sees it.
     let (_, body) = app.invoke("track-template-view", view("Browser B")).await;
+    assert_eq!(body["counted"], false);
+    let (_, body) = app
+        .invoke(
+            "track-template-view",
+            json!({"template_id": template, "ip_address": "1.2.3.4"}),
+        )
+        .await;
+    assert_eq!(body["counted"], false);
+    // A server with the service key may name the visitor it tracks for.
+    let service = app.jwt.api_key("service_role", now(), now() + 3600);
+    let (_, body) = app
+        .post(
+            "/functions/v1/track-template-view",
+            Some(&service),
+            json!({"template_id": template, "ip_address": "1.2.3.4"}),
+        )
+        .await;
     assert_eq!(body["counted"], true);
     for expected in [true, false] {
         let (_, body) = app

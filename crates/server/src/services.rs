@@ -395,6 +395,39 @@ pub struct FunctionsArgs {
     /// Lifetime of download links, in seconds.
     #[arg(long, env = "DOWNLOAD_URL_EXPIRY_SECS", default_value_t = 600)]
     pub download_url_expiry_secs: u64,
+    /// The period (seconds) the functions' limits below count in; a budget
+    /// of n refills one call every window/n.
+    #[arg(
+        long,
+        env = "PLINTH_FUNCTIONS_RATE_LIMIT_WINDOW_SECS",
+        default_value_t = 3600
+    )]
+    pub functions_rate_limit_window_secs: u64,
+    /// create-free-order calls per client address per window (0: no limit).
+    #[arg(
+        long,
+        env = "PLINTH_FUNCTIONS_RATE_LIMIT_FREE_ORDERS",
+        default_value_t = 30
+    )]
+    pub functions_rate_limit_free_orders: u32,
+    /// track-template-view calls per client address per window (0: no limit).
+    #[arg(long, env = "PLINTH_FUNCTIONS_RATE_LIMIT_VIEWS", default_value_t = 600)]
+    pub functions_rate_limit_views: u32,
+    /// subscribe-to-newsletter calls per client address per window (0: no limit).
+    #[arg(
+        long,
+        env = "PLINTH_FUNCTIONS_RATE_LIMIT_NEWSLETTER",
+        default_value_t = 20
+    )]
+    pub functions_rate_limit_newsletter: u32,
+    /// Free-download e-mails per recipient address per window, across
+    /// templates (0: no limit); one per address and template per window.
+    #[arg(
+        long,
+        env = "PLINTH_FUNCTIONS_RATE_LIMIT_EMAILS_PER_ADDRESS",
+        default_value_t = 10
+    )]
+    pub functions_rate_limit_emails_per_address: u32,
 }
 
 impl FunctionsArgs {
@@ -421,6 +454,13 @@ impl FunctionsArgs {
             connect_refresh_url: self.stripe_connect_refresh_url.clone(),
             view_window: std::time::Duration::from_secs(self.view_dedup_window_secs),
             download_url_expiry: std::time::Duration::from_secs(self.download_url_expiry_secs),
+            rate_limits: plinth_functions::RateLimits {
+                window: std::time::Duration::from_secs(self.functions_rate_limit_window_secs),
+                free_orders: self.functions_rate_limit_free_orders,
+                views: self.functions_rate_limit_views,
+                newsletter: self.functions_rate_limit_newsletter,
+                emails_per_address: self.functions_rate_limit_emails_per_address,
+            },
         }
     }
 }

@@ -8,6 +8,7 @@
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
+use uuid::Uuid;
 
 use crate::helpers::TestApp;
 use crate::marketplace_support::{
@@ -55,6 +56,318 @@ async fn post(
 
 async fn invoke(app: &TestApp, actor: Actor, function: &str, body: Value) -> Reply {
     post(app, actor, &format!("/functions/v1/{function}"), body, &[]).await
+}
+
+/// A free published template whose download is an external link.
+async fn free_template(app: &TestApp, creator: Uuid, title: &str) -> Uuid {
+    let category = category_id(app, "productivity").await;
+    let id = published_template(app, creator, title, category, 0.0).await;
+    sqlx::query("update public.templates set template_url = $2 where id = $1")
+        .bind(id)
+        .bind(format!("https://files.example.com/{id}.zip"))
+        .execute(owner_pool(app))
+        .await
+        .unwrap();
+    id
+}
+
+async fn counter(app: &TestApp, column: &str, template: Uuid) -> i32 {
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "select {column} from public.templates where id = $1"
+    )))
+    .bind(template)
+    .fetch_one(owner_pool(app))
+    .await
+    .unwrap()
+}
+
+/// The bodies of the mails sent to `to` (the dev mailbox).
+async fn mails_to(app: &TestApp, to: &str) -> Vec<String> {
+    sqlx::query_scalar(
+        "select body_text from auth.mail_messages where lower(recipient) = lower($1) \
+         order by created_at",
+    )
+    .bind(to)
+    .fetch_all(owner_pool(app))
+    .await
+    .unwrap()
+}
+
+/// A token of the `/download-secure/{order}?token=` link in a mail.
+fn link_token(mail: &str, order: &str) -> String {
+    let marker = format!("/download-secure/{order}?token=");
+    let start = mail.find(&marker).expect("the mail links the order") + marker.len();
+    mail[start..]
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect()
+}
+
+fn assert_too_many(reply: &Reply) {
+    assert_eq!(
+        reply.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        reply.body
+    );
+    let message = reply.body["error"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("Too many requests"),
+        "a 429 in the functions' error shape: {}",
+        reply.body
+    );
+    assert!(
+        reply.headers.contains_key("retry-after"),
+        "a 429 says when to retry"
+    );
+}
+
+// ---------------------------------------------------------------- item 7
+
+/// 50 anonymous free orders from one address, each for a fresh e-mail and
+/// each claiming another address in the proxy headers: the address's limit
+/// (30 an hour by default) stops them; the downloads counted and the mails
+/// sent stop with it. The service key (a server of the operator's) is not
+/// limited.
+#[tokio::test]
+async fn item_07_free_orders_are_limited_per_client_address() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "creator-07a@example.com", "Creator").await;
+    let template = free_template(&app, creator, "Rate Limited Kit").await;
+    let mut accepted = 0;
+    let mut refused = Vec::new();
+    for i in 0..50 {
+        let forwarded = format!("203.0.113.{i}");
+        let reply = post(
+            &app,
+            Actor::Anon,
+            "/functions/v1/create-free-order",
+            json!({"product_id": template, "buyer_email": format!("victim{i}@example.com")}),
+            &[
+                ("x-forwarded-for", forwarded.as_str()),
+                ("x-real-ip", forwarded.as_str()),
+            ],
+        )
+        .await;
+        match reply.status {
+            StatusCode::OK => accepted += 1,
+            _ => refused.push(reply),
+        }
+    }
+    assert!(
+        !refused.is_empty(),
+        "50 free orders from one address were all accepted"
+    );
+    assert!(accepted <= 30, "{accepted} free orders accepted");
+    refused.iter().for_each(assert_too_many);
+    assert_eq!(counter(&app, "downloads_count", template).await, accepted);
+    let mails: i64 = sqlx::query_scalar(
+        "select count(*) from auth.mail_messages where recipient like 'victim%@example.com'",
+    )
+    .fetch_one(owner_pool(&app))
+    .await
+    .unwrap();
+    assert_eq!(mails, i64::from(accepted));
+
+    // The other limited functions have budgets of their own.
+    let view = invoke(
+        &app,
+        Actor::Anon,
+        "track-template-view",
+        json!({"template_id": template}),
+    )
+    .await;
+    assert_eq!(view.status, StatusCode::OK, "{}", view.body);
+    // The operator's own server is not a visitor.
+    let service = invoke(
+        &app,
+        Actor::Service,
+        "create-free-order",
+        json!({"product_id": template, "buyer_email": "server@example.com"}),
+    )
+    .await;
+    assert_eq!(service.status, StatusCode::OK, "{}", service.body);
+}
+
+/// The same e-mail asking for the same free template again and again (in
+/// any letter case) is one download and one mail; each answer still carries
+/// a working download, and the mailed link keeps working.
+#[tokio::test]
+async fn item_07_a_free_download_counts_once_per_email_and_template() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "creator-07b@example.com", "Creator").await;
+    let template = free_template(&app, creator, "Counted Once").await;
+    let mut orders = Vec::new();
+    let mut answers = Vec::new();
+    for email in [
+        "Reader@Example.com",
+        "reader@example.com",
+        "READER@EXAMPLE.COM",
+        "reader@example.com",
+        "reader@example.com",
+    ] {
+        let reply = invoke(
+            &app,
+            Actor::Anon,
+            "create-free-order",
+            json!({"product_id": template, "buyer_email": email}),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        assert_eq!(
+            reply.body["downloadUrl"],
+            format!("https://files.example.com/{template}.zip"),
+            "every answer carries the download"
+        );
+        orders.push(reply.body["orderId"].as_str().unwrap().to_owned());
+        answers.push(reply.body["emailSent"].clone());
+    }
+    assert_eq!(counter(&app, "downloads_count", template).await, 1);
+    assert!(orders.iter().all(|o| *o == orders[0]), "{orders:?}");
+    assert!(answers.iter().all(|a| *a == json!(true)), "{answers:?}");
+    let order_rows: i64 = sqlx::query_scalar("select count(*) from public.orders")
+        .fetch_one(owner_pool(&app))
+        .await
+        .unwrap();
+    assert_eq!(order_rows, 1);
+    let mails = mails_to(&app, "reader@example.com").await;
+    assert_eq!(mails.len(), 1, "one mail per address and template");
+    let token = link_token(&mails[0], &orders[0]);
+    let valid = invoke(
+        &app,
+        Actor::Anon,
+        "validate-download",
+        json!({"orderId": orders[0], "token": token}),
+    )
+    .await;
+    assert_eq!(valid.status, StatusCode::OK, "{}", valid.body);
+
+    // Another address is another download.
+    let other = invoke(
+        &app,
+        Actor::Anon,
+        "create-free-order",
+        json!({"product_id": template, "buyer_email": "someone@example.com"}),
+    )
+    .await;
+    assert_eq!(other.status, StatusCode::OK);
+    assert_ne!(other.body["orderId"], json!(orders[0]));
+    assert_eq!(counter(&app, "downloads_count", template).await, 2);
+}
+
+/// One address asking for many templates gets at most 10 download mails an
+/// hour; the answers do not tell which requests mailed.
+#[tokio::test]
+async fn item_07_download_mails_are_capped_per_address() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "creator-07c@example.com", "Creator").await;
+    let mut bodies = Vec::new();
+    for i in 0..14 {
+        let template = free_template(&app, creator, &format!("Kit {i}")).await;
+        let reply = invoke(
+            &app,
+            Actor::Anon,
+            "create-free-order",
+            json!({"product_id": template, "buyer_email": "flooded@example.com"}),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        assert_eq!(counter(&app, "downloads_count", template).await, 1);
+        bodies.push(reply.body);
+    }
+    let mails = mails_to(&app, "flooded@example.com").await;
+    assert_eq!(mails.len(), 10, "at most 10 download mails per address");
+    assert!(
+        bodies.iter().all(|b| b["emailSent"] == json!(true)),
+        "{bodies:?}"
+    );
+}
+
+/// An anonymous visitor is its client address: what the request body or its
+/// headers claim (address, user agent, proxy headers) does not make another
+/// visitor. A signed-in user is one visitor; a server with the service key
+/// may name the visitor's address.
+#[tokio::test]
+async fn item_07_views_count_once_per_visitor_whatever_the_request_claims() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "creator-07d@example.com", "Creator").await;
+    let template = free_template(&app, creator, "Viewed Once").await;
+    for i in 0..50 {
+        let ip = format!("198.51.100.{i}");
+        let agent = format!("Browser {i}");
+        let reply = post(
+            &app,
+            Actor::Anon,
+            "/functions/v1/track-template-view",
+            json!({"template_id": template, "ip_address": ip, "user_agent": agent}),
+            &[
+                ("user-agent", agent.as_str()),
+                ("x-forwarded-for", ip.as_str()),
+                ("x-real-ip", ip.as_str()),
+            ],
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        assert_eq!(reply.body["counted"], json!(i == 0), "view {i}");
+    }
+    assert_eq!(counter(&app, "total_views", template).await, 1);
+
+    let viewer = create_user(&app, "viewer-07d@example.com", "Viewer").await;
+    for expected in [true, false] {
+        let reply = invoke(
+            &app,
+            Actor::User(viewer),
+            "track-template-view",
+            json!({"template_id": template, "user_agent": "another"}),
+        )
+        .await;
+        assert_eq!(reply.body["counted"], json!(expected), "{}", reply.body);
+    }
+    for (ip, expected) in [
+        ("192.0.2.1", true),
+        ("192.0.2.2", true),
+        ("192.0.2.1", false),
+    ] {
+        let reply = invoke(
+            &app,
+            Actor::Service,
+            "track-template-view",
+            json!({"template_id": template, "ip_address": ip}),
+        )
+        .await;
+        assert_eq!(reply.body["counted"], json!(expected), "{}", reply.body);
+    }
+    assert_eq!(counter(&app, "total_views", template).await, 4);
+}
+
+/// Each call of track-template-view costs a transaction: one address gets
+/// 600 an hour by default (at once, then one every 6 s), then 429s.
+#[tokio::test]
+async fn item_07_view_tracking_is_limited_per_client_address() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "creator-07e@example.com", "Creator").await;
+    let template = free_template(&app, creator, "Hammered").await;
+    let mut first_refusal = None;
+    for i in 0..700 {
+        let reply = invoke(
+            &app,
+            Actor::Anon,
+            "track-template-view",
+            json!({"template_id": template}),
+        )
+        .await;
+        if reply.status != StatusCode::OK {
+            assert_too_many(&reply);
+            first_refusal = Some(i);
+            break;
+        }
+    }
+    // 600 at once, then one more every 6 s (a slow run may earn a few).
+    let first_refusal = first_refusal.expect("700 views from one address were all accepted");
+    assert!(
+        (600..620).contains(&first_refusal),
+        "the first refusal came after {first_refusal} views"
+    );
 }
 
 // ---------------------------------------------------------------- item 8
