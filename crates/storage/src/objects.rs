@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::body::{Body, Bytes};
-use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
+use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::{Stream, StreamExt};
@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::error::StorageError;
+use crate::extract::{JsonBody, Path, Query};
 use crate::meta::{
     self, BucketRow, Caller, NewObject, OBJECT_COLUMNS, ObjectRow, allow_delete, object_as,
     system_bucket,
@@ -665,7 +666,7 @@ pub(crate) async fn list(
     method: Method,
     headers: HeaderMap,
     uri: axum::http::Uri,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Result<Json<Value>> {
     validate_bucket_name(&bucket)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
@@ -738,7 +739,7 @@ pub(crate) async fn remove_many(
     method: Method,
     headers: HeaderMap,
     uri: axum::http::Uri,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Result<Json<Value>> {
     validate_bucket_name(&bucket)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
@@ -843,7 +844,7 @@ pub(crate) async fn move_object(
     method: Method,
     headers: HeaderMap,
     uri: axum::http::Uri,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Result<Json<Value>> {
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
     let body: MoveBody = parse_json(&body)?;
@@ -879,7 +880,7 @@ pub(crate) async fn copy_object(
     method: Method,
     headers: HeaderMap,
     uri: axum::http::Uri,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Result<Json<Value>> {
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
     let upsert = upsert_header(&headers);
@@ -1008,7 +1009,7 @@ pub(crate) async fn sign_one(
     method: Method,
     headers: HeaderMap,
     uri: axum::http::Uri,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Result<Json<Value>> {
     check_names(&bucket, &name)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
@@ -1025,7 +1026,7 @@ pub(crate) async fn sign_many(
     method: Method,
     headers: HeaderMap,
     uri: axum::http::Uri,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Result<Json<Value>> {
     validate_bucket_name(&bucket)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
