@@ -213,18 +213,21 @@ export type Database = {
       }
       paid_template_links: {
         Row: {
+          template_file_url: string | null
           template_id: string
-          template_url: string
+          template_url: string | null
           updated_at: string
         }
         Insert: {
+          template_file_url?: string | null
           template_id: string
-          template_url: string
+          template_url?: string | null
           updated_at?: string
         }
         Update: {
+          template_file_url?: string | null
           template_id?: string
-          template_url?: string
+          template_url?: string | null
           updated_at?: string
         }
         Relationships: [
@@ -1005,6 +1008,7 @@ export type Database = {
     Functions: {
       admin_approve_template: { Args: { pending_template_id: string; }; Returns: string }
       admin_reject_template: { Args: { pending_template_id: string; reason: string; }; Returns: string }
+      check_template_file: { Args: { creator: string; file: string; paid: boolean; }; Returns: undefined }
       crypt: { Args: { password: string; salt: string; }; Returns: string }
       delete_unpublished_template: { Args: { kind: string; template_id: string; }; Returns: string[] }
       gen_salt:
@@ -1017,9 +1021,14 @@ export type Database = {
       get_user_following: { Args: { user_id: string; }; Returns: { id: string; username: string; display_name: string; avatar_url: string; followed_at: string; }[] }
       is_admin: { Args: { uid?: string; }; Returns: boolean }
       is_following: { Args: { follower: string; following: string; }; Returns: boolean }
+      is_web_link: { Args: { link: string; }; Returns: boolean }
+      move_template_file_to_private: { Args: { creator: string; object_name: string; }; Returns: string }
       save_rejected_as_draft: { Args: { rejected_id: string; }; Returns: string }
+      stored_object: { Args: { file: string; }; Returns: { bucket: string; name: string; } }
       submit_template: { Args: { template: Json; draft_id?: string; rejected_id?: string; }; Returns: string }
       tags_are_clean: { Args: { tags: string[]; }; Returns: boolean }
+      template_file_problem: { Args: { creator: string; file: string; paid: boolean; }; Returns: { errcode: string; message: string; } }
+      url_decode: { Args: { part: string; }; Returns: string }
       uuid_generate_v4: { Args: Record<PropertyKey, never>; Returns: string }
     }
     Enums: {

@@ -11,6 +11,10 @@ use serde_json::json;
 /// (`migrations/20261122000200_paid_template_files.sql`).
 pub const PAID_FILES_BUCKET: &str = "template-files";
 
+/// The public bucket of previews and of free templates' files
+/// (`migrations/20261122000100_storage_buckets.sql`).
+pub const PUBLIC_FILES_BUCKET: &str = "templates";
+
 /// What `templates.template_file_url` points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileLocation {
@@ -46,6 +50,55 @@ pub fn locate(url: &str) -> Option<FileLocation> {
         return Some(FileLocation::External(url.to_owned()));
     }
     stored(url)
+}
+
+/// The link a buyer may be sent to for a template's `template_url` (the
+/// workspace-app template), or `None`: the same rule as the database's
+/// `public.is_web_link` (migrations/20261124000200_template_links_are_web_links.sql),
+/// narrowed to what this site may hand out:
+///
+/// * `https://{host}...`;
+/// * `http://{host}...` only in development, that is while the site itself
+///   (`site`, `SITE_URL`) is served over http;
+/// * a path of the site, `/{not / }...`, made absolute on `site`;
+///
+/// with no whitespace, control character or backslash anywhere. Never
+/// `javascript:`, `data:`, another scheme, or `//host`.
+pub fn web_link(site: &str, link: &str) -> Option<String> {
+    if link.is_empty()
+        || link
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '\\')
+    {
+        return None;
+    }
+    let has_host = |rest: &str| !rest.is_empty() && !rest.starts_with('/');
+    let scheme_is = |scheme: &str| {
+        link.get(..scheme.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
+    };
+    if scheme_is("https://") {
+        return has_host(&link["https://".len()..]).then(|| link.to_owned());
+    }
+    if scheme_is("http://") {
+        let development = site
+            .get(..7)
+            .is_some_and(|head| head.eq_ignore_ascii_case("http://"));
+        return (development && has_host(&link["http://".len()..])).then(|| link.to_owned());
+    }
+    if link.starts_with('/') && has_host(&link[1..]) {
+        return Some(format!("{}{link}", site.trim_end_matches('/')));
+    }
+    None
+}
+
+/// The public URL of `bucket/name`: `{api}/storage/v1/object/public/{bucket}/{name}`.
+pub fn public_url(api: &str, bucket: &str, name: &str) -> String {
+    format!(
+        "{api}/storage/v1/object/public/{}/{}",
+        encode_path(bucket),
+        encode_path(name)
+    )
 }
 
 /// Characters escaped in a path segment of a storage URL.
@@ -141,6 +194,57 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(locate(input), expected, "{input}");
         }
+    }
+
+    #[test]
+    fn web_links() {
+        let dev = "http://localhost:8000";
+        let live = "https://shop.example/";
+        for (link, in_dev, live_too) in [
+            ("https://workspace.example/dup/1", true, true),
+            ("HTTPS://workspace.example/dup/1", true, true),
+            ("http://workspace.example/dup/1", true, false),
+            ("/demo/files/a.md", true, true),
+            ("javascript:alert(1)", false, false),
+            ("JavaScript:alert(1)", false, false),
+            ("javascript://example.com/%0aalert(1)", false, false),
+            (" javascript:alert(1)", false, false),
+            ("java\tscript:alert(1)", false, false),
+            ("data:text/html,<script>alert(1)</script>", false, false),
+            ("vbscript:msgbox(1)", false, false),
+            ("ftp://example.com/a.zip", false, false),
+            ("//evil.example/x", false, false),
+            ("/\\evil.example/x", false, false),
+            ("https:///evil.example", false, false),
+            ("https://exa mple.com", false, false),
+            ("https://example.com/\u{2028}", false, false),
+            ("template-files/u/files/a.zip", false, false),
+            ("/", false, false),
+            ("", false, false),
+        ] {
+            assert_eq!(
+                web_link(dev, link).is_some(),
+                in_dev,
+                "{link:?} in development"
+            );
+            assert_eq!(web_link(live, link).is_some(), live_too, "{link:?} live");
+        }
+        assert_eq!(
+            web_link(live, "/demo/files/a.md").as_deref(),
+            Some("https://shop.example/demo/files/a.md")
+        );
+        assert_eq!(
+            web_link(dev, "https://w.example/x?y=1#z").as_deref(),
+            Some("https://w.example/x?y=1#z")
+        );
+    }
+
+    #[test]
+    fn public_urls() {
+        assert_eq!(
+            public_url("http://h", "templates", "u/files/a b.zip"),
+            "http://h/storage/v1/object/public/templates/u/files/a%20b.zip"
+        );
     }
 
     #[test]

@@ -126,9 +126,28 @@ struct TemplateRow {
     title: String,
     price_in_cents: i32,
     is_published: bool,
-    template_file_url: Option<String>,
-    template_url: Option<String>,
+    deliverable: orders::Deliverable,
     stripe_account_id: Option<String>,
+}
+
+/// What a template delivers, from its row and (paid) its kept links.
+fn deliverable(row: &PgRow) -> sqlx::Result<orders::Deliverable> {
+    Ok(orders::Deliverable {
+        creator: row.try_get("creator")?,
+        paid: row.try_get::<i32, _>("template_price_in_cents")? > 0,
+        template_file_url: row.try_get("template_file_url")?,
+        template_url: row.try_get("template_url")?,
+    })
+}
+
+/// The columns [`deliverable`] reads, of `templates t` left-joined to
+/// `paid_template_links l`.
+macro_rules! deliverable_columns {
+    () => {
+        "t.user_id as creator, t.price_in_cents as template_price_in_cents, \
+         coalesce(t.template_file_url, l.template_file_url) as template_file_url, \
+         coalesce(t.template_url, l.template_url) as template_url"
+    };
 }
 
 impl<'r> sqlx::FromRow<'r, PgRow> for TemplateRow {
@@ -137,8 +156,7 @@ impl<'r> sqlx::FromRow<'r, PgRow> for TemplateRow {
             title: row.try_get("title")?,
             price_in_cents: row.try_get("price_in_cents")?,
             is_published: row.try_get("is_published")?,
-            template_file_url: row.try_get("template_file_url")?,
-            template_url: row.try_get("template_url")?,
+            deliverable: deliverable(row)?,
             stripe_account_id: row.try_get("stripe_account_id")?,
         })
     }
@@ -154,20 +172,19 @@ impl<'r> sqlx::FromRow<'r, PgRow> for OrderRow {
             price_in_cents: row.try_get("price_in_cents")?,
             buyer_email: row.try_get("buyer_email")?,
             buyer_id: row.try_get("buyer_id")?,
-            template_file_url: row.try_get("template_file_url")?,
-            template_url: row.try_get("template_url")?,
+            deliverable: deliverable(row)?,
         })
     }
 }
 
 async fn template(tx: &mut sqlx::PgConnection, id: Uuid) -> Result<TemplateRow> {
-    sqlx::query_as::<_, TemplateRow>(
-        "select t.title, t.price_in_cents, t.is_published, t.template_file_url, coalesce(t.template_url, l.template_url) as template_url, \
-                p.stripe_account_id \
-           from public.templates t left join public.profiles p on p.id = t.user_id \
-           left join public.paid_template_links l on l.template_id = t.id \
-          where t.id = $1",
-    )
+    sqlx::query_as::<_, TemplateRow>(concat!(
+        "select t.title, t.price_in_cents, t.is_published, p.stripe_account_id, ",
+        deliverable_columns!(),
+        " from public.templates t left join public.profiles p on p.id = t.user_id \
+          left join public.paid_template_links l on l.template_id = t.id \
+         where t.id = $1",
+    ))
     .bind(id)
     .fetch_optional(tx)
     .await?
@@ -210,15 +227,11 @@ pub async fn create_free_order(
             "This template is not free; buy it through checkout.".into(),
         ));
     }
-    let download_url = orders::download_link(
-        &state,
-        template.template_file_url.as_deref(),
-        template.template_url.as_deref(),
-    )
-    .ok_or_else(|| not_found("No download available for this order."))?;
-    let durable = orders::durable_link(&mut tx, template.template_file_url.as_deref())
-        .await?
-        .or_else(|| template.template_url.clone());
+    let links = orders::links(&state, &mut tx, &template.deliverable).await?;
+    let download_url = links
+        .now
+        .ok_or_else(|| not_found("No download available for this order."))?;
+    let durable = links.durable;
     let token = secrets::new_token();
     // One order per e-mail address and template: asking again (in any letter
     // case) reuses it, so the download counts once.
@@ -482,8 +495,7 @@ struct OrderRow {
     price_in_cents: i32,
     buyer_email: String,
     buyer_id: Option<Uuid>,
-    template_file_url: Option<String>,
-    template_url: Option<String>,
+    deliverable: orders::Deliverable,
 }
 
 /// `{orderId, token}` -> `{downloadUrl, isPaid, price_in_cents,
@@ -504,14 +516,14 @@ pub async fn validate_download(
         .ok_or_else(|| FunctionError::BadRequest("Missing order ID or token.".into()))?;
     let order_id = parse_id(order_id, ORDER_NOT_FOUND)?;
     let mut tx = state.service_tx().await?;
-    let order = sqlx::query_as::<_, OrderRow>(
+    let order = sqlx::query_as::<_, OrderRow>(concat!(
         "select o.payment_status, o.payment_intent_id, o.download_token_hash, \
-                o.receipt_token_hash, o.price_in_cents, o.buyer_email, o.buyer_id, \
-                t.template_file_url, coalesce(t.template_url, l.template_url) as template_url \
-           from public.orders o join public.templates t on t.id = o.product_id \
-           left join public.paid_template_links l on l.template_id = t.id \
-          where o.id = $1",
-    )
+                o.receipt_token_hash, o.price_in_cents, o.buyer_email, o.buyer_id, ",
+        deliverable_columns!(),
+        " from public.orders o join public.templates t on t.id = o.product_id \
+          left join public.paid_template_links l on l.template_id = t.id \
+         where o.id = $1",
+    ))
     .bind(order_id)
     .fetch_optional(&mut *tx)
     .await?
@@ -526,6 +538,8 @@ pub async fn validate_download(
     if !token_ok {
         return Err(FunctionError::Forbidden(INVALID_LINK.into()));
     }
+    // Derived now, handed out only once the order is paid (or free).
+    let links = orders::links(&state, &mut tx, &order.deliverable).await?;
     tx.commit().await?;
     let mut status = order.payment_status.clone();
     if status != "paid" && status != "free" {
@@ -546,13 +560,8 @@ pub async fn validate_download(
     if status != "paid" && status != "free" {
         return Err(FunctionError::PaymentRequired);
     }
-    let download_url = orders::download_link(
-        &state,
-        order.template_file_url.as_deref(),
-        order.template_url.as_deref(),
-    );
     Ok(Json(ValidateDownloadResponse {
-        download_url,
+        download_url: links.now,
         is_paid: true,
         price_in_cents: order.price_in_cents,
         buyer_email: order.buyer_email,

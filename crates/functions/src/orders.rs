@@ -6,7 +6,9 @@ use uuid::Uuid;
 
 use crate::FunctionsState;
 use crate::error::Result;
-use crate::files::{FileLocation, locate};
+use crate::files::{
+    FileLocation, PAID_FILES_BUCKET, PUBLIC_FILES_BUCKET, locate, public_url, web_link,
+};
 
 /// The page of the app that validates a token and offers the file.
 pub fn secure_page(state: &FunctionsState, order_id: Uuid, token: &str) -> String {
@@ -16,52 +18,120 @@ pub fn secure_page(state: &FunctionsState, order_id: Uuid, token: &str) -> Strin
     )
 }
 
-/// What a buyer may download for a template: a signed, expiring URL when the
-/// file is in storage, the URL itself when it is elsewhere, else the
-/// template's link (`template_url`); `None` when there is nothing.
-pub fn download_link(
+/// What a template delivers, as stored: who made it, whether it is paid
+/// now, its file (`template_file_url`, from `paid_template_links` when paid)
+/// and its link (`template_url`, likewise).
+#[derive(Debug, Clone)]
+pub struct Deliverable {
+    pub creator: Uuid,
+    pub paid: bool,
+    pub template_file_url: Option<String>,
+    pub template_url: Option<String>,
+}
+
+/// The links of a template for one buyer: `now`, the link to follow at once
+/// (a signed, expiring URL for a stored file, else the template's web link);
+/// `durable`, the one an order may record (`orders.download_url`): a public
+/// file's public URL or the web link, never a signed URL (it expires) and
+/// never a private file's path.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Links {
+    pub now: Option<String>,
+    pub durable: Option<String>,
+}
+
+/// A template's links, derived here from what it stores and nothing a
+/// caller sent: its file only when that is an object of the template's own
+/// creator in a bucket its price allows ([`own_object`]), else its link only
+/// when it is a web link ([`web_link`]: never `javascript:`, `data:`...).
+/// `template_url` is never read as a stored file.
+pub async fn links(
     state: &FunctionsState,
-    template_file_url: Option<&str>,
-    template_url: Option<&str>,
-) -> Option<String> {
-    let location = template_file_url
-        .and_then(locate)
-        .or_else(|| template_url.and_then(locate))?;
-    Some(match location {
-        FileLocation::Stored { bucket, name } => crate::files::signed_url(
-            state.jwt(),
-            state.config().api(),
-            &bucket,
-            &name,
-            crate::now_secs(),
-            state.config().download_url_expiry.as_secs().max(1) as i64,
-        ),
-        FileLocation::External(url) => url,
+    conn: &mut PgConnection,
+    template: &Deliverable,
+) -> Result<Links> {
+    if let Some(raw) = template.template_file_url.as_deref() {
+        match locate(raw) {
+            Some(FileLocation::Stored { bucket, name }) => {
+                if let Some(public) = own_object(conn, template, &bucket, &name).await? {
+                    let config = state.config();
+                    let now = crate::files::signed_url(
+                        state.jwt(),
+                        config.api(),
+                        &bucket,
+                        &name,
+                        crate::now_secs(),
+                        config.download_url_expiry.as_secs().max(1) as i64,
+                    );
+                    return Ok(Links {
+                        now: Some(now),
+                        durable: public.then(|| public_url(config.api(), &bucket, &name)),
+                    });
+                }
+                tracing::warn!(
+                    %bucket, %name, creator = %template.creator,
+                    "a template's file is not an object of its creator in a bucket its price allows; not handed out"
+                );
+            }
+            _ => tracing::warn!(
+                creator = %template.creator,
+                "a template's file names no stored object; not handed out"
+            ),
+        }
+    }
+    let link = match template.template_url.as_deref() {
+        Some(raw) => {
+            let link = web_link(state.config().site(), raw);
+            if link.is_none() {
+                tracing::warn!(creator = %template.creator, "a template's link is not a web link; not handed out");
+            }
+            link
+        }
+        None => None,
+    };
+    Ok(Links {
+        now: link.clone(),
+        durable: link,
     })
 }
 
-/// The durable link recorded in `orders.download_url`: only a file anyone
-/// may read anyway (a public bucket, or elsewhere). Never a signed URL (it
-/// expires) and never a private file's path.
-pub async fn durable_link(
+/// Whether `bucket/name` may be handed out as `template`'s file: in the
+/// public or the paid-files bucket (only the latter for a paid template),
+/// under the creator's own folder with no empty, `.` or `..` part, and
+/// stored, uploaded by that creator (or by the server). `Some(the bucket is
+/// public)` when it may, `None` otherwise. The database refuses such rows
+/// already (migrations/20261124000100_template_files_are_the_creators.sql);
+/// this is the same rule where the link is signed.
+async fn own_object(
     conn: &mut PgConnection,
-    template_file_url: Option<&str>,
-) -> Result<Option<String>> {
-    let Some(raw) = template_file_url else {
+    template: &Deliverable,
+    bucket: &str,
+    name: &str,
+) -> Result<Option<bool>> {
+    let bucket_allowed =
+        bucket == PAID_FILES_BUCKET || (bucket == PUBLIC_FILES_BUCKET && !template.paid);
+    let creator = template.creator.to_string();
+    let mut parts = name.split('/');
+    let in_own_folder = parts.next() == Some(creator.as_str())
+        && !name.contains('\\')
+        && name
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..");
+    if !bucket_allowed || !in_own_folder {
         return Ok(None);
-    };
-    match locate(raw) {
-        Some(FileLocation::Stored { bucket, .. }) => {
-            let public: Option<bool> =
-                sqlx::query_scalar("select public from storage.buckets where id = $1")
-                    .bind(&bucket)
-                    .fetch_optional(conn)
-                    .await?;
-            Ok((public == Some(true)).then(|| raw.to_owned()))
-        }
-        Some(FileLocation::External(url)) => Ok(Some(url)),
-        None => Ok(None),
     }
+    let stored: Option<bool> = sqlx::query_scalar(
+        "select b.public from storage.objects o join storage.buckets b on b.id = o.bucket_id \
+          where o.bucket_id = $1 and o.name = $2 \
+            and (o.owner is null or o.owner = $3) \
+            and (o.owner_id is null or o.owner_id = $3::text)",
+    )
+    .bind(bucket)
+    .bind(name)
+    .bind(template.creator)
+    .fetch_optional(conn)
+    .await?;
+    Ok(stored)
 }
 
 /// Marks the order of payment `intent_id` paid (or, when no order carries

@@ -123,6 +123,21 @@ impl TestApp {
         .unwrap()
     }
 
+    /// A published template whose download is a link elsewhere (its
+    /// `template_url`; a file is always a stored object of its creator).
+    async fn template_with_link(&self, owner: Uuid, cents: i32, link: &str) -> Uuid {
+        sqlx::query_scalar(
+            "insert into public.templates (user_id, title, price, price_in_cents, template_url) \
+             values ($1, 'A template', $2::numeric / 100, $2, $3) returning id",
+        )
+        .bind(owner)
+        .bind(cents)
+        .bind(link)
+        .fetch_one(self.pool())
+        .await
+        .unwrap()
+    }
+
     async fn post(&self, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
         let mut request = self
             .http
@@ -297,11 +312,7 @@ async fn newsletter_subscriptions_are_idempotent_per_email() {
         )
         .await;
     assert_eq!(status, 200);
-    assert_eq!(
-        body,
-        json!({"success": true}),
-        "the same answer as a new address"
-    );
+    assert_eq!(body, json!({"success": true}), "the same answer as a new address");
     let count: i64 = sqlx::query_scalar("select count(*) from public.newsletter_subscribers")
         .fetch_one(app.pool())
         .await
@@ -420,7 +431,8 @@ async fn free_orders_count_downloads_mail_a_link_and_validate() {
         .await;
     let file_url = format!("{}/storage/v1/object/public/templates/{name}", app.base);
     let free = app.template(creator, 0, Some(&file_url)).await;
-    let paid = app.template(creator, 900, Some(&file_url)).await;
+    // (A paid template's file is in the private bucket: this one has none.)
+    let paid = app.template(creator, 900, None).await;
 
     let (status, body) = app
         .invoke("create-free-order", json!({"product_id": free}))
@@ -504,7 +516,7 @@ async fn validate_download_errors() {
     let app = spawn_app(config()).await;
     let (creator, _) = app.user("creator@example.com").await;
     let free = app
-        .template(creator, 0, Some("https://cdn.example/free.zip"))
+        .template_with_link(creator, 0, "https://cdn.example/free.zip")
         .await;
     let (_, body) = app
         .invoke(
@@ -929,7 +941,7 @@ async fn the_signed_in_buyer_needs_no_token() {
     let (buyer, buyer_token) = app.user("own-buyer@example.com").await;
     let (_, stranger_token) = app.user("own-stranger@example.com").await;
     let template = app
-        .template(creator, 900, Some("https://cdn.example/own.zip"))
+        .template_with_link(creator, 900, "https://cdn.example/own.zip")
         .await;
     let (status, body) = app
         .post(
@@ -1069,7 +1081,7 @@ async fn pending_order(app: &TestApp, cents: i32) -> (String, String) {
         .user(&format!("c{}@example.com", Uuid::new_v4().simple()))
         .await;
     let template = app
-        .template(creator, cents, Some("https://cdn.example/p.zip"))
+        .template_with_link(creator, cents, "https://cdn.example/p.zip")
         .await;
     let (status, body) = app
         .invoke(
@@ -1278,11 +1290,11 @@ async fn stripe_payment_intents_carry_the_database_price_destination_and_fee() {
         .await
         .unwrap();
     let template = app
-        .template(creator, 2500, Some("https://cdn.example/p.zip"))
+        .template_with_link(creator, 2500, "https://cdn.example/p.zip")
         .await;
     let (other_creator, _) = app.user("other@example.com").await;
     let unconnected = app
-        .template(other_creator, 700, Some("https://cdn.example/q.zip"))
+        .template_with_link(other_creator, 700, "https://cdn.example/q.zip")
         .await;
 
     Mock::given(method("POST"))

@@ -8,7 +8,9 @@ use uuid::Uuid;
 use crate::helpers::TestApp;
 use crate::marketplace_support::*;
 
-fn template_payload(title: &str, category: Uuid) -> Value {
+/// A submission of `creator`: a paid template, whose file is in the creator's
+/// folder of the private bucket.
+fn template_payload(title: &str, category: Uuid, creator: Uuid) -> Value {
     json!({
         "title": title,
         "description": "A short description",
@@ -20,7 +22,7 @@ fn template_payload(title: &str, category: Uuid) -> Value {
         "requirements": ["An account"],
         "preview_image_url": "u/previews/a.png",
         "preview_images": ["u/previews/b.png"],
-        "template_file_url": "u/files/t.zip",
+        "template_file_url": format!("template-files/{creator}/files/t.zip"),
     })
 }
 
@@ -67,7 +69,7 @@ async fn approve_is_for_admins_and_publishes_the_pending_template() {
         &app,
         Actor::User(p.creator),
         "submit_template",
-        json!({"template": template_payload("My Template", p.category)}),
+        json!({"template": template_payload("My Template", p.category, p.creator)}),
     )
     .await;
     let pending = uuid_of(submitted.ok());
@@ -131,7 +133,18 @@ async fn approve_is_for_admins_and_publishes_the_pending_template() {
     );
     assert_eq!(t["author"], "Creator Person");
     assert_eq!(t["price_in_cents"], 499);
-    assert_eq!(t["template_file_url"], "u/files/t.zip");
+    // A paid template's file is kept out of its public row, for its creator.
+    assert_eq!(t["template_file_url"], Value::Null);
+    let kept = rows(
+        &app,
+        Actor::User(p.creator),
+        &format!("paid_template_links?template_id=eq.{pending}&select=template_file_url"),
+    )
+    .await;
+    assert_eq!(
+        kept,
+        vec![json!({"template_file_url": format!("template-files/{}/files/t.zip", p.creator)})]
+    );
     assert_eq!(
         count(
             &app,
@@ -185,7 +198,7 @@ async fn an_edit_is_rejected_resubmitted_and_approved_into_the_original_template
     .ok();
 
     // Someone else cannot submit an edit of it.
-    let mut edit = template_payload("Edited", p.category);
+    let mut edit = template_payload("Edited", p.category, p.creator);
     edit["original_template_id"] = json!(original);
     let theft = rpc(
         &app,
@@ -268,7 +281,7 @@ async fn an_edit_is_rejected_resubmitted_and_approved_into_the_original_template
         &app,
         Actor::User(p.creator),
         "submit_template",
-        json!({"template": template_payload("Edited Again", p.category), "rejected_id": pending}),
+        json!({"template": template_payload("Edited Again", p.category, p.creator), "rejected_id": pending}),
     )
     .await;
     assert_eq!(uuid_of(resubmitted.ok()), pending);
@@ -361,7 +374,7 @@ async fn drafts_are_submitted_and_rejections_become_drafts_again() {
         &app,
         Actor::User(p.creator),
         "submit_template",
-        json!({"template": template_payload("Sneaky", p.category), "draft_id": other_draft_id}),
+        json!({"template": template_payload("Sneaky", p.category, p.creator), "draft_id": other_draft_id}),
     )
     .await;
     foreign.ok();
@@ -380,7 +393,7 @@ async fn drafts_are_submitted_and_rejections_become_drafts_again() {
             &app,
             Actor::User(p.creator),
             "submit_template",
-            json!({"template": template_payload("Draft One", p.category), "draft_id": draft_id}),
+            json!({"template": template_payload("Draft One", p.category, p.creator), "draft_id": draft_id}),
         )
         .await
         .ok(),
@@ -410,7 +423,7 @@ async fn drafts_are_submitted_and_rejections_become_drafts_again() {
         &app,
         Actor::Anon,
         "submit_template",
-        json!({"template": template_payload("X", p.category)}),
+        json!({"template": template_payload("X", p.category, p.creator)}),
     )
     .await;
     assert_eq!(anon.status, StatusCode::UNAUTHORIZED, "{}", anon.body);
@@ -489,7 +502,7 @@ async fn a_rejected_edit_saved_as_a_draft_still_replaces_the_original_template()
 
     // An edit of the published template, rejected, then saved as a draft: the
     // draft keeps the link to the template it edits.
-    let mut edit = template_payload("Edited", p.category);
+    let mut edit = template_payload("Edited", p.category, p.creator);
     edit["original_template_id"] = json!(original);
     let pending = uuid_of(
         rpc(
@@ -534,7 +547,7 @@ async fn a_rejected_edit_saved_as_a_draft_still_replaces_the_original_template()
             &app,
             Actor::User(p.creator),
             "submit_template",
-            json!({"template": template_payload("Edited From Draft", p.category), "draft_id": pending}),
+            json!({"template": template_payload("Edited From Draft", p.category, p.creator), "draft_id": pending}),
         )
         .await
         .ok(),
@@ -609,7 +622,7 @@ async fn a_rejected_edit_saved_as_a_draft_still_replaces_the_original_template()
             &app,
             Actor::User(p.creator),
             "submit_template",
-            json!({"template": template_payload("Sneaky", p.category), "draft_id": sneaky_id}),
+            json!({"template": template_payload("Sneaky", p.category, p.creator), "draft_id": sneaky_id}),
         )
         .await
         .ok(),
@@ -641,14 +654,14 @@ async fn unpublished_templates_are_deleted_with_their_file_paths() {
     let app = spawn_marketplace().await;
     let p = people(&app).await;
     let pool = owner_pool(&app);
-    let draft: Uuid = sqlx::query_scalar("insert into public.templates_draft (creator_id, title, preview_image_url, template_file_url) values ($1, 'D', 'c/previews/1.png', 'c/templates/1.zip') returning id")
+    let draft: Uuid = sqlx::query_scalar("insert into public.templates_draft (creator_id, title, preview_image_url, template_file_url) values ($1, 'D', 'c/previews/1.png', 'templates/' || $1 || '/templates/1.zip') returning id")
         .bind(p.creator).fetch_one(pool).await.unwrap();
     let pending = uuid_of(
         rpc(
             &app,
             Actor::User(p.creator),
             "submit_template",
-            json!({"template": template_payload("Pending", p.category)}),
+            json!({"template": template_payload("Pending", p.category, p.creator)}),
         )
         .await
         .ok(),
@@ -658,7 +671,7 @@ async fn unpublished_templates_are_deleted_with_their_file_paths() {
             &app,
             Actor::User(p.creator),
             "submit_template",
-            json!({"template": template_payload("Pending 2", p.category)}),
+            json!({"template": template_payload("Pending 2", p.category, p.creator)}),
         )
         .await
         .ok(),
@@ -668,7 +681,7 @@ async fn unpublished_templates_are_deleted_with_their_file_paths() {
             &app,
             Actor::User(p.creator),
             "submit_template",
-            json!({"template": template_payload("Rejected", p.category)}),
+            json!({"template": template_payload("Rejected", p.category, p.creator)}),
         )
         .await
         .ok(),
@@ -717,7 +730,10 @@ async fn unpublished_templates_are_deleted_with_their_file_paths() {
     .await;
     assert_eq!(
         files.ok(),
-        &json!(["c/previews/1.png", "c/templates/1.zip"])
+        &json!([
+            "c/previews/1.png",
+            format!("templates/{}/templates/1.zip", p.creator)
+        ])
     );
     let files = rpc(
         &app,
@@ -728,7 +744,11 @@ async fn unpublished_templates_are_deleted_with_their_file_paths() {
     .await;
     assert_eq!(
         files.ok(),
-        &json!(["u/previews/a.png", "u/files/t.zip", "u/previews/b.png"])
+        &json!([
+            "u/previews/a.png",
+            format!("template-files/{}/files/t.zip", p.creator),
+            "u/previews/b.png"
+        ])
     );
     // An admin may delete any pending template; not a rejected one of someone else.
     rpc(

@@ -898,7 +898,7 @@ async fn the_writes_of_the_app() {
         "about_template": "## Taxes\n\nAll in one place.", "price": 2.5, "price_in_cents": 250,
         "category_id": category, "tags": ["tax", "money"], "features_included": ["Template file"],
         "requirements": ["A free workspace-app account"], "preview_image_url": format!("{me}/previews/1-a.png"),
-        "preview_images": [format!("{me}/previews/2-b.png")], "template_file_url": format!("{me}/templates/3-c.zip"),
+        "preview_images": [format!("{me}/previews/2-b.png")], "template_file_url": format!("templates/{me}/templates/3-c.zip"),
         "last_edited_at": "2026-11-20T10:00:00Z",
     });
     let inserted = rest(

@@ -1,1 +1,478 @@
 //! Security tests: links.
+//!
+//! Item 1: a paid template's private file is never readable by who has not
+//! bought it, and never leaves through a link its creator (or another) wrote.
+//! Item 2: only https (and http in development) external links are stored and
+//! handed to the browser; never `javascript:` or `data:`.
+//! Item 10: a creator's payment account id is theirs and the server's only.
+//! Item 11: nobody upvotes or rates their own template.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::helpers::TestApp;
+use crate::marketplace_support::*;
+
+// ------------------------------------------------------------------ helpers
+
+const PAID_BYTES: &[u8] = b"PK paid template bytes";
+
+/// Uploads `bytes` to `bucket/name` through storage, as the app does.
+async fn upload(app: &TestApp, actor: Actor, bucket: &str, name: &str, bytes: &'static [u8]) {
+    let response = reqwest::Client::new()
+        .post(format!("{}/storage/v1/object/{bucket}/{name}", app.url))
+        .header("apikey", &app.keys.anon_key)
+        .header("authorization", format!("Bearer {}", token(app, actor)))
+        .header("content-type", "application/zip")
+        .body(bytes)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    assert!(
+        status.is_success(),
+        "upload {bucket}/{name}: {status} {}",
+        response.text().await.unwrap()
+    );
+}
+
+/// `POST /functions/v1/{name}` or `/api/...` as supabase-js sends it.
+async fn call(app: &TestApp, actor: Actor, path: &str, body: Value) -> (StatusCode, Value) {
+    let response = reqwest::Client::new()
+        .post(format!("{}{path}", app.url))
+        .header("apikey", &app.keys.anon_key)
+        .header("authorization", format!("Bearer {}", token(app, actor)))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// The bytes behind a storage URL the server handed out, from this test's
+/// node (signed URLs name the default public URL, `http://localhost:8000`).
+async fn fetch(app: &TestApp, url: &str) -> (StatusCode, Vec<u8>) {
+    let Some(at) = url.find("/storage/v1/") else {
+        return (StatusCode::NOT_FOUND, Vec::new());
+    };
+    let url = format!("{}{}", app.url, &url[at..]);
+    let response = reqwest::get(&url).await.unwrap();
+    let status = response.status();
+    let bytes = response.bytes().await.unwrap().to_vec();
+    (status, bytes)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+async fn set_file(app: &TestApp, template: Uuid, file: &str) {
+    sqlx::query(
+        "update public.templates set template_file_url = $2, updated_at = now() where id = $1",
+    )
+    .bind(template)
+    .bind(file)
+    .execute(owner_pool(app))
+    .await
+    .unwrap();
+}
+
+/// What a caller gets when they ask for a free template: a link, or nothing.
+async fn free_download(app: &TestApp, template: Uuid, email: &str) -> Option<String> {
+    let (status, body) = call(
+        app,
+        Actor::Anon,
+        "/functions/v1/create-free-order",
+        json!({"product_id": template, "buyer_email": email}),
+    )
+    .await;
+    if status != StatusCode::OK {
+        return None;
+    }
+    body["downloadUrl"].as_str().map(str::to_owned)
+}
+
+// ------------------------------------------------------------------ item 1
+
+/// The attack of the review, step by step: a seller's paid file in the
+/// private bucket; a thief reads its path from the public row, points the
+/// link of their own free template at it, and asks create-free-order for it.
+/// Every step that lets the thief closer is a hole; all must be closed.
+#[tokio::test]
+async fn item_01_a_paid_file_never_leaves_through_a_creator_set_link() {
+    let app = spawn_marketplace().await;
+    let seller = create_user(&app, "seller@test.dev", "Seller").await;
+    let thief = create_user(&app, "thief@test.dev", "Thief").await;
+    let cat = category_id(&app, "productivity").await;
+    let path = format!("{seller}/files/1-paid.zip");
+    let stored = format!("template-files/{path}");
+    upload(
+        &app,
+        Actor::User(seller),
+        "template-files",
+        &path,
+        PAID_BYTES,
+    )
+    .await;
+    let paid = published_template(&app, seller, "Paid Kit", cat, 15.0).await;
+    set_file(&app, paid, &stored).await;
+    let mut holes = Vec::new();
+
+    // 1. The private path is not in the row others read.
+    for actor in [Actor::Anon, Actor::User(thief)] {
+        let answer = get(&app, actor, &format!("templates?id=eq.{paid}&select=*")).await;
+        if answer.body.to_string().contains(&path) {
+            holes.push(format!("{actor:?} reads the private path: {}", answer.body));
+        }
+    }
+
+    // 2. The thief points their own free template's link at it, in every
+    // form a stored file may be named.
+    let free = published_template(&app, thief, "Free Kit", cat, 0.0).await;
+    let forms = [
+        stored.clone(),
+        format!("{}/storage/v1/object/authenticated/{stored}", app.url),
+        format!("{}/storage/v1/object/sign/{stored}", app.url),
+        format!("/storage/v1/object/public/{stored}"),
+    ];
+    for link in &forms {
+        let answer = rest(
+            &app,
+            Actor::User(thief),
+            Method::PATCH,
+            &format!("templates?id=eq.{free}"),
+            Some(json!({ "template_url": link })),
+            "",
+        )
+        .await;
+        if answer.status.is_success() {
+            // A link is a web link, never a stored file's name; a web link
+            // to storage is only what storage serves to anyone.
+            if !link.contains("://") && !link.starts_with('/') {
+                holes.push(format!("template_url = {link} was stored"));
+            }
+            if let Some(url) = free_download(&app, free, "taker@test.dev").await {
+                let (_, bytes) = fetch(&app, &url).await;
+                let (_, direct) = fetch(&app, link).await;
+                if contains(&bytes, PAID_BYTES) || contains(&direct, PAID_BYTES) {
+                    holes.push(format!(
+                        "create-free-order gave the paid file for {link}: {url}"
+                    ));
+                }
+            }
+        }
+    }
+
+    // 3. Or submits a template whose file is the seller's.
+    let mut template = json!({
+        "title": "Stolen Kit", "description": "d", "price": 0, "category_id": cat,
+        "template_file_url": stored,
+    });
+    let submitted = rpc(
+        &app,
+        Actor::User(thief),
+        "submit_template",
+        json!({ "template": template }),
+    )
+    .await;
+    if submitted.status.is_success() {
+        holes.push("submit_template took the seller's file".into());
+    }
+    template["creator_id"] = json!(thief);
+    template["status"] = json!("Pending Approval");
+    let inserted = rest(
+        &app,
+        Actor::User(thief),
+        Method::POST,
+        "templates_pending_approval",
+        Some(template),
+        "",
+    )
+    .await;
+    if inserted.status.is_success() {
+        holes.push("a pending row took the seller's file".into());
+    }
+
+    // 4. Even a row written past the database's rules (here: with its
+    // triggers off) gets no link from the functions to a file that is not
+    // its creator's.
+    let mut conn = owner_pool(&app).acquire().await.unwrap();
+    sqlx::query("set session_replication_role = replica")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    let forged = sqlx::query_scalar::<_, Uuid>(
+        "insert into public.templates (user_id, title, price, price_in_cents, template_file_url)
+         values ($1, 'Forged Kit', 0, 0, $2) returning id",
+    )
+    .bind(thief)
+    .bind(&stored)
+    .fetch_one(&mut *conn)
+    .await
+    .unwrap();
+    let forged_paid = sqlx::query_scalar::<_, Uuid>(
+        "insert into public.templates (user_id, title, price, price_in_cents, template_file_url)
+         values ($1, 'Forged Paid', 1, 100, $2) returning id",
+    )
+    .bind(thief)
+    .bind(&stored)
+    .fetch_one(&mut *conn)
+    .await
+    .unwrap();
+    sqlx::query("set session_replication_role = origin")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    drop(conn);
+    if let Some(url) = free_download(&app, forged, "taker2@test.dev").await {
+        let (_, bytes) = fetch(&app, &url).await;
+        if contains(&bytes, PAID_BYTES) {
+            holes.push(format!(
+                "create-free-order signed another creator's file: {url}"
+            ));
+        }
+    }
+    // Bought for a dollar through the thief's paid template.
+    let (status, intent) = call(
+        &app,
+        Actor::Anon,
+        "/functions/v1/create-payment-intent",
+        json!({"templateId": forged_paid, "buyerEmail": "taker3@test.dev"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{intent}");
+    let payment = intent["confirmUrl"]
+        .as_str()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let (status, body) = call(
+        &app,
+        Actor::Anon,
+        &format!("/api/simulated-payments/{payment}/confirm"),
+        json!({"client_secret": intent["clientSecret"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, validated) = call(
+        &app,
+        Actor::Anon,
+        "/functions/v1/validate-download",
+        json!({"orderId": intent["orderId"], "token": intent["downloadToken"]}),
+    )
+    .await;
+    if let Some(url) = validated["downloadUrl"].as_str() {
+        let (_, bytes) = fetch(&app, url).await;
+        if contains(&bytes, PAID_BYTES) {
+            holes.push(format!(
+                "validate-download signed another creator's file: {url}"
+            ));
+        }
+    }
+
+    assert!(holes.is_empty(), "holes:\n{}", holes.join("\n"));
+
+    // The seller's own template still sells its file, once bought.
+    let (status, intent) = call(
+        &app,
+        Actor::Anon,
+        "/functions/v1/create-payment-intent",
+        json!({"templateId": paid, "buyerEmail": "buyer@test.dev"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{intent}");
+    let payment = intent["confirmUrl"]
+        .as_str()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    call(
+        &app,
+        Actor::Anon,
+        &format!("/api/simulated-payments/{payment}/confirm"),
+        json!({"client_secret": intent["clientSecret"]}),
+    )
+    .await;
+    let (status, validated) = call(
+        &app,
+        Actor::Anon,
+        "/functions/v1/validate-download",
+        json!({"orderId": intent["orderId"], "token": intent["downloadToken"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{validated}");
+    let (status, bytes) = fetch(&app, validated["downloadUrl"].as_str().unwrap()).await;
+    assert_eq!(
+        (status, contains(&bytes, PAID_BYTES)),
+        (StatusCode::OK, true),
+        "the buyer gets the file"
+    );
+}
+
+// ------------------------------------------------------------------ item 2
+
+const SCRIPT_LINKS: &[&str] = &[
+    "javascript:alert(document.domain)",
+    "JavaScript:alert(1)",
+    " javascript:alert(1)",
+    "java\tscript:alert(1)",
+    "javascript://example.com/%0aalert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "vbscript:msgbox(1)",
+    "//evil.example/x",
+    "/\\evil.example/x",
+    "ftp://example.com/file.zip",
+    "https://exa mple.com/x",
+];
+
+/// A `javascript:` (or `data:`) link stored as a template's link ran in the
+/// app's origin when "Download Free" followed it. The database keeps every
+/// table's link to https (and http) URLs and site paths, and the function
+/// hands out no other.
+#[tokio::test]
+async fn item_02_template_links_are_only_web_links() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "maker@test.dev", "Maker").await;
+    let cat = category_id(&app, "productivity").await;
+    let free = published_template(&app, creator, "Free Link", cat, 0.0).await;
+    let mut holes = Vec::new();
+
+    for link in SCRIPT_LINKS {
+        let patched = rest(
+            &app,
+            Actor::User(creator),
+            Method::PATCH,
+            &format!("templates?id=eq.{free}"),
+            Some(json!({ "template_url": link })),
+            "",
+        )
+        .await;
+        if patched.status.is_success() {
+            holes.push(format!("templates.template_url = {link:?} was stored"));
+            if let Some(url) = free_download(&app, free, "fan@test.dev").await
+                && !url.starts_with("http")
+            {
+                holes.push(format!("create-free-order answered {url:?}"));
+            }
+        } else if patched.status != StatusCode::BAD_REQUEST {
+            holes.push(format!(
+                "{link:?}: expected a 400, got {} {}",
+                patched.status, patched.body
+            ));
+        }
+        let draft = rest(
+            &app,
+            Actor::User(creator),
+            Method::POST,
+            "templates_draft",
+            Some(json!({ "creator_id": creator, "title": "Draft", "template_url": link })),
+            "",
+        )
+        .await;
+        if draft.status.is_success() {
+            holes.push(format!(
+                "templates_draft.template_url = {link:?} was stored"
+            ));
+        }
+        let submitted = rpc(
+            &app,
+            Actor::User(creator),
+            "submit_template",
+            json!({"template": {"title": "Linked", "description": "d", "category_id": cat,
+                                "price": 0, "template_url": link}}),
+        )
+        .await;
+        if submitted.status.is_success() {
+            holes.push(format!("a pending template_url = {link:?} was stored"));
+        }
+        let paid = published_template(&app, creator, "Paid Link", cat, 3.0).await;
+        let stored = sqlx::query("update public.templates set template_url = $2 where id = $1")
+            .bind(paid)
+            .bind(link)
+            .execute(owner_pool(&app))
+            .await;
+        if stored.is_ok() {
+            holes.push(format!(
+                "paid_template_links.template_url = {link:?} was stored"
+            ));
+        }
+    }
+
+    assert!(holes.is_empty(), "holes:\n{}", holes.join("\n"));
+
+    // Web links are kept, and handed out as absolute URLs.
+    for (link, want) in [
+        (
+            "https://workspace.example/duplicate/1",
+            "https://workspace.example/duplicate/1".to_owned(),
+        ),
+        (
+            "http://workspace.example/dev",
+            "http://workspace.example/dev".to_owned(),
+        ),
+        (
+            "/demo/files/planner.md",
+            "http://localhost:8000/demo/files/planner.md".to_owned(),
+        ),
+    ] {
+        let patched = rest(
+            &app,
+            Actor::User(creator),
+            Method::PATCH,
+            &format!("templates?id=eq.{free}"),
+            Some(json!({ "template_url": link })),
+            "",
+        )
+        .await;
+        assert!(patched.status.is_success(), "{link}: {}", patched.body);
+        let url = free_download(&app, free, "fan2@test.dev").await;
+        assert_eq!(url.as_deref(), Some(want.as_str()), "{link}");
+    }
+
+    // Past the database's rule (its constraint dropped here), the function
+    // still hands out nothing but a web link.
+    sqlx::query(
+        "alter table public.templates drop constraint if exists templates_template_url_is_web_link",
+    )
+    .execute(owner_pool(&app))
+    .await
+    .unwrap();
+    for link in SCRIPT_LINKS {
+        sqlx::query("update public.templates set template_url = $2 where id = $1")
+            .bind(free)
+            .bind(link)
+            .execute(owner_pool(&app))
+            .await
+            .unwrap();
+        let (status, body) = call(
+            &app,
+            Actor::Anon,
+            "/functions/v1/create-free-order",
+            json!({"product_id": free, "buyer_email": "fan3@test.dev"}),
+        )
+        .await;
+        if body.to_string().contains(link.trim()) || status == StatusCode::OK {
+            holes.push(format!(
+                "create-free-order answered {status} {body} for {link:?}"
+            ));
+        }
+    }
+
+    assert!(holes.is_empty(), "holes:\n{}", holes.join("\n"));
+}
