@@ -247,6 +247,45 @@ export type Database = {
           },
         ]
       }
+      payment_accounts: {
+        Row: {
+          created_at: string
+          stripe_account_id: string
+          stripe_account_issue: boolean
+          updated_at: string
+          user_id: string
+        }
+        Insert: {
+          created_at?: string
+          stripe_account_id: string
+          stripe_account_issue?: boolean
+          updated_at?: string
+          user_id: string
+        }
+        Update: {
+          created_at?: string
+          stripe_account_id?: string
+          stripe_account_issue?: boolean
+          updated_at?: string
+          user_id?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "payment_accounts_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: true
+            referencedRelation: "creator_statistics"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "payment_accounts_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: true
+            referencedRelation: "profiles"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       profiles: {
         Row: {
           avatar_url: string | null
@@ -256,8 +295,6 @@ export type Database = {
           full_name: string | null
           id: string
           social_links: Json
-          stripe_account_id: string | null
-          stripe_account_issue: boolean
           updated_at: string
           username: string | null
         }
@@ -269,8 +306,6 @@ export type Database = {
           full_name?: string | null
           id: string
           social_links?: Json
-          stripe_account_id?: string | null
-          stripe_account_issue?: boolean
           updated_at?: string
           username?: string | null
         }
@@ -282,8 +317,6 @@ export type Database = {
           full_name?: string | null
           id?: string
           social_links?: Json
-          stripe_account_id?: string | null
-          stripe_account_issue?: boolean
           updated_at?: string
           username?: string | null
         }

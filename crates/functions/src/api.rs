@@ -135,12 +135,16 @@ pub async fn connect(
 ) -> Result<Json<StripeConnectResponse>> {
     let request: StripeConnectRequest = Params::json(&body)?.into_request()?;
     let user = own_account(&caller, &request.user_id)?;
+    // The account is kept in `payment_accounts`, which only its owner reads
+    // (migrations/20261124000300_payment_accounts.sql), not in the profile.
     let mut tx = state.service_tx().await?;
-    let existing: Option<Option<String>> =
-        sqlx::query_scalar("select stripe_account_id from public.profiles where id = $1")
-            .bind(user)
-            .fetch_optional(&mut *tx)
-            .await?;
+    let existing: Option<Option<String>> = sqlx::query_scalar(
+        "select a.stripe_account_id from public.profiles p \
+           left join public.payment_accounts a on a.user_id = p.id where p.id = $1",
+    )
+    .bind(user)
+    .fetch_optional(&mut *tx)
+    .await?;
     tx.commit().await?;
     let existing = existing.ok_or_else(|| FunctionError::NotFound("Profile Not Found".into()))?;
     let provider_error = |e: crate::ProviderError| FunctionError::Provider {
@@ -157,8 +161,10 @@ pub async fn connect(
                 .map_err(provider_error)?;
             let mut tx = state.service_tx().await?;
             sqlx::query(
-                "update public.profiles set stripe_account_id = $2, stripe_account_issue = true \
-                  where id = $1",
+                "insert into public.payment_accounts (user_id, stripe_account_id, stripe_account_issue) \
+                 values ($1, $2, true) \
+                 on conflict (user_id) do update \
+                   set stripe_account_id = excluded.stripe_account_id, stripe_account_issue = true",
             )
             .bind(user)
             .bind(&account)
@@ -208,7 +214,11 @@ pub async fn update_stripe_account(
     }
     let mut tx = state.service_tx().await?;
     let updated = sqlx::query(
-        "update public.profiles set stripe_account_id = $2, stripe_account_issue = $3 where id = $1",
+        "insert into public.payment_accounts (user_id, stripe_account_id, stripe_account_issue) \
+         select p.id, $2, $3 from public.profiles p where p.id = $1 \
+         on conflict (user_id) do update \
+           set stripe_account_id = excluded.stripe_account_id, \
+               stripe_account_issue = excluded.stripe_account_issue",
     )
     .bind(user)
     .bind(&account)

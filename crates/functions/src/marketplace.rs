@@ -178,10 +178,12 @@ impl<'r> sqlx::FromRow<'r, PgRow> for OrderRow {
 }
 
 async fn template(tx: &mut sqlx::PgConnection, id: Uuid) -> Result<TemplateRow> {
+    // The creator's payment account is theirs and the server's only
+    // (migrations/20261124000300_payment_accounts.sql).
     sqlx::query_as::<_, TemplateRow>(concat!(
-        "select t.title, t.price_in_cents, t.is_published, p.stripe_account_id, ",
+        "select t.title, t.price_in_cents, t.is_published, a.stripe_account_id, ",
         deliverable_columns!(),
-        " from public.templates t left join public.profiles p on p.id = t.user_id \
+        " from public.templates t left join public.payment_accounts a on a.user_id = t.user_id \
           left join public.paid_template_links l on l.template_id = t.id \
          where t.id = $1",
     ))

@@ -584,7 +584,7 @@ async fn simulated_purchase_releases_a_private_file_only_after_payment() {
     let (creator, creator_token) = app.user("creator@example.com").await;
     let (buyer, buyer_token) = app.user("buyer@example.com").await;
     let (_, stranger_token) = app.user("stranger@example.com").await;
-    sqlx::query("update public.profiles set stripe_account_id = 'acct_creator' where id = $1")
+    sqlx::query("insert into public.payment_accounts (user_id, stripe_account_id) values ($1, 'acct_creator')")
         .bind(creator)
         .execute(app.pool())
         .await
@@ -1284,7 +1284,7 @@ async fn stripe_payment_intents_carry_the_database_price_destination_and_fee() {
     let stripe = MockServer::start().await;
     let app = spawn_app(stripe_config(&stripe)).await;
     let (creator, _) = app.user("creator@example.com").await;
-    sqlx::query("update public.profiles set stripe_account_id = 'acct_creator' where id = $1")
+    sqlx::query("insert into public.payment_accounts (user_id, stripe_account_id) values ($1, 'acct_creator')")
         .bind(creator)
         .execute(app.pool())
         .await
@@ -1515,7 +1515,7 @@ async fn stripe_connect_onboards_only_the_callers_own_account() {
         Some("http://app.test/dashboard/settings?stripe_account=acct_new")
     );
     let account = sqlx::query_as::<_, (Option<String>, bool)>(
-        "select stripe_account_id, stripe_account_issue from public.profiles where id = $1",
+        "select stripe_account_id, stripe_account_issue from public.payment_accounts where user_id = $1",
     )
     .bind(user)
     .fetch_one(app.pool())
@@ -1567,7 +1567,7 @@ async fn stripe_connect_onboards_only_the_callers_own_account() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["ready"], true);
     let account = sqlx::query_as::<_, (Option<String>, bool)>(
-        "select stripe_account_id, stripe_account_issue from public.profiles where id = $1",
+        "select stripe_account_id, stripe_account_issue from public.payment_accounts where user_id = $1",
     )
     .bind(user)
     .fetch_one(app.pool())
@@ -1603,11 +1603,12 @@ async fn simulated_connect_needs_no_network() {
         )
         .await;
     assert_eq!(status, 200, "{body}");
-    let issue: bool =
-        sqlx::query_scalar("select stripe_account_issue from public.profiles where id = $1")
-            .bind(user)
-            .fetch_one(app.pool())
-            .await
-            .unwrap();
+    let issue: bool = sqlx::query_scalar(
+        "select stripe_account_issue from public.payment_accounts where user_id = $1",
+    )
+    .bind(user)
+    .fetch_one(app.pool())
+    .await
+    .unwrap();
     assert!(!issue);
 }

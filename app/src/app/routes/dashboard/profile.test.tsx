@@ -15,8 +15,6 @@ const NEW_PROFILE: Row = {
   bio: 'Hello there.',
   social_links: { website: 'https://example.com/me' },
   created_at: '2024-06-01T00:00:00Z',
-  stripe_account_id: null,
-  stripe_account_issue: false,
 }
 
 function tables() {

@@ -7,12 +7,16 @@ import { marketplace, MAYA, PROFILES } from '@/testing/fixtures'
 import { browser } from '@/lib/browser'
 import { useNavMemory } from '@/lib/nav-memory'
 
-function profiles(extra: Row = {}): Row[] {
-  return PROFILES.map((p) => (p.id === MAYA.id ? { ...p, stripe_account_id: null, stripe_account_issue: false, ...extra } : p))
+/** The tables, with Maya's payment account (kept apart from her public profile) when given. */
+function tables(account: Row | null = null): Record<string, Row[]> {
+  return marketplace({
+    profiles: PROFILES,
+    payment_accounts: account ? [{ user_id: MAYA.id, stripe_account_issue: false, ...account }] : [],
+  })
 }
 
-function setup(path: string, api: Record<string, ApiHandler> = {}, extra: Row = {}) {
-  const fake = new FakeSupabase({ tables: marketplace({ profiles: profiles(extra) }), signedInAs: MAYA, api })
+function setup(path: string, api: Record<string, ApiHandler> = {}, account: Row | null = null) {
+  const fake = new FakeSupabase({ tables: tables(account), signedInAs: MAYA, api })
   return renderApp(path, fake)
 }
 
@@ -59,12 +63,11 @@ describe('dashboard settings: payment profile', () => {
 
   it('back from onboarding: stores the account, removes stripe_account from the URL and shows it connected', async () => {
     const fake: FakeSupabase = new FakeSupabase({
-      tables: marketplace({ profiles: profiles() }),
+      tables: tables(),
       signedInAs: MAYA,
       api: {
         '/user/update-stripe-account': (body) => {
-          const row = fake.tables.profiles.find((p) => p.id === body.userId)!
-          row.stripe_account_id = body.stripeAccountId
+          fake.tables.payment_accounts.push({ user_id: body.userId, stripe_account_id: body.stripeAccountId, stripe_account_issue: false })
           return { body: { success: true, stripeAccountId: body.stripeAccountId, ready: true } }
         },
       },

@@ -476,3 +476,101 @@ async fn item_02_template_links_are_only_web_links() {
 
     assert!(holes.is_empty(), "holes:\n{}", holes.join("\n"));
 }
+
+// ----------------------------------------------------------------- item 10
+
+/// A creator's payment account id was in the public profile row: only its
+/// owner (and the server) may read it.
+#[tokio::test]
+async fn item_10_a_payment_account_id_is_its_owners_only() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "earner@test.dev", "Earner").await;
+    let other = create_user(&app, "nosy@test.dev", "Nosy").await;
+    let admin = create_user(&app, "boss@test.dev", "Boss").await;
+    make_admin(&app, admin).await;
+    // Onboarding stores the account (the simulated provider makes one).
+    let (status, body) = call(
+        &app,
+        Actor::User(creator),
+        "/api/stripe/connect",
+        json!({ "userId": creator }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let account = body["url"]
+        .as_str()
+        .unwrap()
+        .split("stripe_account=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(account.starts_with("acct_"), "{account}");
+    let mut holes = Vec::new();
+
+    for actor in [Actor::Anon, Actor::User(other), Actor::User(admin)] {
+        for path in [
+            format!("profiles?id=eq.{creator}&select=*"),
+            format!("profiles?id=eq.{creator}&select=stripe_account_id"),
+            format!("payment_accounts?user_id=eq.{creator}&select=*"),
+            "payment_accounts?select=*".to_owned(),
+        ] {
+            let answer = get(&app, actor, &path).await;
+            if answer.body.to_string().contains(&account) {
+                holes.push(format!("{actor:?} read it at {path}: {}", answer.body));
+            }
+        }
+    }
+    // Its owner reads it (the payment profile shows it).
+    let own = get(
+        &app,
+        Actor::User(creator),
+        &format!("payment_accounts?user_id=eq.{creator}&select=stripe_account_id"),
+    )
+    .await;
+    if own.body != json!([{ "stripe_account_id": account }]) {
+        holes.push(format!(
+            "the owner cannot read it: {} {}",
+            own.status, own.body
+        ));
+    }
+    // Nobody writes it through the API, the owner included.
+    for actor in [Actor::User(creator), Actor::User(other)] {
+        let changed = rest(
+            &app,
+            actor,
+            Method::PATCH,
+            &format!("payment_accounts?user_id=eq.{creator}"),
+            Some(json!({ "stripe_account_id": "acct_attacker" })),
+            "return=representation",
+        )
+        .await;
+        if changed.status.is_success() && changed.body.to_string().contains("acct_attacker") {
+            holes.push(format!("{actor:?} changed it"));
+        }
+    }
+    // A sale of the creator's paid template still pays that account.
+    let cat = category_id(&app, "business").await;
+    let paid = published_template(&app, creator, "Paid Account", cat, 10.0).await;
+    let (status, intent) = call(
+        &app,
+        Actor::Anon,
+        "/functions/v1/create-payment-intent",
+        json!({"templateId": paid, "buyerEmail": "payer@test.dev"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{intent}");
+    let destination: Option<String> = sqlx::query_scalar(
+        "select destination from functions.simulated_payments p
+           join public.orders o on o.payment_intent_id = p.id where o.id = $1::uuid",
+    )
+    .bind(intent["orderId"].as_str().unwrap())
+    .fetch_one(owner_pool(&app))
+    .await
+    .unwrap();
+    assert_eq!(destination.as_deref(), Some(account.as_str()));
+
+    assert!(holes.is_empty(), "holes:\n{}", holes.join("\n"));
+}
