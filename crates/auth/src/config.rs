@@ -114,6 +114,11 @@ impl fmt::Debug for SmtpConfig {
 }
 
 /// Request limits per window. Counted in memory, per server process.
+///
+/// None of them lets a stranger lock an account: failed sign-ins are counted
+/// per account *and* client address (the attacker's address is refused, the
+/// owner elsewhere is not), and failures from everywhere only slow an
+/// account's sign-ins down.
 #[derive(Debug, Clone)]
 pub struct RateLimits {
     /// Length of one counting window.
@@ -127,11 +132,21 @@ pub struct RateLimits {
     pub verify: u32,
     /// Recovery requests per client IP per window.
     pub recover: u32,
-    /// Sign-in attempts and e-mails sent per e-mail address per window
-    /// (`GOTRUE_RATE_LIMIT_EMAIL_SENT`); over it: `over_email_send_rate_limit`
-    /// for mail, `over_request_rate_limit` for sign-ins.
+    /// E-mails sent per e-mail address per window
+    /// (`GOTRUE_RATE_LIMIT_EMAIL_SENT`); over it: `over_email_send_rate_limit`.
     pub per_email: u32,
+    /// Failed password sign-ins per account from one client address per
+    /// window; past it that address gets 429 `over_request_rate_limit` for
+    /// that account (`PLINTH_RATE_LIMIT_SIGN_IN_FAILURES`).
+    pub sign_in_failures_per_account_ip: u32,
+    /// Failed password sign-ins of one account (from any address) per
+    /// window after which each sign-in of it waits a little longer (up to
+    /// [`SIGN_IN_BACKOFF_MAX`]); never refused (`PLINTH_SIGN_IN_BACKOFF_AFTER`).
+    pub sign_in_backoff_after: u32,
 }
+
+/// The longest a sign-in waits for an account under attack.
+pub const SIGN_IN_BACKOFF_MAX: Duration = Duration::from_secs(2);
 
 impl Default for RateLimits {
     fn default() -> Self {
@@ -142,6 +157,8 @@ impl Default for RateLimits {
             verify: 30,
             recover: 30,
             per_email: 30,
+            sign_in_failures_per_account_ip: 10,
+            sign_in_backoff_after: 20,
         }
     }
 }
@@ -156,7 +173,20 @@ impl RateLimits {
             verify: u32::MAX,
             recover: u32::MAX,
             per_email: u32::MAX,
+            sign_in_failures_per_account_ip: u32::MAX,
+            sign_in_backoff_after: u32::MAX,
         }
+    }
+
+    /// How long a sign-in of an account with `failures` recent failed
+    /// sign-ins waits first: nothing below [`Self::sign_in_backoff_after`],
+    /// then 100 ms more per failure, at most [`SIGN_IN_BACKOFF_MAX`].
+    pub fn sign_in_backoff(&self, failures: u32) -> Duration {
+        if failures < self.sign_in_backoff_after {
+            return Duration::ZERO;
+        }
+        let steps = failures - self.sign_in_backoff_after + 1;
+        (Duration::from_millis(100) * steps).min(SIGN_IN_BACKOFF_MAX)
     }
 }
 
@@ -256,5 +286,25 @@ impl HashCost {
             iterations: 1,
             parallelism: 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sign_in_backoff_slows_and_never_refuses() {
+        let limits = RateLimits::default();
+        assert_eq!(limits.sign_in_backoff(0), Duration::ZERO);
+        assert_eq!(limits.sign_in_backoff(19), Duration::ZERO);
+        assert_eq!(limits.sign_in_backoff(20), Duration::from_millis(100));
+        assert_eq!(limits.sign_in_backoff(24), Duration::from_millis(500));
+        assert_eq!(limits.sign_in_backoff(10_000), SIGN_IN_BACKOFF_MAX);
+        assert_eq!(limits.sign_in_backoff(u32::MAX), SIGN_IN_BACKOFF_MAX);
+        assert_eq!(
+            RateLimits::unlimited().sign_in_backoff(u32::MAX - 1),
+            Duration::ZERO
+        );
     }
 }

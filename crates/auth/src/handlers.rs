@@ -665,11 +665,25 @@ async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
         ));
     }
     let email = email.to_lowercase();
-    limit(
-        state,
-        format!("email:{email}"),
-        config.rate_limits.per_email,
-    )?;
+    let limits = &config.rate_limits;
+    // Failed attempts are counted per account and client address: past the
+    // limit this address is refused for this account, the owner elsewhere
+    // is not. Counted before the check (so a burst cannot slip past) and
+    // taken back when the password was right.
+    let pair = format!("signin-failures:{email}|{}", input.ip);
+    if !state
+        .limiter()
+        .hit(&pair, limits.sign_in_failures_per_account_ip)
+    {
+        return Err(AuthError::rate_limited());
+    }
+    // Failures from everywhere only slow the account's sign-ins down; counted
+    // by address whether or not it has an account, so nothing tells.
+    let account = format!("signin-failures:{email}");
+    let backoff = limits.sign_in_backoff(state.limiter().count(&account));
+    if !backoff.is_zero() {
+        tokio::time::sleep(backoff).await;
+    }
     let password = body.password.unwrap_or_default();
 
     // No connection is held while the password is hashed.
@@ -680,8 +694,10 @@ async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
     let stored = user.as_ref().and_then(|u| u.row.encrypted_password.clone());
     let verdict = password::verify(password.clone(), stored, config.password_hash).await?;
     let Some(user) = user.filter(|_| verdict != Verdict::Mismatch) else {
+        state.limiter().add(&account);
         return Err(AuthError::invalid_credentials());
     };
+    state.limiter().undo(&pair);
     if verdict == Verdict::MatchNeedsRehash {
         let hash = password::hash(password.clone(), config.password_hash).await?;
         sqlx::query("update auth.users set encrypted_password = $2 where id = $1")

@@ -84,6 +84,15 @@ pub struct AuthArgs {
     /// E-mails sent (and sign-in attempts) per e-mail address per 5 minutes.
     #[arg(long, env = "GOTRUE_RATE_LIMIT_EMAIL_SENT", default_value_t = 30)]
     pub rate_limit_email_sent: u32,
+    /// Failed password sign-ins per account from one client address per 5
+    /// minutes; past it that address is refused for that account (the owner
+    /// elsewhere is not).
+    #[arg(long, env = "PLINTH_RATE_LIMIT_SIGN_IN_FAILURES", default_value_t = 10)]
+    pub rate_limit_sign_in_failures: u32,
+    /// Failed sign-ins of one account (from anywhere) per 5 minutes after which
+    /// its sign-ins wait a little (up to 2 s); never refused.
+    #[arg(long, env = "PLINTH_SIGN_IN_BACKOFF_AFTER", default_value_t = 20)]
+    pub sign_in_backoff_after: u32,
 
     #[command(flatten)]
     pub github: GithubArgs,
@@ -192,6 +201,8 @@ impl AuthArgs {
                 token_refresh: self.rate_limit_token_refresh,
                 verify: self.rate_limit_verify,
                 per_email: self.rate_limit_email_sent,
+                sign_in_failures_per_account_ip: self.rate_limit_sign_in_failures,
+                sign_in_backoff_after: self.sign_in_backoff_after,
                 ..defaults.rate_limits.clone()
             },
             github,

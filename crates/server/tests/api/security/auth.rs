@@ -117,6 +117,15 @@ async fn mail_to(app: &TestApp, to: &str) -> Vec<Value> {
     body["messages"].as_array().cloned().unwrap_or_default()
 }
 
+/// The link of the newest message to `to`, pointed at this node (the test
+/// node's links name the default public URL).
+async fn link_to(app: &TestApp, to: &str) -> String {
+    let mail = mail_to(app, to).await;
+    let link = mail[0]["links"][0].as_str().unwrap();
+    let path = link.split_once("/auth/v1/").unwrap().1;
+    format!("{}/auth/v1/{path}", app.url)
+}
+
 /// The six-digit code of the newest message to `to`.
 async fn code_to(app: &TestApp, to: &str) -> String {
     let mail = mail_to(app, to).await;
@@ -299,6 +308,48 @@ fn item_04_the_operator_opens_the_mailbox_with_the_link_printed_at_start_up() {
     });
     let Served { running, .. } = served;
     assert!(running.interrupt().success());
+}
+
+// ------------------------------------------------------------------ item 6
+
+#[tokio::test]
+async fn item_06_failed_sign_ins_block_the_attackers_address_not_the_owner() {
+    let app = spawn_app().await;
+    let email = unique("owner");
+    seeded_user(&app, &email, PASSWORD, 4).await;
+
+    // Three addresses try wrong passwords until each is refused.
+    let mut refused_at = Vec::new();
+    for attacker in [2u8, 3, 4] {
+        let client = client_from(attacker);
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let reply = sign_in(&app, &client, &email, "a-wrong-guess").await;
+            if reply.status == 429 {
+                assert_eq!(
+                    reply.body["code"], "over_request_rate_limit",
+                    "{}",
+                    reply.body
+                );
+                break;
+            }
+            assert_eq!(reply.status, 400, "{}", reply.body);
+            assert_eq!(reply.body["code"], "invalid_credentials");
+            assert!(attempts <= 31, "never refused");
+        }
+        refused_at.push(attempts);
+        // Refused even with the right password: that address is blocked for
+        // this account.
+        let blocked = sign_in(&app, &client, &email, PASSWORD).await;
+        assert_eq!(blocked.status, 429, "{}", blocked.body);
+    }
+    assert!(refused_at.iter().all(|n| *n <= 11), "{refused_at:?}");
+
+    // The owner, elsewhere, signs in.
+    let owner = sign_in(&app, &client_from(9), &email, PASSWORD).await;
+    assert_eq!(owner.status, 200, "{}", owner.body);
+    assert!(owner.body["access_token"].is_string());
 }
 
 // ------------------------------------------------------------------ item 13
