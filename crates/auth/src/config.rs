@@ -34,7 +34,9 @@ pub struct AuthConfig {
     /// globs where `*` matches within a path segment or host label and `**`
     /// matches anything.
     pub uri_allow_list: Vec<String>,
-    /// How long an e-mail link or code stays valid (`MAILER_OTP_EXP`, seconds).
+    /// How long an e-mail link or code stays valid (`GOTRUE_MAILER_OTP_EXP`,
+    /// seconds; default 3600, as the platform's projects have it); an
+    /// expired one answers 403 `otp_expired`.
     pub otp_expiry: i64,
     /// How long a PKCE auth code may wait for its exchange, and an OAuth
     /// sign-in for its callback (seconds).
@@ -68,7 +70,7 @@ impl Default for AuthConfig {
             email_enabled: true,
             anonymous_users: false,
             uri_allow_list: Vec::new(),
-            otp_expiry: 86_400,
+            otp_expiry: 3600,
             flow_state_expiry: 300,
             refresh_token_reuse_interval: 10,
             smtp: None,
@@ -143,6 +145,14 @@ pub struct RateLimits {
     /// window after which each sign-in of it waits a little longer (up to
     /// [`SIGN_IN_BACKOFF_MAX`]); never refused (`PLINTH_SIGN_IN_BACKOFF_AFTER`).
     pub sign_in_backoff_after: u32,
+    /// Wrong e-mail codes (`POST /verify` with `email` and `token`) per
+    /// account per window; past it codes for that address are refused with
+    /// 429 (links still work) (`PLINTH_RATE_LIMIT_VERIFY_FAILURES`).
+    pub verify_failures_per_account: u32,
+    /// One e-mail (confirmation, magic link, recovery, e-mail change) per
+    /// address per this long, asked for by anyone; sooner: 429
+    /// `over_email_send_rate_limit` (`GOTRUE_SMTP_MAX_FREQUENCY`, default 60 s).
+    pub email_max_frequency: Duration,
 }
 
 /// The longest a sign-in waits for an account under attack.
@@ -159,6 +169,8 @@ impl Default for RateLimits {
             per_email: 30,
             sign_in_failures_per_account_ip: 10,
             sign_in_backoff_after: 20,
+            verify_failures_per_account: 5,
+            email_max_frequency: Duration::from_secs(60),
         }
     }
 }
@@ -175,6 +187,8 @@ impl RateLimits {
             per_email: u32::MAX,
             sign_in_failures_per_account_ip: u32::MAX,
             sign_in_backoff_after: u32::MAX,
+            verify_failures_per_account: u32::MAX,
+            email_max_frequency: Duration::ZERO,
         }
     }
 

@@ -94,6 +94,17 @@ impl AuthError {
         )
     }
 
+    /// One e-mail per address per `GOTRUE_SMTP_MAX_FREQUENCY`: 429 with the
+    /// platform's message naming the seconds left.
+    pub fn email_too_soon(wait: std::time::Duration) -> Self {
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        Self::api(
+            StatusCode::TOO_MANY_REQUESTS,
+            "over_email_send_rate_limit",
+            format!("For security purposes, you can only request this after {seconds} seconds."),
+        )
+    }
+
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         Self::Internal(cause.to_string())
     }

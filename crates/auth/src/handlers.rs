@@ -202,8 +202,29 @@ impl LinkKind {
     }
 }
 
+/// Lets a request for an e-mail to `email` through: one per address per
+/// `GOTRUE_SMTP_MAX_FREQUENCY` and at most `per_email` per window, counted
+/// whether or not the address has an account (so the answer does not tell),
+/// before anything is looked up. 429 `over_email_send_rate_limit` otherwise.
+pub(crate) fn email_gate(state: &AuthState, email: &str) -> Result<()> {
+    let limits = &state.config().rate_limits;
+    let email = email.to_lowercase();
+    state
+        .limiter()
+        .cooldown(&format!("mail-request:{email}"), limits.email_max_frequency)
+        .map_err(AuthError::email_too_soon)?;
+    if !state
+        .limiter()
+        .hit(&format!("mail:{email}"), limits.per_email)
+    {
+        return Err(AuthError::email_rate_limited());
+    }
+    Ok(())
+}
+
 /// Stores a fresh token of `kind` for `user` and mails the link and code to
-/// `to`. With a PKCE challenge the link finishes with `?code=`.
+/// `to` (the caller let the request through [`email_gate`]). With a PKCE
+/// challenge the link finishes with `?code=`.
 pub(crate) async fn send_link(
     state: &AuthState,
     conn: &mut PgConnection,
@@ -213,14 +234,25 @@ pub(crate) async fn send_link(
     redirect_to: &str,
     challenge: Option<&Challenge>,
 ) -> Result<()> {
-    if !state.limiter().hit(
-        &format!("mail:{}", to.to_lowercase()),
-        state.config().rate_limits.per_email,
-    ) {
-        return Err(AuthError::email_rate_limited());
+    // One of these went out a moment ago (through another node, whose
+    // gate this one did not see): the one sent stands, and the answer is
+    // the same as when a mail goes out.
+    let sent_at = match kind.column() {
+        TokenColumn::Confirmation => user.row.confirmation_sent_at,
+        TokenColumn::Recovery => user.row.recovery_sent_at,
+        TokenColumn::EmailChange => user.row.email_change_sent_at,
+    };
+    let frequency = chrono::Duration::from_std(state.config().rate_limits.email_max_frequency)
+        .unwrap_or(chrono::Duration::MAX);
+    if sent_at.is_some_and(|at| at + frequency > state.now()) {
+        tracing::debug!(
+            kind = kind.type_name(),
+            "e-mail link sent moments ago; not again"
+        );
+        return Ok(());
     }
     let code = tokens::otp();
-    let mut stored = tokens::token_hash(to, &code);
+    let mut stored = tokens::token_hash(state.email_token_key(), to, &code);
     if let Some(challenge) = challenge {
         create_email_flow(state, conn, user.id(), challenge, kind.flow_method()).await?;
         stored = format!("{PKCE_PREFIX}{stored}");
@@ -425,11 +457,6 @@ pub async fn signup(State(state): State<AuthState>, input: Input) -> Result<Resp
         ));
     }
     let email = normalise_email(email)?;
-    limit(
-        &state,
-        format!("email:{email}"),
-        config.rate_limits.per_email,
-    )?;
     let password = body
         .password
         .filter(|p| !p.is_empty())
@@ -440,6 +467,9 @@ pub async fn signup(State(state): State<AuthState>, input: Input) -> Result<Resp
         body.code_challenge_method.as_deref(),
     )?;
     let redirect_to = input.redirect_to(&state);
+    if !config.mailer_autoconfirm {
+        email_gate(&state, &email)?;
+    }
     // Hashed before the transaction opens, so no connection waits on it.
     let hash = password::hash(password, config.password_hash).await?;
 
@@ -835,6 +865,7 @@ pub async fn update_user(State(state): State<AuthState>, input: Input) -> Result
                 .execute(&mut *tx)
                 .await?;
             let redirect_to = input.redirect_to(&state);
+            email_gate(&state, &email)?;
             send_link(
                 &state,
                 &mut tx,
@@ -993,6 +1024,7 @@ pub async fn recover(State(state): State<AuthState>, input: Input) -> Result<Res
         body.code_challenge_method.as_deref(),
     )?;
     let redirect_to = input.redirect_to(&state);
+    email_gate(&state, &email)?;
     let mut tx = state.db().owner.begin().await?;
     if let Some(user) = users::find_by_email(&mut tx, &email).await? {
         send_link(
@@ -1024,6 +1056,9 @@ pub async fn resend(State(state): State<AuthState>, input: Input) -> Result<Resp
         body.code_challenge_method.as_deref(),
     )?;
     let redirect_to = input.redirect_to(&state);
+    if matches!(body.kind.as_deref(), Some("signup" | "email_change")) {
+        email_gate(&state, &email)?;
+    }
     let mut tx = state.db().owner.begin().await?;
     match body.kind.as_deref() {
         Some("signup") => {
@@ -1097,6 +1132,7 @@ pub async fn otp(State(state): State<AuthState>, input: Input) -> Result<Respons
         body.code_challenge_method.as_deref(),
     )?;
     let redirect_to = input.redirect_to(&state);
+    email_gate(&state, &email)?;
     let mut tx = state.db().owner.begin().await?;
     let user = match users::find_by_email(&mut tx, &email).await? {
         Some(user) => user,
@@ -1340,6 +1376,9 @@ pub async fn verify_post(State(state): State<AuthState>, input: Input) -> Result
         .kind
         .filter(|k| !k.is_empty())
         .ok_or_else(|| AuthError::validation("Verify requires a verification type"))?;
+    // A code (six digits) is guessable; its tries are counted per account,
+    // from any address. A link's token is a keyed hash nobody can compute.
+    let mut code_tries = None;
     let candidates: Vec<String> = match (body.token_hash.filter(|t| !t.is_empty()), body.token) {
         (Some(hash), _) => vec![hash],
         (None, Some(code)) if !code.is_empty() => {
@@ -1353,7 +1392,15 @@ pub async fn verify_post(State(state): State<AuthState>, input: Input) -> Result
                         "Only an email address or phone number should be provided on verify",
                     )
                 })?;
-            let hash = tokens::token_hash(email, code.trim());
+            let tries = format!("verify-failures:{}", email.to_lowercase());
+            if !state.limiter().hit(
+                &tries,
+                state.config().rate_limits.verify_failures_per_account,
+            ) {
+                return Err(AuthError::rate_limited());
+            }
+            code_tries = Some(tries);
+            let hash = tokens::token_hash(state.email_token_key(), email, code.trim());
             vec![hash.clone(), format!("{PKCE_PREFIX}{hash}")]
         }
         _ => {
@@ -1364,6 +1411,9 @@ pub async fn verify_post(State(state): State<AuthState>, input: Input) -> Result
     };
     let mut tx = state.db().owner.begin().await?;
     let verified = consume(&state, &mut tx, &kind, &candidates).await?;
+    if let Some(tries) = code_tries {
+        state.limiter().undo(&tries);
+    }
     let session = sessions::create(
         &state,
         &mut tx,

@@ -90,6 +90,8 @@ struct Inner {
     /// The secret of the dev mailbox's pages (`None` with SMTP): new at
     /// every start, printed by the server as a `?token=` link.
     mailbox_token: Option<String>,
+    /// The key of e-mail link tokens, derived from the JWT secret.
+    email_token_key: [u8; 32],
 }
 
 impl AuthState {
@@ -116,6 +118,7 @@ impl AuthState {
             .unwrap_or_default();
         let limiter = ratelimit::Limiter::new(config.rate_limits.window);
         let mailbox_token = mailer.is_dev_mailbox().then(|| plinth_db::random_token(40));
+        let email_token_key = jwt.derive_key("plinth-auth/email-link-token");
         Self {
             inner: Arc::new(Inner {
                 db,
@@ -126,6 +129,7 @@ impl AuthState {
                 limiter,
                 http,
                 mailbox_token,
+                email_token_key,
             }),
         }
     }
@@ -167,6 +171,10 @@ impl AuthState {
 
     pub(crate) fn http(&self) -> &reqwest::Client {
         &self.inner.http
+    }
+
+    pub(crate) fn email_token_key(&self) -> &[u8] {
+        &self.inner.email_token_key
     }
 
     /// `<api_external_url>/auth/v1`.

@@ -1,16 +1,9 @@
 //! Pure helpers for secrets: e-mail codes and their hashes, PKCE checks.
 
 use base64::Engine;
+use hmac::{Hmac, Mac};
 use rand::Rng;
 use sha2::{Digest, Sha256};
-
-/// Lower-case hex SHA-256 of `input`.
-pub fn sha256_hex(input: &str) -> String {
-    Sha256::digest(input.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 /// A six-digit e-mail code.
 pub fn otp() -> String {
@@ -19,9 +12,18 @@ pub fn otp() -> String {
 
 /// The token an e-mail link carries for `otp` sent to `email`: the same
 /// value `POST /verify` recomputes from `{email, token}`. Only this hash is
-/// stored.
-pub fn token_hash(email: &str, otp: &str) -> String {
-    sha256_hex(&format!("{}{}", email.to_lowercase(), otp))
+/// stored. Keyed with a key of the project's secret (HMAC-SHA256), so that
+/// nobody can compute the link of every code for an address and try them as
+/// `token_hash`, around the per-account limit on codes.
+pub fn token_hash(key: &[u8], email: &str, otp: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
+    mac.update(email.to_lowercase().as_bytes());
+    mac.update(otp.as_bytes());
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Prefix of link tokens whose flow finishes with a PKCE code exchange.
@@ -71,6 +73,14 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// Lower-case hex SHA-256 of `input`.
+    fn sha256_hex(input: &str) -> String {
+        Sha256::digest(input.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
     #[test]
     fn pkce_s256_matches_the_rfc_example() {
         // RFC 7636, appendix B.
@@ -94,8 +104,25 @@ mod tests {
 
     #[test]
     fn token_hashes_ignore_email_case_and_codes_have_six_digits() {
-        assert_eq!(token_hash("A@B.C", "123456"), token_hash("a@b.c", "123456"));
-        assert_ne!(token_hash("a@b.c", "123456"), token_hash("a@b.c", "123457"));
+        let key = b"a-key-of-the-project";
+        assert_eq!(
+            token_hash(key, "A@B.C", "123456"),
+            token_hash(key, "a@b.c", "123456")
+        );
+        assert_ne!(
+            token_hash(key, "a@b.c", "123456"),
+            token_hash(key, "a@b.c", "123457")
+        );
+        // Not the plain SHA-256 anyone could compute, and another key makes another.
+        assert_ne!(
+            token_hash(key, "a@b.c", "123456"),
+            sha256_hex("a@b.c123456")
+        );
+        assert_ne!(
+            token_hash(key, "a@b.c", "123456"),
+            token_hash(b"another-key", "a@b.c", "123456")
+        );
+        assert_eq!(token_hash(key, "a@b.c", "123456").len(), 64);
         let code = otp();
         assert_eq!(code.len(), 6);
         assert!(code.bytes().all(|b| b.is_ascii_digit()));

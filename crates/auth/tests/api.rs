@@ -632,7 +632,8 @@ async fn links_redirect_to_the_site_url_unless_allowed_and_expire() {
         )),
         "{link}"
     );
-    app.clock.advance(Duration::from_secs(86_401));
+    // GOTRUE_MAILER_OTP_EXP: an hour by default.
+    app.clock.advance(Duration::from_secs(3601));
     let reply = app.get_raw(&link).await;
     let location = reply.location();
     assert!(location.starts_with(SITE), "{location}");

@@ -81,9 +81,15 @@ pub struct AuthArgs {
     /// Verifications per client address per 5 minutes.
     #[arg(long, env = "GOTRUE_RATE_LIMIT_VERIFY", default_value_t = 30)]
     pub rate_limit_verify: u32,
-    /// E-mails sent (and sign-in attempts) per e-mail address per 5 minutes.
+    /// E-mails asked for per e-mail address per 5 minutes (with or without an account).
     #[arg(long, env = "GOTRUE_RATE_LIMIT_EMAIL_SENT", default_value_t = 30)]
     pub rate_limit_email_sent: u32,
+    /// One auth e-mail per address per this long (e.g. 60s, 1m, 500ms; bare numbers are seconds).
+    #[arg(long, env = "GOTRUE_SMTP_MAX_FREQUENCY", default_value = "60s", value_parser = parse_duration)]
+    pub smtp_max_frequency: std::time::Duration,
+    /// Lifetime of e-mail links and codes, in seconds.
+    #[arg(long, env = "GOTRUE_MAILER_OTP_EXP", default_value_t = 3600)]
+    pub mailer_otp_exp: i64,
     /// Failed password sign-ins per account from one client address per 5
     /// minutes; past it that address is refused for that account (the owner
     /// elsewhere is not).
@@ -93,6 +99,10 @@ pub struct AuthArgs {
     /// its sign-ins wait a little (up to 2 s); never refused.
     #[arg(long, env = "PLINTH_SIGN_IN_BACKOFF_AFTER", default_value_t = 20)]
     pub sign_in_backoff_after: u32,
+    /// Wrong e-mail codes per account per 5 minutes; past it codes for that
+    /// address are refused (links still work).
+    #[arg(long, env = "PLINTH_RATE_LIMIT_VERIFY_FAILURES", default_value_t = 5)]
+    pub rate_limit_verify_failures: u32,
 
     #[command(flatten)]
     pub github: GithubArgs,
@@ -196,6 +206,7 @@ impl AuthArgs {
                 sender_email: self.smtp_admin_email.clone(),
                 sender_name: self.smtp_sender_name.clone(),
             }),
+            otp_expiry: self.mailer_otp_exp,
             rate_limits: plinth_auth::RateLimits {
                 sign_in_sign_ups: self.rate_limit_sign_in_sign_ups,
                 token_refresh: self.rate_limit_token_refresh,
@@ -203,6 +214,8 @@ impl AuthArgs {
                 per_email: self.rate_limit_email_sent,
                 sign_in_failures_per_account_ip: self.rate_limit_sign_in_failures,
                 sign_in_backoff_after: self.sign_in_backoff_after,
+                verify_failures_per_account: self.rate_limit_verify_failures,
+                email_max_frequency: self.smtp_max_frequency,
                 ..defaults.rate_limits.clone()
             },
             github,
@@ -210,6 +223,31 @@ impl AuthArgs {
             ..defaults
         }
     }
+}
+
+/// A duration as the platform writes them (`60s`, `1m`, `500ms`, `1h`), or
+/// a bare number of seconds.
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration like 60s, 1m or 500ms"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => number,
+        "ms" => number / 1000.0,
+        "m" => number * 60.0,
+        "h" => number * 3600.0,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {text:?} (use ms, s, m or h)"
+            ));
+        }
+    };
+    std::time::Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text:?}: {e}"))
 }
 
 fn override_url(target: &mut String, value: &Option<String>) {
@@ -473,5 +511,24 @@ impl FunctionsArgs {
                 emails_per_address: self.functions_rate_limit_emails_per_address,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod auth_args_tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_read_as_the_platform_writes_them() {
+        assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_duration(" 90 "), Ok(Duration::from_secs(90)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5d").is_err());
+        assert!(parse_duration("-1s").is_err());
     }
 }

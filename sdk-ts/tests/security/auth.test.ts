@@ -76,6 +76,21 @@ describe('item 4: the dev mailbox', () => {
   })
 })
 
+describe('item 9: recovery e-mail', () => {
+  it('goes once a minute per address, known or not', async () => {
+    const known = uniqueEmail('again')
+    await seededUser(known)
+    const unknown = uniqueEmail('again-unknown')
+    for (const email of [known, unknown]) {
+      const first = await anonClient().auth.resetPasswordForEmail(email)
+      expect(first.error).toBeNull()
+      const second = await anonClient().auth.resetPasswordForEmail(email)
+      expect(second.error?.status).toBe(429)
+      expect(second.error?.code).toBe('over_email_send_rate_limit')
+    }
+  })
+})
+
 describe('item 13: what a token must be', () => {
   async function refused(key: string) {
     const client = createClient(plinthUrl, key, {

@@ -352,6 +352,135 @@ async fn item_06_failed_sign_ins_block_the_attackers_address_not_the_owner() {
     assert!(owner.body["access_token"].is_string());
 }
 
+// ------------------------------------------------------------------ item 9
+
+#[tokio::test]
+async fn item_09_one_recovery_mail_per_address_per_minute() {
+    let app = spawn_app().await;
+    let email = unique("forgetful");
+    seeded_user(&app, &email, PASSWORD, 4).await;
+    let first = auth_post(&app, &client_from(2), "/recover", json!({"email": email})).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    // Again, from another address: per account, not per address.
+    let again = auth_post(&app, &client_from(3), "/recover", json!({"email": email})).await;
+    assert_eq!(again.status, 429, "{}", again.body);
+    assert_eq!(again.body["code"], "over_email_send_rate_limit");
+    let message = again.body["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("For security purposes, you can only request this after"),
+        "{message}"
+    );
+    assert_eq!(mail_to(&app, &email).await.len(), 1);
+    // A magic link to the same address counts too.
+    let otp = auth_post(
+        &app,
+        &client_from(4),
+        "/otp",
+        json!({"email": email, "create_user": false}),
+    )
+    .await;
+    assert_eq!(otp.status, 429, "{}", otp.body);
+    assert_eq!(mail_to(&app, &email).await.len(), 1);
+}
+
+#[tokio::test]
+async fn item_09_wrong_codes_are_limited_per_account_and_links_cannot_be_computed() {
+    let app = spawn_app().await;
+    let email = unique("guessed");
+    seeded_user(&app, &email, PASSWORD, 4).await;
+    let asked = auth_post(&app, &client_from(2), "/recover", json!({"email": email})).await;
+    assert_eq!(asked.status, 200);
+    let code = code_to(&app, &email).await;
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+
+    // The link token is not the SHA-256 of address and code (which anyone
+    // could compute for every code, bypassing any per-account limit).
+    let computable: String =
+        sqlx::query_scalar("select encode(sha256(convert_to(lower($1) || $2, 'UTF8')), 'hex')")
+            .bind(&email)
+            .bind(&code)
+            .fetch_one(owner_pool(&app))
+            .await
+            .unwrap();
+    let by_hash = auth_post(
+        &app,
+        &client_from(3),
+        "/verify",
+        json!({"type": "recovery", "token_hash": computable}),
+    )
+    .await;
+    assert_eq!(by_hash.status, 403, "{}", by_hash.body);
+
+    // Wrong codes, each from another address, until the account refuses.
+    let mut refused = None;
+    for (i, from) in (10u8..30).enumerate() {
+        let reply = auth_post(
+            &app,
+            &client_from(from),
+            "/verify",
+            json!({"type": "recovery", "email": email, "token": wrong}),
+        )
+        .await;
+        if reply.status == 429 {
+            assert_eq!(reply.body["code"], "over_request_rate_limit");
+            refused = Some(i);
+            break;
+        }
+        assert_eq!(
+            (reply.status.as_u16(), reply.body["code"].as_str()),
+            (403, Some("otp_expired"))
+        );
+    }
+    let refused = refused.expect("wrong codes were never refused");
+    assert!(refused <= 5, "refused after {refused} wrong codes");
+    // The right code is refused too for now...
+    let right = auth_post(
+        &app,
+        &client_from(40),
+        "/verify",
+        json!({"type": "recovery", "email": email, "token": code}),
+    )
+    .await;
+    assert_eq!(right.status, 429, "{}", right.body);
+    // ...but the owner's link still works.
+    let link = link_to(&app, &email).await;
+    let followed = client_from(41).get(&link).send().await.unwrap();
+    assert_eq!(followed.status(), 303);
+    let location = followed.headers()["location"].to_str().unwrap().to_owned();
+    assert!(location.contains("access_token="), "{location}");
+}
+
+#[tokio::test]
+async fn item_09_codes_and_links_expire_after_an_hour() {
+    let app = spawn_app().await;
+    let email = unique("slow");
+    seeded_user(&app, &email, PASSWORD, 4).await;
+    auth_post(&app, &client_from(2), "/recover", json!({"email": email})).await;
+    let code = code_to(&app, &email).await;
+    let link = link_to(&app, &email).await;
+    // Sent an hour and a second ago.
+    sqlx::query(
+        "update auth.users set recovery_sent_at = now() - interval '3601 seconds' where lower(email) = lower($1)",
+    )
+    .bind(&email)
+    .execute(owner_pool(&app))
+    .await
+    .unwrap();
+    let expired = auth_post(
+        &app,
+        &client_from(3),
+        "/verify",
+        json!({"type": "recovery", "email": email, "token": code}),
+    )
+    .await;
+    assert_eq!(expired.status, 403, "{}", expired.body);
+    assert_eq!(expired.body["code"], "otp_expired");
+    let followed = client_from(4).get(&link).send().await.unwrap();
+    assert_eq!(followed.status(), 303);
+    let location = followed.headers()["location"].to_str().unwrap().to_owned();
+    assert!(location.contains("error_code=otp_expired"), "{location}");
+}
+
 // ------------------------------------------------------------------ item 13
 
 fn now() -> i64 {
