@@ -222,6 +222,23 @@ pub(crate) fn email_gate(state: &AuthState, email: &str) -> Result<()> {
     Ok(())
 }
 
+/// Sends `mail`. Through SMTP it goes in the background, so that neither the
+/// time a relay takes nor its failure tells a caller whether an address has
+/// an account (failures are logged); the dev mailbox stores it at once.
+pub(crate) async fn deliver(state: &AuthState, mail: Mail) -> Result<()> {
+    if state.mailer().is_dev_mailbox() {
+        return state.mailer().send(mail).await;
+    }
+    let mailer = state.mailer().clone();
+    tokio::spawn(async move {
+        let subject = mail.subject.clone();
+        if let Err(error) = mailer.send(mail).await {
+            tracing::error!(%error, %subject, "auth e-mail not sent");
+        }
+    });
+    Ok(())
+}
+
 /// Stores a fresh token of `kind` for `user` and mails the link and code to
 /// `to` (the caller let the request through [`email_gate`]). With a PKCE
 /// challenge the link finishes with `?code=`.
@@ -270,14 +287,15 @@ pub(crate) async fn send_link(
         "{}\n\n{link}\n\nOr enter this code: {code}\n\nIf you did not ask for this, ignore this e-mail.\n",
         kind.sentence()
     );
-    state
-        .mailer()
-        .send(Mail {
+    deliver(
+        state,
+        Mail {
             to: to.to_owned(),
             subject: kind.subject().to_owned(),
             text,
-        })
-        .await
+        },
+    )
+    .await
 }
 
 fn json_response(value: Value) -> Response {
@@ -475,37 +493,36 @@ pub async fn signup(State(state): State<AuthState>, input: Input) -> Result<Resp
 
     let mut tx = state.db().owner.begin().await?;
     if let Some(existing) = users::find_by_email(&mut tx, &email).await? {
-        if config.mailer_autoconfirm || existing.row.email_confirmed_at.is_some() {
-            if config.mailer_autoconfirm {
-                return Err(AuthError::unprocessable(
-                    "user_already_exists",
-                    "User already registered",
-                ));
-            }
-            // Confirmations on: answer as for a new address, so the reply
-            // does not tell whether the address has an account.
-            return Ok(json_response(obfuscated_user(
-                &state,
-                &email,
-                &user_metadata,
-            )));
+        if config.mailer_autoconfirm {
+            // A session would follow a new sign-up: nothing to look alike.
+            return Err(AuthError::unprocessable(
+                "user_already_exists",
+                "User already registered",
+            ));
         }
-        // Registered but never confirmed: send the confirmation again.
-        send_link(
-            &state,
-            &mut tx,
-            &existing,
-            LinkKind::Signup,
-            &email,
-            &redirect_to,
-            challenge.as_ref(),
-        )
-        .await?;
-        let user = users::find_by_id(&mut tx, existing.id())
-            .await?
-            .unwrap_or(existing);
+        // Confirmations on: the answer looks like a new sign-up's, so it does
+        // not tell whether the address has an account; the owner hears of it
+        // by e-mail (a new confirmation link while unconfirmed).
+        if existing.row.email_confirmed_at.is_some() {
+            deliver(&state, account_exists_mail(&state, &email)).await?;
+        } else {
+            send_link(
+                &state,
+                &mut tx,
+                &existing,
+                LinkKind::Signup,
+                &email,
+                &redirect_to,
+                challenge.as_ref(),
+            )
+            .await?;
+        }
         tx.commit().await?;
-        return Ok(json_response(user.to_json()));
+        return Ok(json_response(look_alike_user(
+            &state,
+            &email,
+            user_metadata,
+        )));
     }
 
     let user = insert_user(
@@ -544,23 +561,77 @@ pub async fn signup(State(state): State<AuthState>, input: Input) -> Result<Resp
     Ok(json_response(user.to_json()))
 }
 
-/// A User-shaped answer for an address that already has an account.
-fn obfuscated_user(state: &AuthState, email: &str, user_metadata: &Value) -> Value {
-    let now = state.now();
-    json!({
-        "id": Uuid::new_v4(),
-        "aud": "authenticated",
-        "role": "authenticated",
-        "email": email,
-        "phone": "",
-        "confirmation_sent_at": now,
-        "app_metadata": {"provider": "email", "providers": ["email"]},
-        "user_metadata": user_metadata,
-        "identities": [],
-        "created_at": now,
-        "updated_at": now,
-        "is_anonymous": false,
-    })
+/// `at` as the database keeps it (microseconds), so a made-up timestamp
+/// prints like a stored one.
+fn as_stored(at: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(at.timestamp_micros()).unwrap_or(at)
+}
+
+/// The answer to a sign-up of an address that already has an account, with
+/// confirmations on: the user a new sign-up would have made (a new id, an
+/// `email` identity, a confirmation just sent), built as a stored user is
+/// printed, so that nothing in it tells the two apart. Nothing is stored.
+fn look_alike_user(state: &AuthState, email: &str, user_metadata: Value) -> Value {
+    let created = as_stored(state.now());
+    let sent = as_stored(state.now());
+    let id = Uuid::new_v4();
+    let user = User {
+        row: users::UserRow {
+            id,
+            aud: "authenticated".into(),
+            role: "authenticated".into(),
+            email: email.to_owned(),
+            encrypted_password: None,
+            email_confirmed_at: None,
+            invited_at: None,
+            confirmation_sent_at: Some(sent),
+            recovery_sent_at: None,
+            email_change: None,
+            email_change_sent_at: None,
+            last_sign_in_at: None,
+            app_metadata: json!({"provider": "email", "providers": ["email"]}),
+            user_metadata,
+            created_at: Some(created),
+            updated_at: Some(sent),
+            phone: String::new(),
+            phone_confirmed_at: None,
+            confirmed_at: None,
+            banned_until: None,
+            deleted_at: None,
+            is_anonymous: false,
+        },
+        identities: vec![users::IdentityRow {
+            id: Uuid::new_v4(),
+            provider_id: id.to_string(),
+            user_id: id,
+            identity_data: json!({
+                "sub": id.to_string(),
+                "email": email,
+                "email_verified": false,
+                "phone_verified": false,
+            }),
+            provider: "email".into(),
+            email: Some(email.to_lowercase()),
+            last_sign_in_at: Some(created),
+            created_at: Some(created),
+            updated_at: Some(created),
+        }],
+    };
+    user.to_json()
+}
+
+/// What the owner of an address gets when someone signs up with it again.
+fn account_exists_mail(state: &AuthState, email: &str) -> Mail {
+    let site = &state.config().site_url;
+    Mail {
+        to: email.to_owned(),
+        subject: "Someone tried to sign up with your address".into(),
+        text: format!(
+            "Someone (maybe you) tried to sign up with this e-mail address, which already has an account.\n\n\
+             If it was you, sign in instead, or reset your password if you forgot it:\n\n{site}\n\n\
+             If it was not you, you can ignore this e-mail: nothing has changed.\n"
+        ),
+    }
 }
 
 async fn anonymous_signup(
@@ -722,7 +793,8 @@ async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
         users::find_by_email(&mut conn, &email).await?
     };
     let stored = user.as_ref().and_then(|u| u.row.encrypted_password.clone());
-    let verdict = password::verify(password.clone(), stored, config.password_hash).await?;
+    // As long for a missing account, or one without a password, as for any.
+    let verdict = state.checker().verify(password.clone(), stored).await?;
     let Some(user) = user.filter(|_| verdict != Verdict::Mismatch) else {
         state.limiter().add(&account);
         return Err(AuthError::invalid_credentials());
@@ -1137,17 +1209,11 @@ pub async fn otp(State(state): State<AuthState>, input: Input) -> Result<Respons
     let user = match users::find_by_email(&mut tx, &email).await? {
         Some(user) => user,
         None => {
-            if !body.create_user.unwrap_or(true) {
-                return Err(AuthError::unprocessable(
-                    "otp_disabled",
-                    "Signups not allowed for otp",
-                ));
-            }
-            if state.config().disable_signup {
-                return Err(AuthError::unprocessable(
-                    "signup_disabled",
-                    "Signups not allowed for this instance",
-                ));
+            if !body.create_user.unwrap_or(true) || state.config().disable_signup {
+                // No account and none to make: answered as when a link goes
+                // out, so the answer does not tell (the platform's
+                // `otp_disabled` / `signup_disabled` would).
+                return Ok(json_response(json!({})));
             }
             insert_user(
                 &state,

@@ -90,6 +90,8 @@ struct Inner {
     /// The secret of the dev mailbox's pages (`None` with SMTP): new at
     /// every start, printed by the server as a `?token=` link.
     mailbox_token: Option<String>,
+    /// Sign-in password checks that take as long for any account.
+    checker: password::Checker,
     /// The key of e-mail link tokens, derived from the JWT secret.
     email_token_key: [u8; 32],
 }
@@ -118,6 +120,7 @@ impl AuthState {
             .unwrap_or_default();
         let limiter = ratelimit::Limiter::new(config.rate_limits.window);
         let mailbox_token = mailer.is_dev_mailbox().then(|| plinth_db::random_token(40));
+        let checker = password::Checker::new(config.password_hash);
         let email_token_key = jwt.derive_key("plinth-auth/email-link-token");
         Self {
             inner: Arc::new(Inner {
@@ -129,6 +132,7 @@ impl AuthState {
                 limiter,
                 http,
                 mailbox_token,
+                checker,
                 email_token_key,
             }),
         }
@@ -171,6 +175,10 @@ impl AuthState {
 
     pub(crate) fn http(&self) -> &reqwest::Client {
         &self.inner.http
+    }
+
+    pub(crate) fn checker(&self) -> &password::Checker {
+        &self.inner.checker
     }
 
     pub(crate) fn email_token_key(&self) -> &[u8] {

@@ -4,6 +4,16 @@
 //! (or written by seed SQL with `crypt(password, gen_salt('bf'))`) are
 //! bcrypt; they verify here and are replaced by argon2id after a successful
 //! sign-in. Hashing is CPU-heavy, so it runs on the blocking thread pool.
+//!
+//! Sign-in checks go through a [`Checker`], so that how long an answer takes
+//! does not tell whether an address has an account, nor what kind of hash it
+//! has: a missing account (or one without a password) costs one argon2id hash
+//! of the configured cost, and every check is padded to the slowest check of
+//! late (a cheap bcrypt hash of a seeded account answers no faster).
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
@@ -95,6 +105,72 @@ pub async fn verify(password: String, stored: Option<String>, cost: HashCost) ->
     .map_err(AuthError::internal)
 }
 
+/// How fast the padding floor forgets a slow check: it halves every minute.
+const FLOOR_HALF_LIFE: Duration = Duration::from_secs(60);
+/// No check is padded beyond this (a stall of the machine must not make
+/// every sign-in slow for long).
+const FLOOR_MAX: Duration = Duration::from_secs(2);
+
+/// Password checks of sign-ins that answer in the same time whether the
+/// account exists, has no password, or has an argon2id or a bcrypt hash.
+#[derive(Debug)]
+pub struct Checker {
+    cost: HashCost,
+    /// The slowest check of late and when it was measured; it decays.
+    floor: Mutex<(Duration, Instant)>,
+    /// Hashes computed for accounts without a hash (missing or
+    /// passwordless): the work an attacker must not see skipped.
+    stand_ins: AtomicU64,
+}
+
+impl Checker {
+    pub fn new(cost: HashCost) -> Self {
+        Self {
+            cost,
+            floor: Mutex::new((Duration::ZERO, Instant::now())),
+            stand_ins: AtomicU64::new(0),
+        }
+    }
+
+    /// Checks `password` against `stored` (`None`: no such account, or no
+    /// password), spending a hash's work either way, and answers no sooner
+    /// than the slowest check of late.
+    pub async fn verify(&self, password: String, stored: Option<String>) -> Result<Verdict> {
+        let started = Instant::now();
+        if stored.is_none() {
+            self.stand_ins.fetch_add(1, Ordering::Relaxed);
+        }
+        let verdict = verify(password, stored, self.cost).await?;
+        let spent = started.elapsed();
+        let floor = self.raise_floor(spent, Instant::now());
+        if spent < floor {
+            tokio::time::sleep(floor - spent).await;
+        }
+        Ok(verdict)
+    }
+
+    /// Takes `spent` into the floor (the larger of it and the decayed
+    /// floor); the floor to pad to.
+    fn raise_floor(&self, spent: Duration, now: Instant) -> Duration {
+        let mut floor = match self.floor.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let age = now.saturating_duration_since(floor.1);
+        let decayed = floor
+            .0
+            .mul_f64(0.5f64.powf(age.as_secs_f64() / FLOOR_HALF_LIFE.as_secs_f64()));
+        *floor = (decayed.max(spent).min(FLOOR_MAX), now);
+        floor.0
+    }
+
+    /// How many stand-in hashes were computed.
+    #[cfg(test)]
+    pub fn stand_ins(&self) -> u64 {
+        self.stand_ins.load(Ordering::Relaxed)
+    }
+}
+
 /// Refuses passwords shorter than `min_length` characters (422
 /// `weak_password`, reason `length`).
 pub fn check_strength(password: &str, min_length: usize) -> Result<()> {
@@ -159,6 +235,60 @@ mod tests {
                 "{stored}"
             );
         }
+    }
+
+    #[tokio::test]
+    async fn a_missing_account_costs_a_hash_and_as_long_as_a_bcrypt_one() {
+        let checker = Checker::new(HashCost::cheap());
+        // A seeded account: bcrypt, far slower than the cheap argon2id.
+        let seeded = bcrypt::hash("imported", 8).unwrap();
+        let started = Instant::now();
+        let verdict = checker
+            .verify("wrong".into(), Some(seeded.clone()))
+            .await
+            .unwrap();
+        let bcrypt_took = started.elapsed();
+        assert_eq!(verdict, Verdict::Mismatch);
+        assert_eq!(checker.stand_ins(), 0);
+
+        // A missing account: a stand-in hash, then padded to the bcrypt time.
+        let started = Instant::now();
+        let verdict = checker.verify("wrong".into(), None).await.unwrap();
+        let missing_took = started.elapsed();
+        assert_eq!(verdict, Verdict::Mismatch);
+        assert_eq!(checker.stand_ins(), 1);
+        assert!(
+            missing_took * 10 >= bcrypt_took * 9,
+            "missing {missing_took:?}, bcrypt {bcrypt_took:?}"
+        );
+        // So is a cheap argon2id account, right or wrong.
+        let argon = hash_blocking("right", HashCost::cheap()).unwrap();
+        for attempt in ["right", "wrong"] {
+            let started = Instant::now();
+            checker
+                .verify(attempt.into(), Some(argon.clone()))
+                .await
+                .unwrap();
+            assert!(started.elapsed() * 10 >= bcrypt_took * 9, "{attempt}");
+        }
+        assert_eq!(checker.stand_ins(), 1);
+    }
+
+    #[test]
+    fn the_floor_decays_and_is_capped() {
+        let checker = Checker::new(HashCost::cheap());
+        let start = Instant::now();
+        assert_eq!(
+            checker.raise_floor(Duration::from_millis(80), start),
+            Duration::from_millis(80)
+        );
+        let later = checker.raise_floor(Duration::from_millis(1), start + FLOOR_HALF_LIFE);
+        assert!(
+            later > Duration::from_millis(39) && later < Duration::from_millis(41),
+            "{later:?}"
+        );
+        let capped = checker.raise_floor(Duration::from_secs(30), start + FLOOR_HALF_LIFE);
+        assert_eq!(capped, FLOOR_MAX);
     }
 
     #[test]

@@ -602,7 +602,8 @@ async fn confirmation_through_the_dev_mailbox() {
         200
     );
 
-    // Signing up again with a confirmed address answers a look-alike user.
+    // Signing up again with a confirmed address answers a look-alike user
+    // (a new sign-up's shape, an identity too) and tells the owner by mail.
     let again = app
         .post(
             "/signup",
@@ -611,7 +612,14 @@ async fn confirmation_through_the_dev_mailbox() {
         .await;
     assert_eq!(again.status, 200);
     assert_ne!(again.body["id"], me.body["id"]);
-    assert_eq!(again.body["identities"], json!([]));
+    assert_eq!(again.body["identities"][0]["user_id"], again.body["id"]);
+    assert_eq!(again.body["identities"].as_array().unwrap().len(), 1);
+    let told = app.mail_to("new@example.com").await;
+    assert_eq!(told.len(), 2);
+    assert_eq!(
+        told[0]["subject"],
+        "Someone tried to sign up with your address"
+    );
 }
 
 #[tokio::test]

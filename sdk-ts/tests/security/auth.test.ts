@@ -91,6 +91,57 @@ describe('item 9: recovery e-mail', () => {
   })
 })
 
+describe('item 12: answers do not tell whether an address has an account', () => {
+  it('signUp of a taken address answers like a new sign-up', async () => {
+    const taken = uniqueEmail('taken')
+    const ownerId = await seededUser(taken)
+    const options = { data: { display_name: 'Someone' } }
+    const fresh = await anonClient().auth.signUp({ email: uniqueEmail('fresh'), password: 'a-new-password', options })
+    const again = await anonClient().auth.signUp({ email: taken, password: 'a-new-password', options })
+    expect(fresh.error).toBeNull()
+    expect(again.error).toBeNull()
+    expect(again.data.session).toBeNull()
+    expect(again.data.user?.email).toBe(taken)
+    expect(again.data.user?.id).not.toBe(ownerId)
+    expect(again.data.user?.identities).toHaveLength(1)
+    expect(shape(again.data)).toEqual(shape(fresh.data))
+    // The owner gets an e-mail about it; nothing else changed.
+    const mail = await (await mailbox(taken, serviceRoleKey)).json()
+    expect(mail.messages).toHaveLength(1)
+    const owner = await anonClient().auth.signInWithPassword({ email: taken, password: PASSWORD })
+    expect(owner.error).toBeNull()
+  })
+
+  it('signInWithOtp without sign-up answers alike', async () => {
+    const known = uniqueEmail('otp-known')
+    await seededUser(known)
+    const unknown = uniqueEmail('otp-unknown')
+    const a = await anonClient().auth.signInWithOtp({ email: known, options: { shouldCreateUser: false } })
+    const b = await anonClient().auth.signInWithOtp({ email: unknown, options: { shouldCreateUser: false } })
+    expect(a.error).toBeNull()
+    expect(b).toEqual(a)
+    expect(await sql('select 1 from auth.users where email = $1', [unknown])).toHaveLength(0)
+  })
+
+  it('resetPasswordForEmail and signInWithPassword answer alike', async () => {
+    const known = uniqueEmail('reset-known')
+    await seededUser(known)
+    const unknown = uniqueEmail('reset-unknown')
+    const a = await anonClient().auth.resetPasswordForEmail(known)
+    const b = await anonClient().auth.resetPasswordForEmail(unknown)
+    expect(a.error).toBeNull()
+    expect(b).toEqual(a)
+    const wrong = await anonClient().auth.signInWithPassword({ email: known, password: 'not-it' })
+    const missing = await anonClient().auth.signInWithPassword({ email: unknown, password: 'not-it' })
+    expect(wrong.error?.code).toBe('invalid_credentials')
+    expect([missing.error?.status, missing.error?.code, missing.error?.message]).toEqual([
+      wrong.error?.status,
+      wrong.error?.code,
+      wrong.error?.message,
+    ])
+  })
+})
+
 describe('item 13: what a token must be', () => {
   async function refused(key: string) {
     const client = createClient(plinthUrl, key, {

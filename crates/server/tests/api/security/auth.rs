@@ -481,6 +481,135 @@ async fn item_09_codes_and_links_expire_after_an_hour() {
     assert!(location.contains("error_code=otp_expired"), "{location}");
 }
 
+// ------------------------------------------------------------------ item 12
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+#[tokio::test]
+async fn item_12_sign_in_takes_as_long_for_a_missing_account_as_for_a_bcrypt_one() {
+    let app = spawn_app().await;
+    let seeded = unique("seeded");
+    // bcrypt of cost 10 costs far more than the test's cheap argon2id: a
+    // missing account that skipped the work would answer many times faster.
+    seeded_user(&app, &seeded, PASSWORD, 10).await;
+    let client = client_from(2);
+    let (mut bcrypt, mut missing) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let known = sign_in(&app, &client, &seeded, "wrong-password").await;
+        assert_eq!(known.status, 400);
+        bcrypt.push(known.elapsed);
+        let unknown = sign_in(&app, &client, &unique("nobody"), "wrong-password").await;
+        assert_eq!(unknown.status, 400);
+        assert_eq!(unknown.body, known.body);
+        missing.push(unknown.elapsed);
+    }
+    let fastest_missing = *missing.iter().min().unwrap();
+    let typical_bcrypt = median(bcrypt.clone());
+    assert!(
+        fastest_missing * 2 >= typical_bcrypt,
+        "a missing account answered in {fastest_missing:?}, a bcrypt one in {typical_bcrypt:?} \
+         (missing {missing:?}, bcrypt {bcrypt:?})"
+    );
+}
+
+/// The shape of a JSON value: its keys and the kinds of its values.
+fn shape(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), shape(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
+        Value::String(_) => json!("string"),
+        Value::Number(_) => json!("number"),
+        Value::Bool(_) => json!("bool"),
+        Value::Null => json!("null"),
+    }
+}
+
+#[tokio::test]
+async fn item_12_sign_up_of_a_taken_address_answers_like_a_new_one() {
+    let app = spawn_app().await;
+    let fresh = unique("fresh");
+    let taken = unique("taken");
+    let owner = seeded_user(&app, &taken, PASSWORD, 4).await;
+    let unconfirmed = unique("pending");
+    let pending = crate::marketplace_support::create_user(&app, &unconfirmed, "Pending").await;
+
+    let body = |email: &str| json!({"email": email, "password": "some-new-password", "data": {"display_name": "X"}});
+    let new = auth_post(&app, &client_from(2), "/signup", body(&fresh)).await;
+    assert_eq!(new.status, 200, "{}", new.body);
+    for (email, real_id) in [(&taken, owner), (&unconfirmed, pending)] {
+        let reply = auth_post(&app, &client_from(3), "/signup", body(email)).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(
+            shape(&reply.body),
+            shape(&new.body),
+            "{} vs {}",
+            reply.body,
+            new.body
+        );
+        assert_ne!(reply.body["id"], json!(real_id));
+        assert_eq!(reply.body["email"], json!(email));
+        assert_eq!(
+            reply.body["identities"][0]["identity_data"]["email"],
+            json!(email)
+        );
+        assert_eq!(reply.body["identities"][0]["user_id"], reply.body["id"]);
+        // The owner hears of it by e-mail instead.
+        assert_eq!(mail_to(&app, email).await.len(), 1, "{email}");
+    }
+    // Nothing changed for the taken account.
+    let still: bool = sqlx::query_scalar(
+        "select encrypted_password = crypt($2, encrypted_password) from auth.users where id = $1",
+    )
+    .bind(owner)
+    .bind(PASSWORD)
+    .fetch_one(owner_pool(&app))
+    .await
+    .unwrap();
+    assert!(still);
+}
+
+#[tokio::test]
+async fn item_12_magic_links_and_recovery_answer_alike_for_unknown_addresses() {
+    let app = spawn_app().await;
+    for path in ["/otp", "/recover"] {
+        let known = unique("known");
+        seeded_user(&app, &known, PASSWORD, 4).await;
+        let unknown = unique("unknown");
+        // `signInWithOtp({ shouldCreateUser: false })` sends `create_user: false`.
+        let payload = |email: &str| json!({"email": email, "create_user": false, "data": {}});
+        let a = auth_post(&app, &client_from(2), path, payload(&known)).await;
+        let b = auth_post(&app, &client_from(2), path, payload(&unknown)).await;
+        assert_eq!((a.status, &a.body), (StatusCode::OK, &json!({})), "{path}");
+        assert_eq!(
+            (b.status, &b.body),
+            (StatusCode::OK, &json!({})),
+            "{path}: {}",
+            b.body
+        );
+        // Asked again at once: refused alike.
+        let a = auth_post(&app, &client_from(3), path, payload(&known)).await;
+        let b = auth_post(&app, &client_from(3), path, payload(&unknown)).await;
+        assert_eq!(a.status, 429, "{path}: {}", a.body);
+        assert_eq!(b.status, 429, "{path}: {}", b.body);
+        assert_eq!(a.body["code"], b.body["code"], "{path}");
+        // No account was made for the unknown address, nor mail sent to it.
+        let made: i64 =
+            sqlx::query_scalar("select count(*) from auth.users where lower(email) = lower($1)")
+                .bind(&unknown)
+                .fetch_one(owner_pool(&app))
+                .await
+                .unwrap();
+        assert_eq!(made, 0, "{path}");
+        assert!(mail_to(&app, &unknown).await.is_empty(), "{path}");
+        assert_eq!(mail_to(&app, &known).await.len(), 1, "{path}");
+    }
+}
+
 // ------------------------------------------------------------------ item 13
 
 fn now() -> i64 {
