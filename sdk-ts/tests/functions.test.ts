@@ -18,11 +18,11 @@ beforeAll(async () => {
     [CREATOR],
   )
   await sql(
-    `insert into public.templates (id, user_id, title, description, price, price_in_cents, category_id, template_file_url)
+    `insert into public.templates (id, user_id, title, description, price, price_in_cents, category_id, template_url, template_file_url)
      values ($2, $1, 'Free Planner', 'free', 0, 0, (select id from public.categories where slug = 'productivity'),
-             'https://files.example.com/free-planner.zip'),
+             'https://files.example.com/free-planner.zip', null),
             ($3, $1, 'Paid Planner', 'paid', 9.99, 999, (select id from public.categories where slug = 'productivity'),
-             'template-files/c0000000-0000-4000-8000-00000000f001/files/paid.zip')
+             null, 'template-files/c0000000-0000-4000-8000-00000000f001/files/paid.zip')
      on conflict (id) do nothing`,
     [CREATOR, FREE, PAID],
   )

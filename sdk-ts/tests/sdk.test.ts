@@ -58,11 +58,11 @@ beforeAll(async () => {
     [CREATOR],
   )
   await sql(
-    `insert into public.templates (id, user_id, title, description, price, price_in_cents, category_id, template_file_url)
+    `insert into public.templates (id, user_id, title, description, price, price_in_cents, category_id, template_url, template_file_url)
      values ($2, $1, 'SDK Free Kit', 'free', 0, 0, (select id from public.categories where slug = 'productivity'),
-             'https://files.example.com/sdk-free-kit.zip'),
+             'https://files.example.com/sdk-free-kit.zip', null),
             ($3, $1, 'SDK Paid Kit', 'paid', 12.5, 1250, (select id from public.categories where slug = 'productivity'),
-             'template-files/c0000000-0000-4000-8000-00000000a001/files/kit.zip')
+             null, 'template-files/c0000000-0000-4000-8000-00000000a001/files/kit.zip')
      on conflict (id) do nothing`,
     [CREATOR, FREE, PAID],
   )
@@ -178,8 +178,9 @@ describe('@plinth/sdk', () => {
     const connect = await api.stripeConnect(supabase, { userId: id })
     expect(connect.error).toBeNull()
     const link = new URL(connect.data!.url)
+    // Kept apart from the public profile (migrations/20261124000300_payment_accounts.sql).
     const profile = await sql<{ stripe_account_id: string | null }>(
-      'select stripe_account_id from public.profiles where id = $1',
+      'select stripe_account_id from public.payment_accounts where user_id = $1',
       [id],
     )
     const account = profile[0].stripe_account_id

@@ -97,11 +97,14 @@ pub async fn links(
 
 /// Whether `bucket/name` may be handed out as `template`'s file: in the
 /// public or the paid-files bucket (only the latter for a paid template),
-/// under the creator's own folder with no empty, `.` or `..` part, and
-/// stored, uploaded by that creator (or by the server). `Some(the bucket is
-/// public)` when it may, `None` otherwise. The database refuses such rows
-/// already (migrations/20261124000100_template_files_are_the_creators.sql);
-/// this is the same rule where the link is signed.
+/// under the creator's own folder with no empty, `.` or `..` part, and, when
+/// stored, uploaded by that creator (or by the server). Only the creator may
+/// write in that folder (policies/0100, 0110), so a name there that is not
+/// stored yet is theirs too (its signed URL answers 404 until it is).
+/// `Some(the bucket is public)` when it may, `None` otherwise. The database
+/// refuses such rows already
+/// (migrations/20261124000100_template_files_are_the_creators.sql); this is
+/// the same rule where the link is signed.
 async fn own_object(
     conn: &mut PgConnection,
     template: &Deliverable,
@@ -111,8 +114,7 @@ async fn own_object(
     let bucket_allowed =
         bucket == PAID_FILES_BUCKET || (bucket == PUBLIC_FILES_BUCKET && !template.paid);
     let creator = template.creator.to_string();
-    let mut parts = name.split('/');
-    let in_own_folder = parts.next() == Some(creator.as_str())
+    let in_own_folder = name.split('/').next() == Some(creator.as_str())
         && !name.contains('\\')
         && name
             .split('/')
@@ -120,18 +122,24 @@ async fn own_object(
     if !bucket_allowed || !in_own_folder {
         return Ok(None);
     }
-    let stored: Option<bool> = sqlx::query_scalar(
-        "select b.public from storage.objects o join storage.buckets b on b.id = o.bucket_id \
-          where o.bucket_id = $1 and o.name = $2 \
-            and (o.owner is null or o.owner = $3) \
-            and (o.owner_id is null or o.owner_id = $3::text)",
+    let uploaded_by_creator: Option<bool> = sqlx::query_scalar(
+        "select (o.owner is null or o.owner = $3) and (o.owner_id is null or o.owner_id = $3::text) \
+           from storage.objects o where o.bucket_id = $1 and o.name = $2",
     )
     .bind(bucket)
     .bind(name)
     .bind(template.creator)
-    .fetch_optional(conn)
+    .fetch_optional(&mut *conn)
     .await?;
-    Ok(stored)
+    if uploaded_by_creator == Some(false) {
+        return Ok(None);
+    }
+    let public: Option<bool> =
+        sqlx::query_scalar("select public from storage.buckets where id = $1")
+            .bind(bucket)
+            .fetch_optional(&mut *conn)
+            .await?;
+    Ok(public)
 }
 
 /// Marks the order of payment `intent_id` paid (or, when no order carries
