@@ -574,3 +574,114 @@ async fn item_10_a_payment_account_id_is_its_owners_only() {
 
     assert!(holes.is_empty(), "holes:\n{}", holes.join("\n"));
 }
+
+// ----------------------------------------------------------------- item 11
+
+/// Upvotes and ratings rank templates (Most Popular, trending, creator
+/// statistics): a creator's own votes on their templates are refused.
+#[tokio::test]
+async fn item_11_creators_do_not_upvote_or_rate_their_own_templates() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "self@test.dev", "Self").await;
+    let fan = create_user(&app, "fan@test.dev", "Fan").await;
+    let cat = category_id(&app, "personal").await;
+    let own = published_template(&app, creator, "Own Work", cat, 0.0).await;
+    let mut holes = Vec::new();
+
+    let try_insert = |actor: Actor, table: &'static str, body: Value, prefer: &'static str| {
+        let app = &app;
+        async move { rest(app, actor, Method::POST, table, Some(body), prefer).await }
+    };
+    let upvote = try_insert(
+        Actor::User(creator),
+        "template_upvotes",
+        json!({"template_id": own, "user_id": creator}),
+        "",
+    )
+    .await;
+    if upvote.status.is_success() {
+        holes.push("the creator upvoted their own template".to_owned());
+    } else if upvote.status != StatusCode::FORBIDDEN {
+        holes.push(format!(
+            "own upvote: expected 403, got {} {}",
+            upvote.status, upvote.body
+        ));
+    }
+    let rating = try_insert(
+        Actor::User(creator),
+        "template_ratings",
+        json!({"template_id": own, "user_id": creator, "rating": 5, "review_text": "Great!"}),
+        "",
+    )
+    .await;
+    if rating.status.is_success() {
+        holes.push("the creator rated their own template".to_owned());
+    }
+    // A rating that exists (from before the rule) cannot be raised either,
+    // through the upsert the app sends.
+    sqlx::query(
+        "insert into public.template_ratings (template_id, user_id, rating) values ($1, $2, 1)
+         on conflict do nothing",
+    )
+    .bind(own)
+    .bind(creator)
+    .execute(owner_pool(&app))
+    .await
+    .unwrap();
+    let upsert = try_insert(
+        Actor::User(creator),
+        "template_ratings?on_conflict=template_id,user_id",
+        json!({"template_id": own, "user_id": creator, "rating": 5, "review_text": null}),
+        "resolution=merge-duplicates",
+    )
+    .await;
+    if upsert.status.is_success() {
+        holes.push("the creator re-rated their own template".to_owned());
+    }
+    let patched = rest(
+        &app,
+        Actor::User(creator),
+        Method::PATCH,
+        &format!("template_ratings?template_id=eq.{own}&user_id=eq.{creator}"),
+        Some(json!({"rating": 5})),
+        "return=representation",
+    )
+    .await;
+    if patched.status.is_success() && !patched.rows().is_empty() {
+        holes.push("the creator changed a rating of their own template".to_owned());
+    }
+
+    // Anyone else may.
+    let upvote = try_insert(
+        Actor::User(fan),
+        "template_upvotes",
+        json!({"template_id": own, "user_id": fan}),
+        "",
+    )
+    .await;
+    assert_eq!(upvote.status, StatusCode::CREATED, "{}", upvote.body);
+    let rating = try_insert(
+        Actor::User(fan),
+        "template_ratings",
+        json!({"template_id": own, "user_id": fan, "rating": 4}),
+        "",
+    )
+    .await;
+    assert_eq!(rating.status, StatusCode::CREATED, "{}", rating.body);
+
+    // The demo data has no such votes either.
+    load_demo(&app).await;
+    let own_votes: i64 = sqlx::query_scalar(
+        "select (select count(*) from public.template_upvotes u join public.templates t
+                   on t.id = u.template_id and t.user_id = u.user_id and u.user_id <> $1)
+              + (select count(*) from public.template_ratings r join public.templates t
+                   on t.id = r.template_id and t.user_id = r.user_id and r.user_id <> $1)",
+    )
+    .bind(creator)
+    .fetch_one(owner_pool(&app))
+    .await
+    .unwrap();
+    assert_eq!(own_votes, 0, "votes on own templates in the demo data");
+
+    assert!(holes.is_empty(), "holes:\n{}", holes.join("\n"));
+}
