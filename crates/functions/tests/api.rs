@@ -312,7 +312,11 @@ async fn newsletter_subscriptions_are_idempotent_per_email() {
         )
         .await;
     assert_eq!(status, 200);
-    assert_eq!(body, json!({"success": true}), "the same answer as a new address");
+    assert_eq!(
+        body,
+        json!({"success": true}),
+        "the same answer as a new address"
+    );
     let count: i64 = sqlx::query_scalar("select count(*) from public.newsletter_subscribers")
         .fetch_one(app.pool())
         .await
