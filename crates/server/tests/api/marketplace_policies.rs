@@ -28,6 +28,9 @@ use Op::*;
 ///
 /// `templates#unpublished` is a template of the owner that is not published;
 /// `templates#counters` writes a counter (downloads_count) instead of content.
+/// `template_upvotes#own` and `template_ratings#own` are votes of the owner on
+/// their own template (nobody votes for their own work; the update and delete
+/// act on such a rating left from before that rule).
 /// For `admins` the row belongs to another admin (so "admin" is an admin who
 /// is not its owner), and the insert is the owner making themself an admin.
 const MATRIX: &[(&str, Op, &str)] = &[
@@ -68,6 +71,7 @@ const MATRIX: &[(&str, Op, &str)] = &[
     ("template_upvotes", Insert, /*          */ "-Y--Y"),
     ("template_upvotes", Update, /*          */ "----Y"),
     ("template_upvotes", Delete, /*          */ "-Y--Y"),
+    ("template_upvotes#own", Insert, /*      */ "----Y"),
     ("wishlist", Select, /*                  */ "-Y--Y"),
     ("wishlist", Insert, /*                  */ "-Y--Y"),
     ("wishlist", Update, /*                  */ "----Y"),
@@ -76,6 +80,9 @@ const MATRIX: &[(&str, Op, &str)] = &[
     ("template_ratings", Insert, /*          */ "-Y--Y"),
     ("template_ratings", Update, /*          */ "-Y--Y"),
     ("template_ratings", Delete, /*          */ "-Y--Y"),
+    ("template_ratings#own", Insert, /*      */ "----Y"),
+    ("template_ratings#own", Update, /*      */ "----Y"),
+    ("template_ratings#own", Delete, /*      */ "-Y--Y"),
     ("orders", Select, /*                    */ "-Y--Y"),
     ("orders", Insert, /*                    */ "----Y"),
     ("orders", Update, /*                    */ "----Y"),
@@ -96,6 +103,10 @@ const MATRIX: &[(&str, Op, &str)] = &[
     ("paid_template_links", Insert, /*       */ "----Y"),
     ("paid_template_links", Update, /*       */ "----Y"),
     ("paid_template_links", Delete, /*       */ "----Y"),
+    ("payment_accounts", Select, /*          */ "-Y--Y"),
+    ("payment_accounts", Insert, /*          */ "----Y"),
+    ("payment_accounts", Update, /*          */ "----Y"),
+    ("payment_accounts", Delete, /*          */ "----Y"),
 ];
 
 /// The rows the matrix acts on.
@@ -164,7 +175,8 @@ async fn fixture(app: &TestApp) -> Fixture {
     let t_new = published_template(app, creator, "New Template", productivity, 0.0).await;
     let t_paid = published_template(app, owner, "Paid Template", productivity, 9.0).await;
     sqlx::query(
-        "update public.templates set template_url = 'https://workspace.test/paid' where id = $1",
+        "update public.templates set template_url = 'https://workspace.test/paid',
+                template_file_url = 'template-files/' || user_id || '/files/paid.zip' where id = $1",
     )
     .bind(t_paid)
     .execute(pool)
@@ -208,6 +220,21 @@ async fn fixture(app: &TestApp) -> Fixture {
             .await
             .unwrap();
     }
+    // From before the rule: a rating of the owner's own template. And the
+    // owner's payment account.
+    sqlx::query(
+        "insert into public.template_ratings (user_id, template_id, rating) values ($1, $2, 3)",
+    )
+    .bind(owner)
+    .bind(t_own)
+    .execute(pool)
+    .await
+    .unwrap();
+    sqlx::query("insert into public.payment_accounts (user_id, stripe_account_id) values ($1, 'acct_owner')")
+        .bind(owner)
+        .execute(pool)
+        .await
+        .unwrap();
     let order: Uuid = sqlx::query_scalar(
         "insert into public.orders (product_id, buyer_id, buyer_email, price_in_cents, payment_status)
          values ($1, $2, 'owner@test.dev', 500, 'paid') returning id",
@@ -322,6 +349,21 @@ fn target(table: &str, f: &Fixture, op: Op) -> Target {
             format!("user_id=eq.{o}&template_id=eq.{}", f.t_used),
             json!({"user_id": o, "template_id": f.t_new, "rating": 5}),
             json!({"rating": 2}),
+        ),
+        "template_upvotes#own" => (
+            format!("user_id=eq.{o}&template_id=eq.{}", f.t_own),
+            json!({"user_id": o, "template_id": f.t_own}),
+            Value::Null,
+        ),
+        "template_ratings#own" => (
+            format!("user_id=eq.{o}&template_id=eq.{}", f.t_own),
+            json!({"user_id": o, "template_id": f.t_paid, "rating": 5}),
+            json!({"rating": 5}),
+        ),
+        "payment_accounts" => (
+            format!("user_id=eq.{o}"),
+            json!({"user_id": f.other, "stripe_account_id": "acct_other"}),
+            json!({"stripe_account_id": "acct_changed"}),
         ),
         "orders" => (
             format!("id=eq.{}", f.order),
@@ -550,7 +592,7 @@ async fn every_table_in_public_has_row_level_security() {
             .fetch_one(owner_pool(&app))
             .await
             .unwrap();
-    assert_eq!(count, 15, "the marketplace's 15 tables");
+    assert_eq!(count, 16, "the marketplace's 16 tables");
 }
 
 #[tokio::test]
@@ -707,4 +749,96 @@ async fn a_paid_templates_link_is_not_in_its_public_row() {
         own,
         vec![json!({"template_url": "https://workspace.test/edited"})]
     );
+}
+
+/// The links of a paid template (its stored file and its workspace link)
+/// are read by its creator and admins only: not by visitors, other users, or
+/// its buyers (they get a signed, expiring link from validate-download). A
+/// free template's links are public.
+#[tokio::test]
+async fn the_links_of_a_paid_template_are_read_by_its_owner_and_admins_only() {
+    let app = spawn_marketplace().await;
+    let f = fixture(&app).await;
+    let pool = owner_pool(&app);
+    let buyer = create_user(&app, "buyer@test.dev", "Buyer").await;
+    sqlx::query(
+        "insert into public.orders (product_id, buyer_id, buyer_email, price_in_cents, payment_status)
+         values ($1, $2, 'buyer@test.dev', 900, 'paid')",
+    )
+    .bind(f.t_paid)
+    .bind(buyer)
+    .execute(pool)
+    .await
+    .unwrap();
+    let free_file = format!("templates/{}/files/free.zip", f.owner);
+    sqlx::query("update public.templates set template_file_url = $2, template_url = 'https://workspace.test/free' where id = $1")
+        .bind(f.t_own)
+        .bind(&free_file)
+        .execute(pool)
+        .await
+        .unwrap();
+    let paid_links = json!({
+        "template_file_url": format!("template-files/{}/files/paid.zip", f.owner),
+        "template_url": "https://workspace.test/paid",
+    });
+    let hidden = json!({"template_file_url": null, "template_url": null});
+    let columns = "select=template_file_url,template_url";
+    //                 actor                 reads the kept links
+    for (name, actor, reads) in [
+        ("anon", Actor::Anon, false),
+        ("other user", Actor::User(f.other), false),
+        ("buyer", Actor::User(buyer), false),
+        ("owner", Actor::User(f.owner), true),
+        ("admin", Actor::User(f.admin), true),
+        ("service", Actor::Service, true),
+    ] {
+        let public = rows(
+            &app,
+            actor,
+            &format!("templates?id=eq.{}&{columns}", f.t_paid),
+        )
+        .await;
+        assert_eq!(
+            public,
+            vec![hidden.clone()],
+            "{name}: the paid template's row"
+        );
+        // Visitors may not even ask (a 401), others see no row.
+        let kept = get(
+            &app,
+            actor,
+            &format!("paid_template_links?template_id=eq.{}&{columns}", f.t_paid),
+        )
+        .await;
+        let kept = if kept.status.is_success() {
+            kept.rows().clone()
+        } else {
+            assert_eq!(
+                kept.status,
+                StatusCode::UNAUTHORIZED,
+                "{name}: {}",
+                kept.body
+            );
+            vec![]
+        };
+        let want = if reads {
+            vec![paid_links.clone()]
+        } else {
+            vec![]
+        };
+        assert_eq!(kept, want, "{name}: the paid template's kept links");
+        let free = rows(
+            &app,
+            actor,
+            &format!("templates?id=eq.{}&{columns}", f.t_own),
+        )
+        .await;
+        assert_eq!(
+            free,
+            vec![
+                json!({"template_file_url": free_file, "template_url": "https://workspace.test/free"})
+            ],
+            "{name}: a free template's links"
+        );
+    }
 }
