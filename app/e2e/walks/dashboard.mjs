@@ -7,7 +7,11 @@ import { apiAccount, apiVisitor, expect, signIn, visit, waitForText } from '../l
 const LEO = 'leo@demo.plinth.dev'
 const ADMIN = 'admin@demo.plinth.dev'
 const FRESH_PASSWORD = 'a-long-password-1'
-const TINY_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="10"><rect width="16" height="10" fill="#6366f1"/></svg>'
+// A 1x1 PNG (the 'templates' bucket takes raster previews only, no SVG).
+const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+)
 
 async function anonKey(url) {
   return (await (await fetch(`${url}/_/app-config.json`)).json()).anonKey
@@ -18,8 +22,8 @@ async function uploadPreview(url, account, name) {
   const path = `${account.id}/previews/${name}`
   const r = await fetch(`${url}/storage/v1/object/templates/${path}`, {
     method: 'POST',
-    headers: { apikey: await anonKey(url), authorization: `Bearer ${account.token}`, 'content-type': 'image/svg+xml' },
-    body: TINY_SVG,
+    headers: { apikey: await anonKey(url), authorization: `Bearer ${account.token}`, 'content-type': 'image/png' },
+    body: TINY_PNG,
   })
   expect(r.ok, `upload ${path}: ${r.status} ${await r.text()}`)
   return `${url}/storage/v1/object/public/templates/${path}`
@@ -104,7 +108,7 @@ export const walks = [
     async run(page, { url, viewport }) {
       const email = `e2e-dash-draft-${viewport}-${Date.now()}@example.com`
       const creator = await apiVisitor(url, email)
-      const preview = await uploadPreview(url, creator, `${Date.now()}-walk.svg`)
+      const preview = await uploadPreview(url, creator, `${Date.now()}-walk.png`)
       expect((await fetch(preview)).ok, 'the preview is stored')
       const draftId = crypto.randomUUID()
       const title = `Draft ${viewport} ${Date.now().toString(36)}`

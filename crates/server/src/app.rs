@@ -6,10 +6,9 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
-use axum::http::{HeaderName, Method};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{Html, IntoResponse, Json};
+use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
 use plinth_db::Database;
 use serde_json::json;
@@ -58,11 +57,12 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
         )
         .nest("/api", plinth_functions::api_router(services.functions))
         .nest("/_/mailbox", plinth_auth::mailbox_router(services.auth));
-    let index = app_dir.join("index.html");
-    let api = if index.is_file() {
-        api.fallback_service(ServeDir::new(app_dir).fallback(ServeFile::new(index)))
-    } else {
-        api.route("/", get(no_app))
+    let api = match app_pages(app_dir) {
+        Some(pages) => api.fallback_service(pages),
+        None => api.route(
+            "/",
+            get(no_app).layer(axum::middleware::map_response(page_headers)),
+        ),
     };
     api.layer(cors())
         .layer(axum::middleware::from_fn(
@@ -75,7 +75,58 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
                 next.run(request).await
             },
         ))
+        .layer(axum::middleware::map_response(nosniff))
         .layer(TraceLayer::new_for_http())
+}
+
+/// The Content-Security-Policy of the web app's pages. Scripts only from
+/// the app's own files (the build has no inline script) and Stripe.js;
+/// styles also inline (toasts and Stripe's fields inject `<style>`); images
+/// also from any https address (template previews may be external links);
+/// requests to the origin (`'self'` covers its `ws:`/`wss:` realtime socket)
+/// and Stripe's API; frames only Stripe's; no plugins, no `<base>`, forms
+/// post only to the origin, and no other site may frame the app.
+pub const APP_CSP: &str = "default-src 'self'; \
+     script-src 'self' https://js.stripe.com; \
+     style-src 'self' 'unsafe-inline'; \
+     img-src 'self' data: blob: https:; \
+     font-src 'self' data:; \
+     connect-src 'self' https://api.stripe.com; \
+     frame-src https://js.stripe.com https://hooks.stripe.com; \
+     object-src 'none'; \
+     base-uri 'self'; \
+     form-action 'self'; \
+     frame-ancestors 'none'";
+
+/// The built web app in `app_dir`, with a fallback to its `index.html` (so
+/// the app's own routes load on refresh), every answer carrying the app's
+/// CSP; `None` when the app has not been built.
+fn app_pages(app_dir: &Path) -> Option<Router> {
+    let index = app_dir.join("index.html");
+    index.is_file().then(|| {
+        Router::new()
+            .fallback_service(ServeDir::new(app_dir).fallback(ServeFile::new(index)))
+            .layer(axum::middleware::map_response(page_headers))
+    })
+}
+
+async fn page_headers(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(APP_CSP),
+    );
+    response
+}
+
+/// `X-Content-Type-Options: nosniff` on every answer: browsers take each
+/// response as the type it declares (user files included), never as one
+/// they guess from its bytes.
+async fn nosniff(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .entry(header::X_CONTENT_TYPE_OPTIONS)
+        .or_insert(HeaderValue::from_static("nosniff"));
+    response
 }
 
 /// CORS as the platform answers browsers: any origin (the API is guarded by
@@ -165,4 +216,59 @@ async fn no_app() -> Html<&'static str> {
         "<p>API: <code>/auth/v1</code>, <code>/rest/v1</code>, <code>/storage/v1</code>, ",
         "<code>/functions/v1</code>, <code>/realtime/v1</code>; health: <a href=/health>/health</a>.</p>",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn app_pages_and_their_fallback_carry_the_csp() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("index.html"),
+            "<!doctype html><div id=root></div>",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("app.js"), "export {}").unwrap();
+        let pages = app_pages(dir.path()).unwrap();
+        for path in ["/", "/app.js", "/dashboard/templates?tab=draft"] {
+            let response = pages
+                .clone()
+                .oneshot(Request::get(path).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK, "{path}");
+            assert_eq!(
+                response.headers()[header::CONTENT_SECURITY_POLICY],
+                APP_CSP,
+                "{path}"
+            );
+        }
+        assert!(app_pages(&dir.path().join("missing")).is_none());
+    }
+
+    #[test]
+    fn the_csp_allows_what_the_app_needs_and_nothing_it_does_not() {
+        let directive = |name: &str| {
+            APP_CSP
+                .split(';')
+                .map(str::trim)
+                .find(|d| d.split(' ').next() == Some(name))
+                .unwrap_or_else(|| panic!("no {name} in {APP_CSP}"))
+        };
+        assert_eq!(
+            directive("script-src"),
+            "script-src 'self' https://js.stripe.com"
+        );
+        assert!(!directive("script-src").contains("unsafe"));
+        assert_eq!(directive("object-src"), "object-src 'none'");
+        assert_eq!(directive("frame-ancestors"), "frame-ancestors 'none'");
+        assert_eq!(directive("base-uri"), "base-uri 'self'");
+        assert!(directive("frame-src").contains("https://hooks.stripe.com"));
+        assert!(directive("connect-src").contains("https://api.stripe.com"));
+        assert!(directive("img-src").contains("https:"));
+    }
 }

@@ -140,29 +140,34 @@ async fn receive_upload(
     mode: Mode,
     request: Request,
 ) -> Result<(uuid::Uuid, String)> {
-    check_names(bucket, name)?;
-    let (caller, upsert) = match &mode {
-        Mode::Create => (
+    // Who asks, from the headers; then the bucket (the only wait). A refusal
+    // reads the body away first (see `refuse`).
+    let who = (|| -> Result<(Caller, bool)> {
+        check_names(bucket, name)?;
+        let caller = |request: &Request| {
             Caller::from_request(
                 state,
                 request.headers(),
                 request.method(),
                 request.uri().path(),
-            )?,
-            upsert_header(request.headers()),
-        ),
-        Mode::Update => (
-            Caller::from_request(
-                state,
-                request.headers(),
-                request.method(),
-                request.uri().path(),
-            )?,
-            true,
-        ),
-        Mode::Signed { owner, upsert } => (Caller::system(owner.as_deref()), *upsert),
+            )
+        };
+        Ok(match &mode {
+            Mode::Create => (caller(&request)?, upsert_header(request.headers())),
+            Mode::Update => (caller(&request)?, true),
+            Mode::Signed { owner, upsert } => (Caller::system(owner.as_deref()), *upsert),
+        })
+    })();
+    let checked = match who {
+        Ok((caller, upsert)) => system_bucket(state, bucket)
+            .await
+            .map(|bucket_row| (caller, upsert, bucket_row)),
+        Err(e) => Err(e),
     };
-    let bucket_row = system_bucket(state, bucket).await?;
+    let (caller, upsert, bucket_row) = match checked {
+        Ok(checked) => checked,
+        Err(e) => return Err(refuse(&mut request.into_body().into_data_stream(), e).await),
+    };
     let limit = bucket_row.size_limit(state.inner.config.file_size_limit);
     let default_cache = state.inner.config.default_cache_control;
 
@@ -194,13 +199,20 @@ async fn receive_upload(
             let is_file =
                 field.file_name().is_some() || field.name().unwrap_or_default().is_empty();
             if is_file && file.is_none() {
-                let mimetype = field
-                    .content_type()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| "application/octet-stream".to_owned());
-                check_mime(&bucket_row, &mimetype)?;
-                precheck(state, &caller, &mode, bucket, name, upsert).await?;
                 let mut field = field;
+                let declared_type =
+                    declared(field.content_type().unwrap_or("application/octet-stream"));
+                let allowed = async {
+                    let mimetype = declared_type?;
+                    check_mime(&bucket_row, &mimetype)?;
+                    precheck(state, &caller, &mode, bucket, name, upsert).await?;
+                    Ok(mimetype)
+                }
+                .await;
+                let mimetype = match allowed {
+                    Ok(mimetype) => mimetype,
+                    Err(e) => return Err(refuse(&mut field, e).await),
+                };
                 let got = state.inner.store.receive(&mut field, limit).await;
                 match got {
                     Ok(got) => file = Some((got, mimetype)),
@@ -234,26 +246,30 @@ async fn receive_upload(
         };
     } else {
         let headers = request.headers();
-        let mimetype = if content_type.is_empty() {
-            "application/octet-stream".to_owned()
-        } else {
-            content_type.clone()
-        };
-        if !wire::is_media_type(&mimetype) {
-            return Err(StorageError::InvalidMimeType(mimetype));
-        }
-        check_mime(&bucket_row, &mimetype)?;
-        let declared = header_str(headers, "content-length").and_then(|v| v.parse::<u64>().ok());
+        let declared_length =
+            header_str(headers, "content-length").and_then(|v| v.parse::<u64>().ok());
         let cache_control =
             wire::cache_control(header_str(headers, "cache-control"), default_cache);
         let user_metadata = header_str(headers, "x-metadata").and_then(decode_x_metadata);
-        let oversized = declared.is_some_and(|len| len > limit);
         let mut body = request.into_body().into_data_stream();
-        if oversized {
-            drain(&mut body).await;
-            return Err(StorageError::TooLarge);
+        let allowed = async {
+            let mimetype = if content_type.is_empty() {
+                "application/octet-stream".to_owned()
+            } else {
+                declared(&content_type)?
+            };
+            check_mime(&bucket_row, &mimetype)?;
+            if declared_length.is_some_and(|len| len > limit) {
+                return Err(StorageError::TooLarge);
+            }
+            precheck(state, &caller, &mode, bucket, name, upsert).await?;
+            Ok(mimetype)
         }
-        precheck(state, &caller, &mode, bucket, name, upsert).await?;
+        .await;
+        let mimetype = match allowed {
+            Ok(mimetype) => mimetype,
+            Err(e) => return Err(refuse(&mut body, e).await),
+        };
         match state.inner.store.receive(&mut body, limit).await {
             Ok(got) => received = got,
             Err(ReceiveError::TooLarge) => {
@@ -301,6 +317,14 @@ async fn precheck(
         Mode::Signed { .. } => Ok(()),
         _ => meta::precheck_insert(state, caller, bucket, name, upsert).await,
     }
+}
+
+/// The declared type of an upload as it is stored (see
+/// [`wire::declared_type`]); anything else is refused.
+fn declared(content_type: &str) -> Result<String> {
+    wire::declared_type(content_type)
+        .map(str::to_owned)
+        .ok_or_else(|| StorageError::InvalidMimeType(content_type.to_owned()))
 }
 
 fn check_mime(bucket: &BucketRow, mimetype: &str) -> Result<()> {
@@ -361,6 +385,16 @@ async fn small_text(mut field: axum::extract::multipart::Field<'_>) -> Option<St
         }
     }
     String::from_utf8(bytes).ok()
+}
+
+/// Reads and drops what is left of the body of a refused upload, then
+/// answers `error`: see [`drain`].
+async fn refuse<S, E>(body: &mut S, error: StorageError) -> StorageError
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+{
+    drain(body).await;
+    error
 }
 
 /// Reads and drops what is left of a refused body (bounded), so the client
@@ -496,6 +530,13 @@ fn set(headers: &mut HeaderMap, name: header::HeaderName, value: &str) {
 
 /// Answers a download: 304 when `If-None-Match` matches, 206 for a `Range`,
 /// else 200, with the body streamed from the byte store.
+///
+/// Stored files are served on the app's origin, so none may act as a page
+/// of it: every answer says `nosniff` and carries [`wire::FILE_CSP`]
+/// (sandboxed, nothing loads or runs), the type is served only in its
+/// checked form (a row whose type does not parse is served as bytes), and
+/// any type that is not known to be inert ([`wire::inline_safe`]) is an
+/// attachment, with or without `?download`.
 async fn serve(
     state: &StorageState,
     row: &ObjectRow,
@@ -506,6 +547,14 @@ async fn serve(
     let size = row.size();
     let etag = row.etag();
     let mut headers = HeaderMap::new();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(wire::FILE_CSP),
+    );
     set(&mut headers, header::ETAG, &etag);
     set(&mut headers, header::CACHE_CONTROL, &row.cache_control());
     set(
@@ -516,14 +565,17 @@ async fn serve(
     if wire::none_match(header_str(request, "if-none-match"), &etag) {
         return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
     }
-    set(&mut headers, header::CONTENT_TYPE, &row.mimetype());
+    let stored = row.mimetype();
+    let content_type = wire::declared_type(&stored).unwrap_or("application/octet-stream");
+    set(&mut headers, header::CONTENT_TYPE, content_type);
     set(&mut headers, header::ACCEPT_RANGES, "bytes");
-    if let Some(download) = download {
-        let file = if download.is_empty() {
-            file_name(&row.name)
-        } else {
-            download
-        };
+    let attachment = match download {
+        Some(download) if !download.is_empty() => Some(download),
+        Some(_) => Some(file_name(&row.name)),
+        None if !wire::inline_safe(content_type) => Some(file_name(&row.name)),
+        None => None,
+    };
+    if let Some(file) = attachment {
         set(
             &mut headers,
             header::CONTENT_DISPOSITION,

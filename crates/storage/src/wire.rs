@@ -143,6 +143,74 @@ pub fn is_media_type(content_type: &str) -> bool {
     token(kind) && token(sub)
 }
 
+/// A declared content type, trimmed, when it is exactly one well-formed
+/// media type: `type/subtype`, then parameters `; name=value` (a token, or a
+/// quoted string); `None` otherwise. Browsers read a header such as
+/// `image/png, text/html` (or `image/png; a=b, text/html`) as the last type
+/// of the list, so a comma anywhere, wildcards and stray characters are
+/// refused rather than stored and served back as a type the bucket never
+/// allowed.
+pub fn declared_type(content_type: &str) -> Option<&str> {
+    let token = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'+-.^_`|~".contains(&b))
+    };
+    let content_type = content_type.trim();
+    let mut parts = content_type.split(';');
+    let (kind, sub) = parts.next()?.trim().split_once('/')?;
+    if !token(kind) || !token(sub) {
+        return None;
+    }
+    for parameter in parts {
+        let parameter = parameter.trim();
+        if parameter.is_empty() {
+            continue;
+        }
+        let (name, value) = parameter.split_once('=')?;
+        let (name, value) = (name.trim(), value.trim());
+        let quoted = value.len() >= 2
+            && value.starts_with('"')
+            && value.ends_with('"')
+            && value[1..value.len() - 1]
+                .bytes()
+                .all(|b| (0x20..0x7f).contains(&b) && !b"\"\\,;".contains(&b));
+        if !token(name) || !(token(value) || quoted) {
+            return None;
+        }
+    }
+    Some(content_type)
+}
+
+/// Whether a browser shows a file of this type as inert content (a picture,
+/// plain text) rather than as a document that can run script or load
+/// things: raster images, plain text, CSV and JSON. Everything else (HTML,
+/// SVG, XML, JavaScript, PDF, and any type not known to be inert) is sent
+/// as an attachment. An allow-list, so that a type nobody thought of is
+/// downloaded, never rendered.
+pub fn inline_safe(content_type: &str) -> bool {
+    matches!(
+        essence(content_type).as_str(),
+        "image/png"
+            | "image/jpeg"
+            | "image/gif"
+            | "image/webp"
+            | "image/avif"
+            | "image/bmp"
+            | "image/x-icon"
+            | "image/vnd.microsoft.icon"
+            | "text/plain"
+            | "text/csv"
+            | "application/json"
+    )
+}
+
+/// The `Content-Security-Policy` of every response that carries a stored
+/// file: nothing may load or run, and the document is sandboxed (a unique
+/// origin, no scripts, no forms, no plugins), so even a file opened as a page
+/// of the app's origin cannot act as that origin.
+pub const FILE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
 /// Parses a bucket's `file_size_limit` as the client may send it: a number
 /// of bytes, or a string such as `"5MB"`, `"100kb"`, `"1GB"`, `"2048"`.
 pub fn parse_size(value: &serde_json::Value) -> Option<u64> {
@@ -284,6 +352,66 @@ mod tests {
         assert!(is_media_type("text/plain;charset=UTF-8"));
         assert!(!is_media_type("text"));
         assert!(!is_media_type("te xt/plain"));
+    }
+
+    #[test]
+    fn declared_types() {
+        for ok in [
+            "image/png",
+            "Text/HTML; Charset=UTF-8",
+            "text/plain;charset=UTF-8",
+            "text/plain; charset=\"utf-8\"",
+            "application/vnd.ms-excel",
+            "image/png;",
+        ] {
+            assert_eq!(declared_type(ok), Some(ok), "{ok}");
+        }
+        assert_eq!(declared_type(" image/png "), Some("image/png"));
+        for bad in [
+            "",
+            "text",
+            "image/png, text/html",
+            "image/png,text/html",
+            "image/png; x=y, text/html",
+            "image/png; x=\"a,b\"",
+            "image/png\ttext/html",
+            "image/png; x",
+            "image/*",
+            "*/*",
+            "te xt/plain",
+            "image/png; x=\"a\\\"b\"",
+        ] {
+            assert_eq!(declared_type(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn inert_types_only_are_inline() {
+        for inert in [
+            "image/png",
+            "IMAGE/JPEG; q=1",
+            "text/plain; charset=utf-8",
+            "application/json",
+        ] {
+            assert!(inline_safe(inert), "{inert}");
+        }
+        for active in [
+            "text/html",
+            "Text/HTML; charset=utf-8",
+            "image/svg+xml",
+            "application/xhtml+xml",
+            "text/xml",
+            "application/xml",
+            "application/javascript",
+            "text/javascript",
+            "application/pdf",
+            "application/octet-stream",
+            "multipart/x-mixed-replace",
+            "something/unknown",
+            "",
+        ] {
+            assert!(!inline_safe(active), "{active}");
+        }
     }
 
     #[test]

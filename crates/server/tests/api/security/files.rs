@@ -1,5 +1,11 @@
 //! Security tests: files.
 //!
+//! Item 3: user files are served on the app's origin, so a stored file must
+//! never run as a page of that origin (`nosniff`, a sandboxing CSP,
+//! attachments for active types, declared types that cannot smuggle another
+//! type), the marketplace buckets take only the types the spec needs, and the
+//! app's pages carry a CSP of their own.
+//!
 //! Item 14: a body over a limit, and every other request the framework
 //! refuses before a handler runs, is answered in the service's own JSON shape.
 
@@ -55,7 +61,7 @@ fn storage(app: &TestApp, actor: Actor, method: Method, path: &str) -> reqwest::
 }
 
 /// A public bucket without type or size restrictions (as an operator could
-/// make one).
+/// make one), to see how storage serves whatever is in it.
 async fn open_bucket(app: &TestApp, id: &str) {
     let got = send(
         storage(app, Actor::Service, Method::POST, "bucket")
@@ -63,6 +69,381 @@ async fn open_bucket(app: &TestApp, id: &str) {
     )
     .await;
     assert!(got.status.is_success(), "create bucket: {}", got.text);
+}
+
+/// A raw upload (`Content-Type` from the header), as storage-js sends a
+/// string or an ArrayBuffer.
+async fn upload_raw(
+    app: &TestApp,
+    actor: Actor,
+    bucket: &str,
+    name: &str,
+    content_type: &str,
+    body: &[u8],
+) -> Got {
+    send(
+        storage(app, actor, Method::POST, &format!("object/{bucket}/{name}"))
+            .header("content-type", content_type)
+            .body(body.to_vec()),
+    )
+    .await
+}
+
+/// A multipart upload (the type from the file part), as storage-js sends a
+/// `File`.
+async fn upload_form(
+    app: &TestApp,
+    actor: Actor,
+    bucket: &str,
+    name: &str,
+    content_type: &str,
+    body: &[u8],
+) -> Got {
+    let mut form = Vec::new();
+    form.extend_from_slice(
+        b"--B0und\r\nContent-Disposition: form-data; name=\"cacheControl\"\r\n\r\n3600\r\n",
+    );
+    form.extend_from_slice(
+        format!(
+            "--B0und\r\nContent-Disposition: form-data; name=\"\"; filename=\"f\"\r\nContent-Type: {content_type}\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    form.extend_from_slice(body);
+    form.extend_from_slice(b"\r\n--B0und--\r\n");
+    send(
+        storage(app, actor, Method::POST, &format!("object/{bucket}/{name}"))
+            .header("content-type", "multipart/form-data; boundary=B0und")
+            .body(form),
+    )
+    .await
+}
+
+const HTML: &[u8] = b"<!doctype html><script>localStorage.setItem('pwned','1')</script>";
+const SVG: &[u8] =
+    b"<svg xmlns='http://www.w3.org/2000/svg'><script>document.title='pwned'</script></svg>";
+/// The smallest PNG: a 1x1 transparent pixel.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
+];
+
+/// Asserts the headers every download of user bytes carries.
+fn assert_contained(got: &Got, what: &str) {
+    assert!(
+        got.status.is_success(),
+        "{what}: {} {}",
+        got.status,
+        got.text
+    );
+    assert_eq!(
+        got.header("x-content-type-options"),
+        Some("nosniff"),
+        "{what}"
+    );
+    let csp = got
+        .header("content-security-policy")
+        .unwrap_or_else(|| panic!("{what}: no Content-Security-Policy"));
+    assert!(csp.contains("default-src 'none'"), "{what}: {csp}");
+    assert!(csp.contains("sandbox"), "{what}: {csp}");
+}
+
+fn assert_attachment(got: &Got, what: &str) {
+    let disposition = got.header("content-disposition").unwrap_or_default();
+    assert!(
+        disposition.starts_with("attachment"),
+        "{what}: Content-Disposition {disposition:?}"
+    );
+}
+
+/// Every way a stored object can be read: public, authenticated, signed,
+/// and HEAD of each.
+async fn every_download(app: &TestApp, bucket: &str, name: &str) -> Vec<(String, Got)> {
+    let signed = send(
+        storage(
+            app,
+            Actor::Service,
+            Method::POST,
+            &format!("object/sign/{bucket}/{name}"),
+        )
+        .json(&json!({ "expiresIn": 60 })),
+    )
+    .await;
+    let signed_url = signed.json()["signedURL"].as_str().unwrap().to_owned();
+    let client = reqwest::Client::new();
+    let mut out = Vec::new();
+    for method in [Method::GET, Method::HEAD] {
+        out.push((
+            format!("{method} public"),
+            send(client.request(
+                method.clone(),
+                format!("{}/storage/v1/object/public/{bucket}/{name}", app.url),
+            ))
+            .await,
+        ));
+        out.push((
+            format!("{method} authenticated"),
+            send(storage(
+                app,
+                Actor::Service,
+                method.clone(),
+                &format!("object/authenticated/{bucket}/{name}"),
+            ))
+            .await,
+        ));
+        out.push((
+            format!("{method} object"),
+            send(storage(
+                app,
+                Actor::Service,
+                method.clone(),
+                &format!("object/{bucket}/{name}"),
+            ))
+            .await,
+        ));
+        out.push((
+            format!("{method} signed"),
+            send(client.request(
+                method.clone(),
+                format!("{}/storage/v1{signed_url}", app.url),
+            ))
+            .await,
+        ));
+    }
+    out
+}
+
+// ------------------------------------------------------------------ item 3
+
+#[tokio::test]
+async fn item_03_active_files_are_served_as_sandboxed_attachments() {
+    let app = spawn_app().await;
+    open_bucket(&app, "loose").await;
+    let active: &[(&str, &str, &[u8])] = &[
+        ("page.html", "text/html", HTML),
+        ("shouty.html", "Text/HTML; charset=utf-8", HTML),
+        ("drawing.svg", "image/svg+xml", SVG),
+        ("page.xhtml", "application/xhtml+xml", HTML),
+        ("feed.xml", "text/xml", SVG),
+        ("app.js", "application/javascript", b"alert(1)"),
+        ("anything.bin", "application/x-unknown-thing", HTML),
+    ];
+    for (name, content_type, body) in active {
+        let got = upload_raw(&app, Actor::Service, "loose", name, content_type, body).await;
+        assert!(got.status.is_success(), "upload {name}: {}", got.text);
+        for (how, got) in every_download(&app, "loose", name).await {
+            let what = format!("{how} {name} ({content_type})");
+            assert_contained(&got, &what);
+            assert_attachment(&got, &what);
+        }
+    }
+}
+
+#[tokio::test]
+async fn item_03_inert_files_stay_inline_but_contained() {
+    let app = spawn_app().await;
+    open_bucket(&app, "loose").await;
+    let got = upload_raw(&app, Actor::Service, "loose", "dot.png", "image/png", PNG).await;
+    assert!(got.status.is_success(), "{}", got.text);
+    for (how, got) in every_download(&app, "loose", "dot.png").await {
+        assert_contained(&got, &how);
+        assert_eq!(got.header("content-disposition"), None, "{how}");
+        assert_eq!(got.header("content-type"), Some("image/png"), "{how}");
+    }
+    // `?download` still asks for an attachment, under the given name.
+    let got = send(reqwest::Client::new().get(format!(
+        "{}/storage/v1/object/public/loose/dot.png?download=me.png",
+        app.url
+    )))
+    .await;
+    assert_contained(&got, "download");
+    assert!(
+        got.header("content-disposition")
+            .unwrap()
+            .contains("filename=\"me.png\""),
+    );
+}
+
+#[tokio::test]
+async fn item_03_a_declared_type_cannot_smuggle_another_type() {
+    let app = spawn_app().await;
+    let user = create_user(&app, "smuggler@example.com", "Smuggler").await;
+    // Browsers read the last type of a list (`a, b`), also after parameters.
+    let smuggled = [
+        "image/png, text/html",
+        "image/png,text/html",
+        "image/png; x=y, text/html",
+        "image/png; x=\"a,b\"",
+        "image/png\ttext/html",
+    ];
+    for (i, content_type) in smuggled.iter().enumerate() {
+        for form in [false, true] {
+            let name = format!("{user}/{i}-{form}.png");
+            let got = if form {
+                upload_form(
+                    &app,
+                    Actor::User(user),
+                    "avatars",
+                    &name,
+                    content_type,
+                    HTML,
+                )
+                .await
+            } else {
+                upload_raw(
+                    &app,
+                    Actor::User(user),
+                    "avatars",
+                    &name,
+                    content_type,
+                    HTML,
+                )
+                .await
+            };
+            let body = got.json();
+            assert_eq!(
+                body["statusCode"], "415",
+                "{content_type:?} (form: {form}) was accepted: {}",
+                got.text
+            );
+            assert_eq!(body["code"], "InvalidMimeType");
+        }
+    }
+    // A type with parameters is kept as the client declared it, but served
+    // only as one clean type.
+    let got = upload_raw(
+        &app,
+        Actor::User(user),
+        "avatars",
+        &format!("{user}/ok.png"),
+        "image/png; charset=binary",
+        PNG,
+    )
+    .await;
+    assert!(got.status.is_success(), "{}", got.text);
+}
+
+#[tokio::test]
+async fn item_03_marketplace_buckets_take_only_the_types_the_spec_needs() {
+    let app = spawn_app().await;
+    let user = create_user(&app, "creator@example.com", "Creator").await;
+    let me = Actor::User(user);
+    let refused: &[(&str, &str, &str)] = &[
+        ("avatars", "me.svg", "image/svg+xml"),
+        ("avatars", "me.html", "text/html"),
+        ("avatars", "me.xml", "application/xml"),
+        ("templates", "previews/p.svg", "image/svg+xml"),
+        ("templates", "files/t.html", "text/html"),
+        ("templates", "files/t.xhtml", "application/xhtml+xml"),
+        ("templates", "files/t.js", "text/javascript"),
+        ("template-files", "files/t.html", "Text/HTML; charset=utf-8"),
+        ("template-files", "files/t.svg", "image/svg+xml"),
+    ];
+    for (bucket, name, content_type) in refused {
+        let path = format!("{user}/{name}");
+        for form in [false, true] {
+            let got = if form {
+                upload_form(&app, me, bucket, &path, content_type, SVG).await
+            } else {
+                upload_raw(&app, me, bucket, &path, content_type, SVG).await
+            };
+            assert_eq!(
+                got.json()["statusCode"],
+                "415",
+                "{bucket}/{name} as {content_type} (form: {form}): {}",
+                got.text
+            );
+        }
+    }
+    // ... also through a signed upload URL (its token was minted before the
+    // type was known).
+    let signed = send(
+        storage(
+            &app,
+            me,
+            Method::POST,
+            &format!("object/upload/sign/templates/{user}/files/signed.html"),
+        )
+        .json(&json!({})),
+    )
+    .await;
+    let url = signed.json()["url"].as_str().unwrap().to_owned();
+    let got = send(
+        reqwest::Client::new()
+            .put(format!("{}/storage/v1{url}", app.url))
+            .header("content-type", "text/html")
+            .body(HTML.to_vec()),
+    )
+    .await;
+    assert_eq!(got.json()["statusCode"], "415", "{}", got.text);
+
+    let accepted: &[(&str, &str, &str)] = &[
+        ("avatars", "me.png", "image/png"),
+        ("avatars", "me.jpg", "image/jpeg"),
+        ("avatars", "me.webp", "image/webp"),
+        ("templates", "previews/p.png", "image/png"),
+        ("templates", "previews/p.gif", "image/gif"),
+        ("templates", "files/t.zip", "application/zip"),
+        ("templates", "files/t.pdf", "application/pdf"),
+        ("templates", "files/t.md", "text/markdown"),
+        ("templates", "files/t.bin", "application/octet-stream"),
+        ("template-files", "files/t.zip", "application/zip"),
+        ("template-files", "files/t.csv", "text/csv"),
+    ];
+    for (bucket, name, content_type) in accepted {
+        let got = upload_form(
+            &app,
+            me,
+            bucket,
+            &format!("{user}/{name}"),
+            content_type,
+            PNG,
+        )
+        .await;
+        assert!(
+            got.status.is_success(),
+            "{bucket}/{name} as {content_type}: {}",
+            got.text
+        );
+    }
+    // The avatars' 5 MB limit holds for a body that does not say its length.
+    let big = vec![0u8; 5 * 1024 * 1024 + 1];
+    let got = upload_form(
+        &app,
+        me,
+        "avatars",
+        &format!("{user}/big.png"),
+        "image/png",
+        &big,
+    )
+    .await;
+    assert_eq!(got.json()["statusCode"], "413", "{}", got.text);
+}
+
+#[tokio::test]
+async fn item_03_the_app_pages_carry_a_content_security_policy() {
+    let app = spawn_app().await;
+    let got = send(reqwest::Client::new().get(format!("{}/", app.url))).await;
+    assert!(got.status.is_success());
+    assert_eq!(got.header("x-content-type-options"), Some("nosniff"));
+    let csp = got
+        .header("content-security-policy")
+        .expect("the app page has a CSP");
+    for directive in [
+        "default-src 'self'",
+        "script-src 'self' https://js.stripe.com",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(directive), "{directive} in {csp}");
+    }
+    // The API answers carry nosniff too.
+    let got = send(reqwest::Client::new().get(format!("{}/health", app.url))).await;
+    assert_eq!(got.header("x-content-type-options"), Some("nosniff"));
 }
 
 // ------------------------------------------------------------------ item 14
