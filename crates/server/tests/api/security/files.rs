@@ -608,3 +608,30 @@ async fn item_14_other_refusals_of_the_framework_are_json_too() {
         assert_rest_shape(&got, content_type);
     }
 }
+
+#[tokio::test]
+async fn item_14_auth_answers_a_body_over_the_limit_in_its_shape() {
+    let app = spawn_app().await;
+    for path in ["signup", "token?grant_type=password", "recover", "otp"] {
+        let got = send(
+            reqwest::Client::new()
+                .post(format!("{}/auth/v1/{path}", app.url))
+                .header("apikey", &app.keys.anon_key)
+                .header("x-supabase-api-version", "2024-01-01")
+                .header("content-type", "application/json")
+                .body(big_json(OVER)),
+        )
+        .await;
+        assert_eq!(
+            got.status,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "{path}: {}",
+            got.text
+        );
+        let body = got.json();
+        assert!(
+            body["code"].is_string() && body["message"].is_string(),
+            "{path}: {body}"
+        );
+    }
+}
