@@ -23,9 +23,15 @@
 //! * **Names are data.** Object names are validated (no `.`/`..` or empty
 //!   segments, no leading `/`, no control characters, at most 1024 bytes) and
 //!   never reach the byte store, so no name can escape it.
+//! * **A stored file never acts as a page of the origin that serves it.**
+//!   Every download says `nosniff` and carries a sandboxing CSP
+//!   (`default-src 'none'; sandbox`); only inert types (raster images, plain text, CSV,
+//!   JSON) are shown inline, every other type is an attachment; a declared
+//!   type must be exactly one media type (no `image/png, text/html`).
 //! * **Errors in the platform's shape**: HTTP 400 with the real status as a
-//!   string `statusCode` in `{statusCode, code, error, message}`; internal
-//!   causes are logged, never sent.
+//!   string `statusCode` in `{statusCode, code, error, message}`, also for
+//!   what the framework refuses (a body over the limit, a bad path or query,
+//!   an unknown method); internal causes are logged, never sent.
 //!
 //! # API
 //!
