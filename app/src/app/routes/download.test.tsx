@@ -29,6 +29,13 @@ describe('order download', () => {
     expect(fake.callsTo('orders', 'select')[0].filters).toEqual([`id=eq.${ORDER}`])
   })
 
+  it('shows no link, but an error, for a download link that is not a web link', async () => {
+    const rows = orders().map((o) => (o.id === ORDER ? { ...o, download_url: 'data:text/html,<script>parent.__pwned=1</script>' } : o))
+    renderApp(`/download/${ORDER}`, { tables: marketplace({ orders: rows }), signedInAs: MAYA })
+    expect(await screen.findByText('This download link cannot be opened.')).toBeInTheDocument()
+    expect(screen.queryByRole('link', { name: 'Download File' })).not.toBeInTheDocument()
+  })
+
   it('says when the order has no download', async () => {
     renderApp(`/download/${OTHER}`, { tables: marketplace({ orders: orders() }), signedInAs: MAYA })
     expect(await screen.findByText('No download available for this order.')).toBeInTheDocument()

@@ -114,6 +114,30 @@ describe('template detail', () => {
     expect(await screen.findByText('Too many downloads today')).toBeInTheDocument()
   })
 
+  it('never follows a download link that is not a web link', async () => {
+    const user = userEvent.setup()
+    const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {})
+    renderApp('/template/t-planner', {
+      tables: marketplace(),
+      functions: { 'create-free-order': () => ({ data: { downloadUrl: 'javascript:window.__pwned=true' } }) },
+    })
+    await user.click(await screen.findByRole('button', { name: 'Download Free' }))
+    const dialog = await screen.findByRole('dialog')
+    await user.type(within(dialog).getByLabelText('Email'), 'guest@example.com')
+    await user.click(within(dialog).getByRole('button', { name: 'Send Download Link' }))
+    expect(await screen.findByText('This download link cannot be opened.')).toBeInTheDocument()
+    expect(assign).not.toHaveBeenCalled()
+  })
+
+  it('offers its creator no heart or stars on their own template', async () => {
+    const { fake } = renderApp('/template/t-planner', { tables: marketplace({ template_upvotes: [], template_ratings: [] }), signedInAs: MAYA })
+    expect(await screen.findByText('You cannot upvote or rate your own template.')).toBeInTheDocument()
+    expect(screen.getByRole('button', { name: /^Upvote/ })).toBeDisabled()
+    expect(screen.queryByRole('radiogroup', { name: 'Your rating' })).not.toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Submit Rating' })).not.toBeInTheDocument()
+    expect(fake.callsTo('template_upvotes', 'insert')).toHaveLength(0)
+  })
+
   it('downloads directly for a signed-in user after the 1.2 s preparing state', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime })

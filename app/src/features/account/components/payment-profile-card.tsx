@@ -9,6 +9,7 @@ import { Badge } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
 import { browser } from '@/lib/browser'
 import { useNavMemory } from '@/lib/nav-memory'
+import { safeLink } from '@/lib/safe-link'
 import { CONNECT_FAILED, MUST_SIGN_IN_TO_CONNECT, useConnectPaymentAccount } from '../api/connect-payment-account'
 import type { AccountProfile } from '../api/get-account-profile'
 import { UPDATE_FAILED } from '../api/update-payment-account'
@@ -29,24 +30,34 @@ export function PaymentProfileCard({
 }) {
   const connect = useConnectPaymentAccount()
   const [signInNeeded, setSignInNeeded] = useState(false)
+  const [refused, setRefused] = useState(false)
   const connected = !!profile?.stripe_account_id
   const alert = signInNeeded
     ? MUST_SIGN_IN_TO_CONNECT
-    : connect.isError
-      ? connect.error.message || CONNECT_FAILED
-      : updateFailed
-        ? UPDATE_FAILED
-        : null
+    : refused
+      ? CONNECT_FAILED
+      : connect.isError
+        ? connect.error.message || CONNECT_FAILED
+        : updateFailed
+          ? UPDATE_FAILED
+          : null
 
   const start = () => {
     setSignInNeeded(!userId)
+    setRefused(false)
     if (!userId) return
     connect.mutate(userId, {
       onSuccess: (url) => {
+        // Only a web link is followed, whatever the server answered.
+        const target = safeLink(url)
+        if (!target) {
+          setRefused(true)
+          return
+        }
         // Leaving the app: the remembered path must not replace the return
         // URL (with its stripe_account) when the provider sends the user back.
         useNavMemory.getState().clear()
-        browser.assign(url)
+        browser.assign(target)
       },
     })
   }

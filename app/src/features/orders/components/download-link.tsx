@@ -3,6 +3,7 @@ import type { ReactNode } from 'react'
 import { Download } from 'lucide-react'
 import { ButtonLink, buttonClass } from '@/components/ui/button'
 import { Container } from '@/components/ui/layout'
+import { safeLink, UNSAFE_LINK } from '@/lib/safe-link'
 
 /** A download page's card: icon, title, what it says, and Back to Marketplace. */
 export function DownloadCard({ icon, title, children }: { icon?: ReactNode; title: string; children: ReactNode }) {
@@ -25,11 +26,20 @@ export function DownloadCard({ icon, title, children }: { icon?: ReactNode; titl
 /**
  * 'Download File': a link drawn as a button, since it leaves for the file's
  * URL (a same-site signed URL downloads; a workspace-app link opens in a new
- * tab).
+ * tab). A link that is not a web link (`javascript:`, `data:`...) is never
+ * drawn: an error says so instead.
  */
 export function DownloadFileLink({ href }: { href: string }) {
+  const safe = safeLink(href)
+  if (!safe) {
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        {UNSAFE_LINK}
+      </p>
+    )
+  }
   return (
-    <a href={href} target="_blank" rel="noopener noreferrer" className={buttonClass('primary', 'lg', 'w-full sm:w-auto')}>
+    <a href={safe} target="_blank" rel="noopener noreferrer" className={buttonClass('primary', 'lg', 'w-full sm:w-auto')}>
       <Download className="h-4 w-4" aria-hidden /> Download File
     </a>
   )

@@ -8,6 +8,7 @@ import { Input, Label } from '@/components/ui/field'
 import { DOWNLOAD_PREPARING_MS } from '@/config/constants'
 import { browser, wait } from '@/lib/browser'
 import { formatPrice, isFree } from '@/lib/format'
+import { safeLink, UNSAFE_LINK } from '@/lib/safe-link'
 import { errorText, toastError } from '@/lib/toast'
 import type { User } from '@supabase/supabase-js'
 import type { Template } from '@/lib/types'
@@ -25,7 +26,9 @@ export function PriceCard({ template, user }: { template: Template; user: User |
   const order = useUserOrder(template.id, user?.id)
 
   const download = async (email: string) => {
-    const url = await createFreeOrder(template.id, email)
+    // Only a web link is followed, whatever the server answered.
+    const url = safeLink(await createFreeOrder(template.id, email))
+    if (!url) throw new Error(UNSAFE_LINK)
     browser.assign(url)
   }
 
