@@ -46,7 +46,28 @@ export function RatingSummary({ average, total }: { average: number | string; to
   )
 }
 
-export function RatingWidget({ templateId, userId }: { templateId: string; userId: string | null }) {
+/**
+ * Why a creator has no heart or stars on their own template. Our own wording,
+ * not the spec's: the spec does not say how the owner's template page
+ * differs. The database refuses such votes (policies/0302, 0303).
+ */
+export const OWN_TEMPLATE_NOTE = 'You cannot upvote or rate your own template.'
+
+export function RatingWidget({ templateId, userId, own = false }: { templateId: string; userId: string | null; own?: boolean }) {
+  if (own) {
+    return (
+      <div className="rounded-2xl border border-slate-200 bg-white p-5">
+        <h3 className="font-semibold text-slate-900">Ratings</h3>
+        <p className="mt-2 text-sm text-slate-600" data-testid="own-template-note">
+          {OWN_TEMPLATE_NOTE}
+        </p>
+      </div>
+    )
+  }
+  return <RatingForm templateId={templateId} userId={userId} />
+}
+
+function RatingForm({ templateId, userId }: { templateId: string; userId: string | null }) {
   const existing = useUserRating(templateId, userId ?? undefined)
   const [rating, setRating] = useState(0)
   const [review, setReview] = useState('')

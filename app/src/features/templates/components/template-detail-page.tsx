@@ -23,7 +23,7 @@ import { useTrackTemplateView } from '../api/track-template-view'
 import { useLiveUpvoteCount } from '../hooks/use-live-upvote-count'
 import { Gallery, galleryImages } from './gallery'
 import { PriceCard } from './price-card'
-import { RatingSummary, RatingWidget } from './rating-widget'
+import { OWN_TEMPLATE_NOTE, RatingSummary, RatingWidget } from './rating-widget'
 import { TemplateCard } from './template-card'
 
 function Actions({ template, userId }: { template: Template; userId: string | null }) {
@@ -41,6 +41,8 @@ function Actions({ template, userId }: { template: Template; userId: string | nu
   }
   const isUpvoted = !!upvoted.data
   const isListed = !!listed.data
+  // A creator does not upvote their own template (the database refuses it).
+  const own = !!userId && userId === template.user_id
   return (
     <div className="flex flex-wrap items-center gap-2">
       <Button
@@ -59,7 +61,8 @@ function Actions({ template, userId }: { template: Template; userId: string | nu
         variant={isUpvoted ? 'rose' : 'outline'}
         aria-pressed={isUpvoted}
         aria-label={`Upvote (${template.upvote_count})`}
-        disabled={upvote.isPending}
+        title={own ? OWN_TEMPLATE_NOTE : undefined}
+        disabled={upvote.isPending || own}
         onClick={() => (userId ? upvote.mutate(isUpvoted) : toastInfo('Please sign in to upvote templates'))}
       >
         <Heart className={cn('h-4 w-4', isUpvoted && 'fill-rose-500 text-rose-500')} aria-hidden />
@@ -191,7 +194,7 @@ export function TemplateDetailPage({ id }: { id: string }) {
         </div>
         <aside className="space-y-6 lg:sticky lg:top-24 lg:self-start">
           <PriceCard template={template} user={user} />
-          <RatingWidget templateId={template.id} userId={user?.id ?? null} />
+          <RatingWidget templateId={template.id} userId={user?.id ?? null} own={!!user && user.id === template.user_id} />
         </aside>
       </div>
       <Suggestions template={template} />
