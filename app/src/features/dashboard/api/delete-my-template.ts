@@ -8,8 +8,9 @@
 // 'templates' bucket (previews and free files) and from the private
 // 'template-files' bucket (paid files), by the paths in their stored URLs.
 // A submission (or a draft saved from one) that edits a published template
-// may share its files: those the published template still uses are kept. A failed file removal is only
-// logged: the template itself is gone.
+// may share its files: those the published template still uses are kept (a
+// paid one's file is read from paid_template_links). A failed file removal is
+// only logged: the template itself is gone.
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
@@ -62,6 +63,18 @@ export async function deleteMyTemplate(kind: TemplateKind, id: string, userId: s
         continue
       }
       if (published) keep = [published.preview_image_url, ...(published.preview_images ?? []), published.template_file_url]
+      // A paid template's file is kept out of its public row, in
+      // paid_template_links, which its owner reads.
+      const { data: kept, error: keptError } = await supabase
+        .from('paid_template_links')
+        .select('template_file_url')
+        .eq('template_id', row.original_template_id)
+        .maybeSingle()
+      if (keptError) {
+        logQuiet('reading the paid file of the published template of a deleted submission', keptError)
+        continue
+      }
+      if (kept?.template_file_url) keep.push(kept.template_file_url)
     }
     for (const [bucket, paths] of filesByBucket(row, keep)) {
       const removed = await supabase.storage.from(bucket).remove(paths)
