@@ -3,6 +3,7 @@
 //! joined, and for `httpSend`). Answer 202 with an empty body.
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use serde::Deserialize;
@@ -41,14 +42,25 @@ fn authorize(state: &RealtimeState, headers: &HeaderMap) -> Result<(), RealtimeE
         .map_err(|e| RealtimeError::refused(StatusCode::UNAUTHORIZED, e.message()))
 }
 
-fn check_size(state: &RealtimeState, body: &Bytes) -> Result<(), RealtimeError> {
+fn too_large() -> RealtimeError {
+    RealtimeError::refused(StatusCode::PAYLOAD_TOO_LARGE, "Payload too large")
+}
+
+/// The body, within the message size limit. A body the framework itself
+/// refused (over its own limit, or cut off) is answered in the JSON shape
+/// too, never as axum's plain text.
+fn checked_body(
+    state: &RealtimeState,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Bytes, RealtimeError> {
+    let body = body.map_err(|e| match e.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => too_large(),
+        status => RealtimeError::refused(status, e.body_text()),
+    })?;
     if body.len() > state.inner.config.max_message_size {
-        return Err(RealtimeError::refused(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "Payload too large",
-        ));
+        return Err(too_large());
     }
-    Ok(())
+    Ok(body)
 }
 
 fn private_refused() -> RealtimeError {
@@ -81,10 +93,10 @@ fn send(state: &RealtimeState, name: &str, event: &str, payload: Value) {
 pub(crate) async fn broadcast(
     State(state): State<RealtimeState>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, RealtimeError> {
     authorize(&state, &headers)?;
-    check_size(&state, &body)?;
+    let body = checked_body(&state, body)?;
     let body: BroadcastBody = serde_json::from_slice(&body).map_err(|_| {
         RealtimeError::refused(
             StatusCode::BAD_REQUEST,
@@ -111,10 +123,10 @@ pub(crate) async fn broadcast_event(
     Path((name, event)): Path<(String, String)>,
     axum::extract::Query(query): axum::extract::Query<PrivateQuery>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, RealtimeError> {
     authorize(&state, &headers)?;
-    check_size(&state, &body)?;
+    let body = checked_body(&state, body)?;
     if query.private.as_deref() == Some("true") {
         return Err(private_refused());
     }

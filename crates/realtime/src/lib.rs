@@ -269,7 +269,15 @@ pub fn router(state: RealtimeState) -> Router {
             "/api/broadcast/{topic}/events/{event}",
             post(http::broadcast_event),
         )
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
+}
+
+async fn method_not_allowed() -> RealtimeError {
+    RealtimeError::refused(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "Method not allowed",
+    )
 }
 
 #[cfg(test)]

@@ -635,3 +635,34 @@ async fn item_14_auth_answers_a_body_over_the_limit_in_its_shape() {
         );
     }
 }
+
+#[tokio::test]
+async fn item_14_realtime_broadcast_answers_a_body_over_the_limit_in_its_shape() {
+    let app = spawn_app().await;
+    let client = reqwest::Client::new();
+    for path in ["api/broadcast", "api/broadcast/room/events/hello"] {
+        let got = send(
+            client
+                .post(format!("{}/realtime/v1/{path}", app.url))
+                .header("apikey", &app.keys.anon_key)
+                .header("content-type", "application/json")
+                .body(big_json(OVER)),
+        )
+        .await;
+        assert_eq!(
+            got.status,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "{path}: {}",
+            got.text
+        );
+        assert!(got.json()["error"].is_string(), "{path}: {}", got.text);
+    }
+    let got = send(
+        client
+            .put(format!("{}/realtime/v1/api/broadcast", app.url))
+            .header("apikey", &app.keys.anon_key),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(got.json()["error"].is_string(), "{}", got.text);
+}
