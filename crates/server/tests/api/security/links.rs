@@ -685,3 +685,97 @@ async fn item_11_creators_do_not_upvote_or_rate_their_own_templates() {
 
     assert!(holes.is_empty(), "holes:\n{}", holes.join("\n"));
 }
+
+/// A free template's file is in the public bucket, which anyone may read
+/// and list. Made paid (the edit screen sends the price alone), its file
+/// leaves the public bucket for the private one in the same transaction,
+/// with the creator's submissions that share it; made free again, the file
+/// is public in its row again and create-free-order signs it.
+#[tokio::test]
+async fn item_01_a_template_made_paid_takes_its_file_out_of_the_public_bucket() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "switcher@test.dev", "Switcher").await;
+    let cat = category_id(&app, "productivity").await;
+    let path = format!("{creator}/files/1-kit.zip");
+    upload(&app, Actor::User(creator), "templates", &path, PAID_BYTES).await;
+    let public_url = format!("{}/storage/v1/object/public/templates/{path}", app.url);
+    let template = published_template(&app, creator, "Switch Kit", cat, 0.0).await;
+    set_file(&app, template, &public_url).await;
+    // A pending edit of it that shares the file.
+    let pending: Uuid = sqlx::query_scalar(
+        "insert into public.templates_pending_approval
+           (creator_id, title, description, category_id, template_file_url, original_template_id)
+         values ($1, 'Switch Kit 2', 'd', $2, $3, $4) returning id",
+    )
+    .bind(creator)
+    .bind(cat)
+    .bind(&public_url)
+    .bind(template)
+    .fetch_one(owner_pool(&app))
+    .await
+    .unwrap();
+    let (status, _) = fetch(&app, &public_url).await;
+    assert_eq!(status, StatusCode::OK, "free: public");
+
+    let set_price = |price: f64| {
+        let app = &app;
+        async move {
+            let r = rest(
+                app,
+                Actor::User(creator),
+                Method::PATCH,
+                &format!("templates?id=eq.{template}"),
+                Some(json!({ "price": price })),
+                "",
+            )
+            .await;
+            assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+        }
+    };
+    set_price(5.0).await;
+    let (status, bytes) = fetch(&app, &public_url).await;
+    assert!(
+        status.is_client_error() && !contains(&bytes, PAID_BYTES),
+        "paid: the public URL answers {status}"
+    );
+    let row = get(
+        &app,
+        Actor::Anon,
+        &format!("templates?id=eq.{template}&select=template_file_url"),
+    )
+    .await;
+    assert_eq!(row.body, json!([{ "template_file_url": null }]));
+    let private = format!("template-files/{path}");
+    let kept = get(
+        &app,
+        Actor::User(creator),
+        &format!("paid_template_links?template_id=eq.{template}&select=template_file_url"),
+    )
+    .await;
+    assert_eq!(kept.body, json!([{ "template_file_url": private }]));
+    let shared: String = sqlx::query_scalar(
+        "select template_file_url from public.templates_pending_approval where id = $1",
+    )
+    .bind(pending)
+    .fetch_one(owner_pool(&app))
+    .await
+    .unwrap();
+    assert_eq!(shared, private, "the pending edit follows its file");
+
+    set_price(0.0).await;
+    let row = get(
+        &app,
+        Actor::Anon,
+        &format!("templates?id=eq.{template}&select=template_file_url"),
+    )
+    .await;
+    assert_eq!(row.body, json!([{ "template_file_url": private }]));
+    let url = free_download(&app, template, "again@test.dev")
+        .await
+        .expect("a free template's private file is signed for anyone");
+    let (status, bytes) = fetch(&app, &url).await;
+    assert_eq!(
+        (status, contains(&bytes, PAID_BYTES)),
+        (StatusCode::OK, true)
+    );
+}
