@@ -140,10 +140,12 @@ impl ApiError {
         )
     }
 
-    /// PGRST301 / PGRST303: a token was presented and refused.
-    pub fn jwt(expired: bool, detail: &str) -> Self {
-        let (code, message) = if expired {
-            ("PGRST303", "JWT expired".to_owned())
+    /// PGRST301 / PGRST303: a token was presented and refused; `claims`
+    /// when it was well signed but a time claim refused it (expired, not yet
+    /// valid), with `detail` as the message.
+    pub fn jwt(claims: bool, detail: &str) -> Self {
+        let (code, message) = if claims {
+            ("PGRST303", detail.to_owned())
         } else {
             ("PGRST301", detail.to_owned())
         };

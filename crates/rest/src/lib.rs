@@ -328,6 +328,10 @@ async fn serve(
         None => Value::Object(Default::default()),
         Some(token) => inner.jwt.verify(token).map_err(|e| match e {
             JwtError::Expired => ApiError::jwt(true, "JWT expired"),
+            // A claim check, like expiry: PostgREST's PGRST303.
+            JwtError::Invalid(why) if why == plinth_db::jwt::NOT_YET_VALID => {
+                ApiError::jwt(true, plinth_db::jwt::NOT_YET_VALID)
+            }
             JwtError::Invalid(_) => {
                 let parts = token.split('.').count();
                 if parts != 3 {
