@@ -147,6 +147,12 @@ pub struct GoogleArgs {
 }
 
 impl AuthArgs {
+    /// The SMTP relay, when one is named: a blank `SMTP_HOST` (as an env
+    /// file or a compose file with an empty default sets it) names none.
+    pub fn smtp_host(&self) -> Option<&str> {
+        self.smtp_host.as_deref().filter(|h| !h.trim().is_empty())
+    }
+
     /// The auth service's config; `public_url` is this server's own URL,
     /// used where `API_EXTERNAL_URL` / `SITE_URL` are not set.
     pub fn to_config(&self, public_url: &str) -> plinth_auth::AuthConfig {
@@ -198,10 +204,10 @@ impl AuthArgs {
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty())
                 .collect(),
-            smtp: self.smtp_host.as_ref().map(|host| plinth_auth::SmtpConfig {
-                host: host.clone(),
+            smtp: self.smtp_host().map(|host| plinth_auth::SmtpConfig {
+                host: host.to_owned(),
                 port: self.smtp_port,
-                user: self.smtp_user.clone(),
+                user: self.smtp_user.clone().filter(|u| !u.trim().is_empty()),
                 pass: self.smtp_pass.as_ref().map(|s| s.expose().to_owned()),
                 sender_email: self.smtp_admin_email.clone(),
                 sender_name: self.smtp_sender_name.clone(),

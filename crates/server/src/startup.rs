@@ -196,7 +196,7 @@ fn is_loopback(host: &str) -> bool {
 /// mailbox: fine on a developer's machine, a choice to make on purpose on an
 /// address other machines reach.
 fn check_dev_mailbox(args: &ServeArgs) -> anyhow::Result<()> {
-    if args.auth.smtp_host.is_none() && !args.auth.allow_dev_mailbox && !is_loopback(&args.host) {
+    if args.auth.smtp_host().is_none() && !args.auth.allow_dev_mailbox && !is_loopback(&args.host) {
         bail!(
             "PLINTH_HOST {} accepts connections from other machines and no SMTP_HOST is set, so auth e-mails \
              (password resets included) would wait in the dev mailbox; set SMTP_HOST, or serve the dev mailbox \
@@ -479,5 +479,28 @@ mod tests {
         for host in ["0.0.0.0", "::", "192.168.1.10", "example.com"] {
             assert!(!is_loopback(host), "{host}");
         }
+    }
+
+    fn serve_args(args: &[&str]) -> ServeArgs {
+        use clap::Parser;
+        let cli = crate::config::Cli::try_parse_from(["plinth", "serve"].iter().chain(args))
+            .expect("the arguments parse");
+        match cli.command {
+            crate::config::Command::Serve(args) => args,
+            _ => panic!("not serve"),
+        }
+    }
+
+    /// A blank SMTP_HOST (a compose file's empty default) names no relay, so
+    /// a public address still needs the explicit opt-in.
+    #[test]
+    fn a_blank_smtp_host_is_no_relay() {
+        let blank = serve_args(&["--host", "0.0.0.0", "--smtp-host", " "]);
+        assert!(blank.auth.smtp_host().is_none());
+        assert!(check_dev_mailbox(&blank).is_err());
+        let relay = serve_args(&["--host", "0.0.0.0", "--smtp-host", "mail.example.com"]);
+        assert!(check_dev_mailbox(&relay).is_ok());
+        let opted_in = serve_args(&["--host", "0.0.0.0", "--allow-dev-mailbox"]);
+        assert!(check_dev_mailbox(&opted_in).is_ok());
     }
 }
