@@ -109,6 +109,16 @@ describe('profile page', () => {
     expect(fake.uploads).toHaveLength(0)
   })
 
+  it('rejects an SVG avatar, which can carry script, before uploading it', async () => {
+    const user = userEvent.setup({ applyAccept: false })
+    const { fake } = renderApp('/profile/mayachen', { tables: marketplace(), rpc, signedInAs: MAYA })
+    await screen.findByRole('button', { name: 'Change avatar' })
+    expect(screen.getByTestId('avatar-input').getAttribute('accept')).not.toContain('svg')
+    await user.upload(screen.getByTestId('avatar-input'), image('me.svg', 'image/svg+xml', 100))
+    expect(await screen.findByText('Please upload an image file')).toBeInTheDocument()
+    expect(fake.uploads).toHaveLength(0)
+  })
+
   it('rejects an avatar of 5 MB or more', async () => {
     const user = userEvent.setup()
     const { fake } = renderApp('/profile/mayachen', { tables: marketplace(), rpc, signedInAs: MAYA })

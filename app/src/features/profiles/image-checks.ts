@@ -1,12 +1,14 @@
 // The avatar checks of spec section 5: an image, under 5 MB; warnings (not
 // errors) when either side is under 400 px or over 1000 px.
 import { AVATAR_MAX_BYTES, AVATAR_MAX_DIMENSION_PX, AVATAR_MIN_DIMENSION_PX } from '@/config/constants'
+import { isAcceptedImage } from '@/lib/file-types'
 
 /** The recommended size as the profile page words it (the dashboard variant says 400x400px). */
 export type RecommendedSize = '500x500px' | '400x400px'
 
 export function avatarFileError(file: File): string | null {
-  if (!file.type.startsWith('image/')) return 'Please upload an image file'
+  // Raster images only: the avatars bucket refuses SVG (it can carry script).
+  if (!isAcceptedImage(file)) return 'Please upload an image file'
   if (file.size >= AVATAR_MAX_BYTES) return 'File size must be less than 5MB'
   return null
 }

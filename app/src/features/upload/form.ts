@@ -1,6 +1,7 @@
 // The upload form's model (spec sections 5 and 7): its values, the rules of
 // tags, price and images, the checklists, and the rows it writes.
 import { MAX_ADDITIONAL_PREVIEWS } from './limits'
+import { isAcceptedImage } from '@/lib/file-types'
 
 /** The 12 items of the features checklist, stored by label in features_included. */
 export const FEATURE_OPTIONS = [
@@ -147,8 +148,9 @@ export function priceError(input: string): string | null {
   return Number.isFinite(n) && n < 0 ? 'Price cannot be negative.' : null
 }
 
+/** A preview image the bucket takes: raster images (no SVG, which can carry script). */
 export function isImage(file: File): boolean {
-  return file.type.startsWith('image/')
+  return isAcceptedImage(file)
 }
 
 /** The check of new additional previews: null when they may be added, else the toast (title, description). */

@@ -7,6 +7,7 @@ import { Button } from '@/components/ui/button'
 import { useAvatarChooser } from '@/features/profiles/hooks/use-avatar-chooser'
 import { DASHBOARD_AVATAR_RECOMMENDED } from '../constants'
 import { Section } from './section'
+import { IMAGE_ACCEPT } from '@/lib/file-types'
 
 export function ProfilePictureSection({ userId, url, name }: { userId: string; url: string | null; name: string }) {
   const { input, choose, busy } = useAvatarChooser(userId, url, DASHBOARD_AVATAR_RECOMMENDED)
@@ -25,7 +26,7 @@ export function ProfilePictureSection({ userId, url, name }: { userId: string; u
           <input
             ref={input}
             type="file"
-            accept="image/*"
+            accept={IMAGE_ACCEPT}
             className="sr-only"
             tabIndex={-1}
             aria-label="Profile picture file"

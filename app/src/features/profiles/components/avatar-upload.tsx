@@ -1,6 +1,7 @@
 import { Camera, Loader2 } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
 import { useAvatarChooser } from '../hooks/use-avatar-chooser'
+import { IMAGE_ACCEPT } from '@/lib/file-types'
 
 export function AvatarUpload({ userId, url, name }: { userId: string; url: string | null; name: string }) {
   const { input, choose, busy } = useAvatarChooser(userId, url)
@@ -19,7 +20,7 @@ export function AvatarUpload({ userId, url, name }: { userId: string; url: strin
       <input
         ref={input}
         type="file"
-        accept="image/*"
+        accept={IMAGE_ACCEPT}
         className="sr-only"
         tabIndex={-1}
         aria-label="Avatar image file"

@@ -7,6 +7,7 @@ import { toastError } from '@/lib/toast'
 import { isImage, previewsError, storedFileName, type FileSlot } from '../form'
 import { MAX_ADDITIONAL_PREVIEWS } from '../limits'
 import { SlotImage } from './file-preview'
+import { IMAGE_ACCEPT, isAcceptedTemplateFile } from '@/lib/file-types'
 
 const fileInput =
   'block w-full text-sm text-slate-700 file:mr-3 file:rounded-lg file:border-0 file:bg-brand-50 file:px-4 file:py-2 ' +
@@ -55,7 +56,13 @@ export function VisualsTab({
   const chooseFile = (input: HTMLInputElement) => {
     const file = input.files?.[0]
     input.value = ''
-    if (file) onTemplateFile({ kind: 'new', file })
+    if (!file) return
+    if (!isAcceptedTemplateFile(file)) {
+      // Our wording: the spec shows no check of the template file's type.
+      toastError('Web pages, SVG and script files cannot be uploaded as a template file.', 'Invalid file type')
+      return
+    }
+    onTemplateFile({ kind: 'new', file })
   }
   const full = previews.length >= MAX_ADDITIONAL_PREVIEWS
 
@@ -77,7 +84,7 @@ export function VisualsTab({
           <label htmlFor="upload-main-preview" className="mb-1.5 block text-sm font-medium text-slate-800">
             Main preview image
           </label>
-          <input id="upload-main-preview" type="file" accept="image/*" className={fileInput} onChange={(e) => chooseMain(e.currentTarget)} />
+          <input id="upload-main-preview" type="file" accept={IMAGE_ACCEPT} className={fileInput} onChange={(e) => chooseMain(e.currentTarget)} />
           <p className="mt-1 text-xs text-slate-600">The image shown on cards and at the top of the template page.</p>
         </div>
       </section>
@@ -110,7 +117,7 @@ export function VisualsTab({
           <input
             id="upload-previews"
             type="file"
-            accept="image/*"
+            accept={IMAGE_ACCEPT}
             multiple
             disabled={full}
             className={fileInput}
