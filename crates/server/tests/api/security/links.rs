@@ -104,6 +104,42 @@ async fn free_download(app: &TestApp, template: Uuid, email: &str) -> Option<Str
 /// private bucket; a thief reads its path from the public row, points the
 /// link of their own free template at it, and asks create-free-order for it.
 /// Every step that lets the thief closer is a hole; all must be closed.
+/// Buys `template` as a guest through the simulated provider, then validates
+/// the download: validate-download's answer.
+async fn buy(app: &TestApp, template: Uuid, email: &str) -> (StatusCode, Value) {
+    let (status, intent) = call(
+        app,
+        Actor::Anon,
+        "/functions/v1/create-payment-intent",
+        json!({"templateId": template, "buyerEmail": email}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{intent}");
+    let confirm = intent["confirmUrl"].as_str().unwrap();
+    let payment = confirm
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap();
+    let (status, body) = call(
+        app,
+        Actor::Anon,
+        &format!("/api/simulated-payments/{payment}/confirm"),
+        json!({"client_secret": intent["clientSecret"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    call(
+        app,
+        Actor::Anon,
+        "/functions/v1/validate-download",
+        json!({"orderId": intent["orderId"], "token": intent["downloadToken"]}),
+    )
+    .await
+}
+
 #[tokio::test]
 async fn item_01_a_paid_file_never_leaves_through_a_creator_set_link() {
     let app = spawn_marketplace().await;
@@ -239,39 +275,7 @@ async fn item_01_a_paid_file_never_leaves_through_a_creator_set_link() {
         }
     }
     // Bought for a dollar through the thief's paid template.
-    let (status, intent) = call(
-        &app,
-        Actor::Anon,
-        "/functions/v1/create-payment-intent",
-        json!({"templateId": forged_paid, "buyerEmail": "taker3@test.dev"}),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{intent}");
-    let payment = intent["confirmUrl"]
-        .as_str()
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
-    let (status, body) = call(
-        &app,
-        Actor::Anon,
-        &format!("/api/simulated-payments/{payment}/confirm"),
-        json!({"client_secret": intent["clientSecret"]}),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    let (_, validated) = call(
-        &app,
-        Actor::Anon,
-        "/functions/v1/validate-download",
-        json!({"orderId": intent["orderId"], "token": intent["downloadToken"]}),
-    )
-    .await;
+    let (_, validated) = buy(&app, forged_paid, "taker3@test.dev").await;
     if let Some(url) = validated["downloadUrl"].as_str() {
         let (_, bytes) = fetch(&app, url).await;
         if contains(&bytes, PAID_BYTES) {
@@ -284,38 +288,7 @@ async fn item_01_a_paid_file_never_leaves_through_a_creator_set_link() {
     assert!(holes.is_empty(), "holes:\n{}", holes.join("\n"));
 
     // The seller's own template still sells its file, once bought.
-    let (status, intent) = call(
-        &app,
-        Actor::Anon,
-        "/functions/v1/create-payment-intent",
-        json!({"templateId": paid, "buyerEmail": "buyer@test.dev"}),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{intent}");
-    let payment = intent["confirmUrl"]
-        .as_str()
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
-    call(
-        &app,
-        Actor::Anon,
-        &format!("/api/simulated-payments/{payment}/confirm"),
-        json!({"client_secret": intent["clientSecret"]}),
-    )
-    .await;
-    let (status, validated) = call(
-        &app,
-        Actor::Anon,
-        "/functions/v1/validate-download",
-        json!({"orderId": intent["orderId"], "token": intent["downloadToken"]}),
-    )
-    .await;
+    let (status, validated) = buy(&app, paid, "buyer@test.dev").await;
     assert_eq!(status, StatusCode::OK, "{validated}");
     let (status, bytes) = fetch(&app, validated["downloadUrl"].as_str().unwrap()).await;
     assert_eq!(
