@@ -458,6 +458,26 @@ fn big_json(size: usize) -> Vec<u8> {
 
 const OVER: usize = 3 * 1024 * 1024;
 
+/// POSTs a JSON body over every limit to `path`: a 413 whose body is the
+/// `{"error": …}` shape of functions and realtime.
+async fn assert_too_large_as_error(app: &TestApp, path: &str) {
+    let got = send(
+        reqwest::Client::new()
+            .post(format!("{}/{path}", app.url))
+            .header("apikey", &app.keys.anon_key)
+            .header("content-type", "application/json")
+            .body(big_json(OVER)),
+    )
+    .await;
+    assert_eq!(
+        got.status,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "{path}: {}",
+        got.text
+    );
+    assert!(got.json()["error"].is_string(), "{path}: {}", got.text);
+}
+
 fn assert_rest_shape(got: &Got, what: &str) -> Value {
     let body = got.json();
     for key in ["code", "details", "hint", "message"] {
@@ -496,21 +516,7 @@ async fn item_14_functions_answer_a_body_over_the_limit_in_their_shape() {
         "functions/v1/create-free-order",
         "api/stripe/webhook",
     ] {
-        let got = send(
-            reqwest::Client::new()
-                .post(format!("{}/{path}", app.url))
-                .header("apikey", &app.keys.anon_key)
-                .header("content-type", "application/json")
-                .body(big_json(OVER)),
-        )
-        .await;
-        assert_eq!(
-            got.status,
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "{path}: {}",
-            got.text
-        );
-        assert!(got.json()["error"].is_string(), "{path}: {}", got.text);
+        assert_too_large_as_error(&app, path).await;
     }
 }
 
@@ -639,26 +645,14 @@ async fn item_14_auth_answers_a_body_over_the_limit_in_its_shape() {
 #[tokio::test]
 async fn item_14_realtime_broadcast_answers_a_body_over_the_limit_in_its_shape() {
     let app = spawn_app().await;
-    let client = reqwest::Client::new();
-    for path in ["api/broadcast", "api/broadcast/room/events/hello"] {
-        let got = send(
-            client
-                .post(format!("{}/realtime/v1/{path}", app.url))
-                .header("apikey", &app.keys.anon_key)
-                .header("content-type", "application/json")
-                .body(big_json(OVER)),
-        )
-        .await;
-        assert_eq!(
-            got.status,
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "{path}: {}",
-            got.text
-        );
-        assert!(got.json()["error"].is_string(), "{path}: {}", got.text);
+    for path in [
+        "realtime/v1/api/broadcast",
+        "realtime/v1/api/broadcast/room/events/hello",
+    ] {
+        assert_too_large_as_error(&app, path).await;
     }
     let got = send(
-        client
+        reqwest::Client::new()
             .put(format!("{}/realtime/v1/api/broadcast", app.url))
             .header("apikey", &app.keys.anon_key),
     )
