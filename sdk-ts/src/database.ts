@@ -138,6 +138,7 @@ export type Database = {
           buyer_id: string | null
           created_at: string
           currency: string
+          download_counted_at: string | null
           download_mail_sent_at: string | null
           download_token_hash: string | null
           download_url: string | null
@@ -156,6 +157,7 @@ export type Database = {
           buyer_id?: string | null
           created_at?: string
           currency?: string
+          download_counted_at?: string | null
           download_mail_sent_at?: string | null
           download_token_hash?: string | null
           download_url?: string | null
@@ -174,6 +176,7 @@ export type Database = {
           buyer_id?: string | null
           created_at?: string
           currency?: string
+          download_counted_at?: string | null
           download_mail_sent_at?: string | null
           download_token_hash?: string | null
           download_url?: string | null

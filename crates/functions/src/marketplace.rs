@@ -562,6 +562,9 @@ pub async fn validate_download(
     if status != "paid" && status != "free" {
         return Err(FunctionError::PaymentRequired);
     }
+    if status == "paid" && links.now.is_some() {
+        count_paid_download(&state, order_id).await?;
+    }
     Ok(Json(ValidateDownloadResponse {
         download_url: links.now,
         is_paid: true,
@@ -569,6 +572,32 @@ pub async fn validate_download(
         buyer_email: order.buyer_email,
         order_id,
     }))
+}
+
+/// Counts the first download of paid order `order_id` in its template's
+/// `downloads_count`, where free orders are counted (create-free-order counts
+/// a free order when it is made): once per order, however often the buyer
+/// opens it, marked by `orders.download_counted_at`.
+async fn count_paid_download(state: &FunctionsState, order_id: Uuid) -> Result<()> {
+    let mut tx = state.service_tx().await?;
+    let first: Option<Uuid> = sqlx::query_scalar(
+        "update public.orders set download_counted_at = now() \
+          where id = $1 and payment_status = 'paid' and download_counted_at is null \
+         returning product_id",
+    )
+    .bind(order_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some(product_id) = first {
+        sqlx::query(
+            "update public.templates set downloads_count = downloads_count + 1 where id = $1",
+        )
+        .bind(product_id)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
 }
 
 // -------------------------------------------------- subscribe-to-newsletter

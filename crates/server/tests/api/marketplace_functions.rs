@@ -1366,3 +1366,114 @@ async fn counters_do_not_make_a_template_look_updated() {
         "an edit moves updated_at"
     );
 }
+
+/// `POST /functions/v1/{name}` (or `/api/...`) as supabase-js sends it.
+async fn call_function(
+    app: &TestApp,
+    actor: Actor,
+    path: &str,
+    body: Value,
+) -> (StatusCode, Value) {
+    let response = reqwest::Client::new()
+        .post(format!("{}{path}", app.url))
+        .header("apikey", &app.keys.anon_key)
+        .header("authorization", format!("Bearer {}", token(app, actor)))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// Paid sales count as downloads where free ones are counted: a paid
+/// order's first download adds one to `downloads_count`, once per order
+/// however often it is opened (with its link or by its signed-in buyer).
+#[tokio::test]
+async fn a_paid_order_counts_one_download_however_often_it_is_opened() {
+    let app = spawn_marketplace().await;
+    let p = people(&app).await;
+    let paid = published_template(&app, p.creator, "Paid Counted", p.category, 9.0).await;
+    sqlx::query(
+        "update public.templates set template_url = 'https://workspace.test/paid' where id = $1",
+    )
+    .bind(paid)
+    .execute(owner_pool(&app))
+    .await
+    .unwrap();
+    let downloads = || {
+        count(
+            &app,
+            "select downloads_count::bigint from public.templates where id = $1",
+            paid,
+        )
+    };
+    assert_eq!(downloads().await, 0);
+
+    // A guest and a signed-in member buy it; nothing is counted before a
+    // download, not even a pending order's refused one.
+    let mut orders = Vec::new();
+    for (actor, email) in [
+        (Actor::Anon, "guest@test.dev".to_owned()),
+        (Actor::User(p.other), format!("{}@test.plinth.dev", p.other)),
+    ] {
+        let (status, intent) = call_function(
+            &app,
+            actor,
+            "/functions/v1/create-payment-intent",
+            json!({"templateId": paid, "buyerEmail": email}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{intent}");
+        let (status, body) = call_function(
+            &app,
+            actor,
+            "/functions/v1/validate-download",
+            json!({"orderId": intent["orderId"], "token": intent["downloadToken"]}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::PAYMENT_REQUIRED, "unpaid: {body}");
+        let payment = intent["confirmUrl"]
+            .as_str()
+            .unwrap()
+            .split('?')
+            .next()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .to_owned();
+        let (status, body) = call_function(
+            &app,
+            Actor::Anon,
+            &format!("/api/simulated-payments/{payment}/confirm"),
+            json!({"client_secret": intent["clientSecret"]}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        orders.push((actor, intent));
+    }
+    assert_eq!(downloads().await, 0, "bought, not yet downloaded");
+
+    // Each order opened twice: the guest with the link, the member with the
+    // link and then from their library (no token).
+    for (actor, intent) in &orders {
+        for with_token in [true, false] {
+            let body = match (actor, with_token) {
+                (Actor::Anon, _) | (_, true) => {
+                    json!({"orderId": intent["orderId"], "token": intent["downloadToken"]})
+                }
+                _ => json!({"orderId": intent["orderId"]}),
+            };
+            let (status, answer) =
+                call_function(&app, *actor, "/functions/v1/validate-download", body).await;
+            assert_eq!(status, StatusCode::OK, "{answer}");
+            assert_eq!(answer["downloadUrl"], "https://workspace.test/paid");
+        }
+    }
+    assert_eq!(downloads().await, 2, "two orders, each counted once");
+}
