@@ -3,7 +3,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
 import { marketplace, MAYA, LEO, template, TEMPLATES } from '@/testing/fixtures'
-import type { FakeSupabase } from '@/testing/fake-supabase'
+import { FakeSupabase } from '@/testing/fake-supabase'
 import { browser } from '@/lib/browser'
 import { lensGeometry } from '@/features/templates/components/gallery'
 
@@ -241,6 +241,27 @@ describe('template detail', () => {
     await waitFor(() => expect(within(section).getAllByRole('article')).toHaveLength(3))
     const names = within(section).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)
     expect(names).toEqual(['Focus Board', 'Budget Planner', 'Startup CRM'])
+  })
+
+  it('reads what may not exist without a 406: a signed-in visit to a template not yet rated', async () => {
+    // `.single()` answers 406 when no row matches, and the browser prints it
+    // in the console; reads that may find nothing use `maybeSingle()`.
+    const fake = new FakeSupabase({ tables: marketplace({ template_upvotes: [], wishlist: [], template_ratings: [] }), signedInAs: MAYA })
+    const singles: string[] = []
+    const from = fake.from
+    fake.from = (table: string) => {
+      const query = from(table)
+      const single = query.single.bind(query)
+      query.single = () => {
+        singles.push(table)
+        return single()
+      }
+      return query
+    }
+    renderApp('/template/t-crm', fake)
+    expect(await screen.findByRole('button', { name: 'Submit Rating' }, { timeout: 5000 })).toBeInTheDocument()
+    await waitFor(() => expect(fake.callsTo('template_ratings').length).toBeGreaterThan(0))
+    expect(singles).toEqual([])
   })
 })
 

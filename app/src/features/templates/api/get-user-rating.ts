@@ -6,18 +6,18 @@ export interface UserRating {
   review_text: string | null
 }
 
-/** The user's own rating of the template, if any (PGRST116 "no row" is not an error). */
+/**
+ * The user's own rating of the template, if any. Read with `maybeSingle()`:
+ * no rating is an empty answer, not a 406 in the browser's console.
+ */
 export async function getUserRating(templateId: string, userId: string): Promise<UserRating | null> {
   const { data, error } = await getSupabase()
     .from('template_ratings')
     .select('rating, review_text')
     .eq('template_id', templateId)
     .eq('user_id', userId)
-    .single()
-  if (error) {
-    if (error.code === 'PGRST116') return null
-    throw error
-  }
+    .maybeSingle()
+  if (error) throw error
   return (data as UserRating | null) ?? null
 }
 

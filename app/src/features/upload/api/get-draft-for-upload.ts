@@ -10,8 +10,10 @@ export async function getDraftForUpload(id: string, userId: string): Promise<Dra
     .select('*')
     .eq('id', id)
     .eq('creator_id', userId)
-    .single()
+    // maybeSingle: a draft that is gone is not a 406 in the console.
+    .maybeSingle()
   if (error) throw error
+  if (!data) throw new Error('Draft not found')
   return data as DraftRow
 }
 
