@@ -53,13 +53,16 @@ describe('order download', () => {
     expect(fake.callsTo('fn:validate-download')[0].payload).toEqual({ orderId: OTHER })
   })
 
-  it('says when the payment of an order is not complete', async () => {
-    renderApp(`/download/${OTHER}`, {
-      tables: marketplace({ orders: orders() }),
+  it("says an own unpaid order has no download, in the spec's words", async () => {
+    const rows = orders().map((o) => (o.id === OTHER ? { ...o, payment_status: 'pending' } : o))
+    const { fake } = renderApp(`/download/${OTHER}`, {
+      tables: marketplace({ orders: rows }),
       signedInAs: MAYA,
       functions: { 'validate-download': () => ({ error: functionError(402, 'Payment not completed. Please complete your purchase first.') }) },
     })
-    expect(await screen.findByText('Payment not completed. Please complete your purchase first.')).toBeInTheDocument()
+    expect(await screen.findByText('No download available for this order.')).toBeInTheDocument()
+    expect(fake.callsTo('fn:validate-download')).toHaveLength(1)
+    expect(screen.queryByText(/Payment not completed/)).not.toBeInTheDocument()
     expect(screen.queryByRole('link', { name: 'Download File' })).not.toBeInTheDocument()
   })
 

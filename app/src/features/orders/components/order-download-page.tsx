@@ -7,7 +7,7 @@ import { AlertTriangle, Package } from 'lucide-react'
 import { Spinner } from '@/components/ui/feedback'
 import { errorText } from '@/lib/toast'
 import { useOrder } from '../api/get-order'
-import { DownloadError, useValidateDownload } from '../api/validate-download'
+import { useValidateDownload } from '../api/validate-download'
 import { DownloadCard, DownloadFileLink } from './download-link'
 
 const errorIcon = <AlertTriangle className="h-10 w-10 text-red-600" aria-hidden />
@@ -51,11 +51,10 @@ export function OrderDownloadPage() {
         ) : secure.data?.downloadUrl ? (
           <DownloadFileLink href={secure.data.downloadUrl} />
         ) : (
-          <p className="text-slate-700">
-            {secure.error instanceof DownloadError && secure.error.status === 402
-              ? secure.error.message
-              : 'No download available for this order.'}
-          </p>
+          // The spec's text for every order without a file here, an unpaid
+          // one too (its 402 'Payment not completed...' is the secure
+          // download page's, /download-secure).
+          <p className="text-slate-700">No download available for this order.</p>
         )}
       </div>
     </DownloadCard>
