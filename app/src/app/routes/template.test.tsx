@@ -169,6 +169,23 @@ describe('template detail', () => {
     await waitFor(() => expect(here(router)).toBe('/checkout?templateId=t-crm&buyerEmail=buyer%40example.com'), { timeout: 3000 })
   })
 
+  it('rejects a malformed guest e-mail in the price card, before checkout', async () => {
+    const user = userEvent.setup()
+    const { router, fake } = renderApp('/template/t-crm', { tables: marketplace() })
+    expect(await screen.findByTestId('price', {}, { timeout: 5000 })).toHaveTextContent('$19.00')
+    const field = screen.getByLabelText('Email for your receipt and download')
+    for (const bad of ['buyer', 'buyer @example.com', 'a@b@c']) {
+      await user.clear(field)
+      await user.type(field, bad)
+      await user.click(screen.getByRole('button', { name: 'Purchase & Download' }))
+      expect((await screen.findAllByText('Please enter a valid email address')).length).toBeGreaterThan(0)
+      // Refused at once: no preparing state, no move to /checkout.
+      expect(screen.queryByText('Preparing your download...')).not.toBeInTheDocument()
+      expect(here(router)).toBe('/template/t-crm')
+    }
+    expect(fake.callsTo('fn:create-payment-intent')).toHaveLength(0)
+  }, 15000)
+
   it('asks visitors to sign in to upvote, wishlist and rate', async () => {
     const user = userEvent.setup()
     const { fake } = renderApp('/template/t-planner', { tables: marketplace() })
@@ -262,7 +279,7 @@ describe('template detail', () => {
     expect(await screen.findByRole('button', { name: 'Submit Rating' }, { timeout: 5000 })).toBeInTheDocument()
     await waitFor(() => expect(fake.callsTo('template_ratings').length).toBeGreaterThan(0))
     expect(singles).toEqual([])
-  })
+  }, 15000)
 })
 
 describe('live upvote count', () => {

@@ -16,6 +16,11 @@ import { createFreeOrder } from '../api/create-free-order'
 import { useUserOrder } from '../api/get-user-order'
 import { FreeDownloadDialog } from './free-download-dialog'
 
+/** The server's rule for a buyer's e-mail (one @, something either side, no spaces). */
+function looksLikeEmail(email: string): boolean {
+  return /^[^\s@]+@[^\s@]+$/.test(email)
+}
+
 export function PriceCard({ template, user }: { template: Template; user: User | null }) {
   const navigate = useNavigate()
   const free = isFree(template.price)
@@ -40,6 +45,12 @@ export function PriceCard({ template, user }: { template: Template; user: User |
     const email = user?.email ?? guestEmail.trim()
     if (!email) {
       toastError('Please enter your email.')
+      return
+    }
+    if (!looksLikeEmail(email)) {
+      // Not the spec's (it names only the empty case): the app's sign-in
+      // wording, told here rather than after moving to /checkout.
+      toastError('Please enter a valid email address')
       return
     }
     setBusy(true)
