@@ -187,4 +187,13 @@ describe('checkout', () => {
     expect(screen.queryByLabelText('Card number')).not.toBeInTheDocument()
     expect(within(alert.parentElement!).getByRole('button', { name: 'Try Again' })).toBeInTheDocument()
   })
+
+  it("sends a free template's checkout to the template's page, without asking for a payment", async () => {
+    const { fake, router } = renderApp('/checkout?templateId=t-planner&buyerEmail=buyer%40example.com', options())
+    expect(await screen.findByRole('button', { name: 'Download Free' }, { timeout: 5000 })).toBeInTheDocument()
+    expect(here(router)).toBe('/template/t-planner')
+    expect(screen.queryByText(/create-free-order/)).not.toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Try Again' })).not.toBeInTheDocument()
+    expect(fake.callsTo('fn:create-payment-intent')).toHaveLength(0)
+  }, 15000)
 })

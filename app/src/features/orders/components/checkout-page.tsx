@@ -4,7 +4,7 @@
 // The provider the server names decides the form: 'simulated' (no network:
 // a local card form) or 'stripe' (Stripe Elements, loaded only then).
 import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react'
-import { Link, useNavigate, useSearchParams } from 'react-router'
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router'
 import { useQueryClient } from '@tanstack/react-query'
 import { CheckCircle2, Lock } from 'lucide-react'
 import type { CreatePaymentIntentResponse } from '@plinth/sdk'
@@ -12,6 +12,7 @@ import { Button } from '@/components/ui/button'
 import { Spinner } from '@/components/ui/feedback'
 import { Container } from '@/components/ui/layout'
 import { PAYMENT_REDIRECT_MS } from '@/config/constants'
+import { isFree } from '@/lib/format'
 import { useSession } from '@/lib/session'
 import { useTemplate } from '@/features/templates/api/get-template'
 import { paymentIntentQueryOptions, usePaymentIntent, type CheckoutRequest } from '../api/create-payment-intent'
@@ -65,10 +66,14 @@ type Stage = { kind: 'ready' } | { kind: 'paying' } | { kind: 'failed'; message:
 function Checkout({ request }: { request: CheckoutRequest }) {
   // The session decides the bearer the function gets: wait for it.
   const { loading } = useSession()
-  const intent = usePaymentIntent(request, !loading)
   const template = useTemplate(request.templateId)
+  // A free template has nothing to pay: its page offers the free download
+  // (no payment is asked for, so no 'use create-free-order' refusal shows).
+  const free = !!template.data && isFree(template.data.price)
+  const intent = usePaymentIntent(request, !loading && !template.isPending && !free)
 
-  if (loading || intent.isPending) {
+  if (free) return <Navigate to={`/template/${encodeURIComponent(request.templateId)}`} replace />
+  if (loading || template.isPending || intent.isPending) {
     return (
       <Shell>
         <Spinner label="Loading checkout..." />
