@@ -169,6 +169,17 @@ describe('template detail', () => {
     await waitFor(() => expect(here(router)).toBe('/checkout?templateId=t-crm&buyerEmail=buyer%40example.com'), { timeout: 3000 })
   })
 
+  it('says Secure checkout for paid templates only', async () => {
+    const { unmount } = renderApp('/template/t-planner', { tables: marketplace() })
+    expect(await screen.findByTestId('price', {}, { timeout: 5000 })).toHaveTextContent('Free')
+    expect(screen.getByText('Instant access after download')).toBeInTheDocument()
+    expect(screen.queryByText('Secure checkout')).not.toBeInTheDocument()
+    unmount()
+    renderApp('/template/t-crm', { tables: marketplace() })
+    expect(await screen.findByTestId('price', {}, { timeout: 5000 })).toHaveTextContent('$19.00')
+    expect(screen.getByText('Secure checkout')).toBeInTheDocument()
+  }, 15000)
+
   it('rejects a malformed guest e-mail in the price card, before checkout', async () => {
     const user = userEvent.setup()
     const { router, fake } = renderApp('/template/t-crm', { tables: marketplace() })

@@ -131,7 +131,7 @@ export function PriceCard({ template, user }: { template: Template; user: User |
       )}
       <ul className="mt-5 space-y-1.5 border-t border-slate-100 pt-4 text-sm text-slate-600">
         <li>Instant access after {free ? 'download' : 'purchase'}</li>
-        <li>Secure checkout</li>
+        {!free && <li>Secure checkout</li>}
       </ul>
       <FreeDownloadDialog open={modalOpen} onOpenChange={setModalOpen} sending={sending} onSend={(e) => void sendLink(e)} />
     </div>
