@@ -180,6 +180,41 @@ describe('template detail', () => {
     expect(screen.getByText('Secure checkout')).toBeInTheDocument()
   }, 15000)
 
+  it('offers the owner of a paid template Download (their order), not Purchase & Download', async () => {
+    const order = (id: string, payment_status: string, created_at: string) => ({
+      id,
+      product_id: 't-crm',
+      buyer_id: MAYA.id,
+      buyer_email: MAYA.email,
+      price_in_cents: 1900,
+      payment_status,
+      download_url: null,
+      created_at,
+    })
+    // A failed attempt first, then the paid order: only the paid one owns.
+    const paid = order('0a000000-0000-4000-8000-0000000000b2', 'paid', '2024-06-02T00:00:00Z')
+    const { unmount } = renderApp('/template/t-crm', {
+      tables: marketplace({ orders: [order('0a000000-0000-4000-8000-0000000000b1', 'failed', '2024-06-01T00:00:00Z'), paid] }),
+      signedInAs: MAYA,
+    })
+    const download = await screen.findByRole('link', { name: 'Download' }, { timeout: 5000 })
+    expect(download).toHaveAttribute('href', `/download/${paid.id}`)
+    expect(screen.getByText(/You own this template/)).toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Purchase & Download' })).not.toBeInTheDocument()
+    unmount()
+
+    // An unpaid order owns nothing: the purchase is still offered.
+    const { fake } = renderApp('/template/t-crm', {
+      tables: marketplace({ orders: [order('0a000000-0000-4000-8000-0000000000b3', 'pending', '2024-06-03T00:00:00Z')] }),
+      signedInAs: MAYA,
+    })
+    expect(await screen.findByRole('button', { name: 'Purchase & Download' }, { timeout: 5000 })).toBeInTheDocument()
+    await waitFor(() => expect(fake.callsTo('orders', 'select')).toHaveLength(1))
+    await act(async () => {})
+    expect(screen.queryByText(/You own this template/)).not.toBeInTheDocument()
+    expect(screen.queryByRole('link', { name: 'Download' })).not.toBeInTheDocument()
+  }, 15000)
+
   it('rejects a malformed guest e-mail in the price card, before checkout', async () => {
     const user = userEvent.setup()
     const { router, fake } = renderApp('/template/t-crm', { tables: marketplace() })

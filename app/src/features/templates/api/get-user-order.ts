@@ -7,13 +7,16 @@ export interface OwnOrder {
   download_url: string | null
 }
 
-/** The user's order of the template, if they have one. */
+/** The user's order of the template that opens its download (paid or free), if they have one. */
 export async function getUserOrder(templateId: string, userId: string): Promise<OwnOrder | null> {
   const { data, error } = await getSupabase()
     .from('orders')
     .select('id, download_url')
     .eq('buyer_id', userId)
     .eq('product_id', templateId)
+    // A pending or failed payment owns nothing.
+    .in('payment_status', ['paid', 'free'])
+    .order('created_at', { ascending: true })
     .limit(1)
   if (error) {
     logQuiet('reading the order', error)

@@ -3,7 +3,7 @@
 import { useState } from 'react'
 import { Link, useNavigate } from 'react-router'
 import { CheckCircle2, Download, Loader2, ShoppingCart } from 'lucide-react'
-import { Button } from '@/components/ui/button'
+import { Button, ButtonLink } from '@/components/ui/button'
 import { Input, Label } from '@/components/ui/field'
 import { DOWNLOAD_PREPARING_MS } from '@/config/constants'
 import { browser, wait } from '@/lib/browser'
@@ -29,6 +29,8 @@ export function PriceCard({ template, user }: { template: Template; user: User |
   const [modalOpen, setModalOpen] = useState(false)
   const [sending, setSending] = useState(false)
   const order = useUserOrder(template.id, user?.id)
+  // A paid template the user has bought: the main action opens their order.
+  const ownedOrder = !free ? (order.data ?? null) : null
 
   const download = async (email: string) => {
     // Only a web link is followed, whatever the server answered.
@@ -101,21 +103,27 @@ export function PriceCard({ template, user }: { template: Template; user: User |
           />
         </div>
       )}
-      <Button size="lg" className="mt-5 w-full" onClick={() => void act()} disabled={busy} aria-busy={busy}>
-        {busy ? (
-          <>
-            <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Processing...
-          </>
-        ) : free ? (
-          <>
-            <Download className="h-4 w-4" aria-hidden /> Download Free
-          </>
-        ) : (
-          <>
-            <ShoppingCart className="h-4 w-4" aria-hidden /> Purchase & Download
-          </>
-        )}
-      </Button>
+      {ownedOrder ? (
+        <ButtonLink to={`/download/${ownedOrder.id}`} size="lg" className="mt-5 w-full">
+          <Download className="h-4 w-4" aria-hidden /> Download
+        </ButtonLink>
+      ) : (
+        <Button size="lg" className="mt-5 w-full" onClick={() => void act()} disabled={busy} aria-busy={busy}>
+          {busy ? (
+            <>
+              <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Processing...
+            </>
+          ) : free ? (
+            <>
+              <Download className="h-4 w-4" aria-hidden /> Download Free
+            </>
+          ) : (
+            <>
+              <ShoppingCart className="h-4 w-4" aria-hidden /> Purchase & Download
+            </>
+          )}
+        </Button>
+      )}
       {busy && (
         <p className="mt-2 text-center text-sm text-slate-600" role="status">
           Preparing your download...
@@ -124,9 +132,11 @@ export function PriceCard({ template, user }: { template: Template; user: User |
       {order.data && (
         <p className="mt-3 flex items-center justify-center gap-1.5 text-sm text-emerald-700">
           <CheckCircle2 className="h-4 w-4" aria-hidden /> You own this template.{' '}
-          <Link to={`/download/${order.data.id}`} className="font-medium underline">
-            Go to download
-          </Link>
+          {!ownedOrder && (
+            <Link to={`/download/${order.data.id}`} className="font-medium underline">
+              Go to download
+            </Link>
+          )}
         </p>
       )}
       <ul className="mt-5 space-y-1.5 border-t border-slate-100 pt-4 text-sm text-slate-600">
