@@ -125,19 +125,11 @@ export async function signIn(page, url, email, password = 'demo-password', redir
 }
 
 /**
- * Opens a path as if typed into the address bar of a signed-in tab. A
- * signed-in load goes back to the remembered last path after 100 ms (spec
- * section 2, global behaviour), so the memory is set to the path itself as
- * the new document starts (setting it from the old page could be overwritten
- * by that page before it unloads): the restore then stays where the walk
- * asked to be.
+ * Opens a path as if typed into the address bar of a signed-in tab: a fresh
+ * load stays on the URL it opened (issue 15, item 1; the walk
+ * 'navigation.mjs' covers it).
  */
 export async function visit(page, url, path) {
-  await page.addInitScript((p) => {
-    if (location.pathname + location.search === p) {
-      sessionStorage.setItem('marketplace.nav-memory', JSON.stringify({ state: { lastPath: p }, version: 0 }))
-    }
-  }, path)
   await page.goto(url + path)
   await page.waitForURL((u) => u.pathname + u.search === path)
 }

@@ -111,14 +111,53 @@ describe('navigation memory and guarded routes', () => {
     await waitFor(() => expect(here(router)).toBe('/dashboard/templates?tab=draft'))
   })
 
-  it('remembers where a signed-in user is and restores it 100 ms after load', async () => {
+  // Issue 15, item 1: a URL the person opened wins over the remembered path.
+  it('keeps a signed-in load on the URL it opened, and remembers it', async () => {
+    useNavMemory.setState({ lastPath: '/dashboard' })
+    const { router } = renderApp('/templates/t-planner', { tables: marketplace(), signedInAs: MAYA })
+    await screen.findByRole('button', { name: 'Account menu' })
+    await waitFor(() => expect(useNavMemory.getState().lastPath).toBe('/templates/t-planner'))
+    // Well past the spec's 100 ms restore delay: still where the person asked to be.
+    await new Promise((ok) => setTimeout(ok, 300))
+    expect(here(router)).toBe('/templates/t-planner')
+    await act(() => router.navigate('/categories'))
+    await waitFor(() => expect(useNavMemory.getState().lastPath).toBe('/categories'))
+  })
+
+  it('keeps a signed-in load of the site root on the site root', async () => {
     useNavMemory.setState({ lastPath: '/discover?price=free' })
     const { router } = renderApp('/', { tables: marketplace(), signedInAs: MAYA })
     await screen.findByRole('button', { name: 'Account menu' })
-    await waitFor(() => expect(here(router)).toBe('/discover?price=free'))
-    await waitFor(() => expect(useNavMemory.getState().lastPath).toBe('/discover?price=free'))
-    await act(() => router.navigate('/categories'))
-    await waitFor(() => expect(useNavMemory.getState().lastPath).toBe('/categories'))
+    await waitFor(() => expect(useNavMemory.getState().lastPath).toBe('/'))
+    await new Promise((ok) => setTimeout(ok, 300))
+    expect(here(router)).toBe('/')
+  })
+
+  it('goes to an explicit redirect target after sign-in rather than the remembered path', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/auth?mode=sign-in&redirect=%2Fcreators', { tables: marketplace(), users: [MAYA] })
+    await screen.findByLabelText('Email')
+    // Remembered earlier in this tab (say, where a session ran out).
+    useNavMemory.setState({ lastPath: '/dashboard/settings' })
+    await user.type(await screen.findByLabelText('Email'), MAYA.email)
+    await user.type(screen.getByLabelText('Password'), MAYA.password)
+    await user.click(screen.getByRole('button', { name: 'Sign In' }))
+    await waitFor(() => expect(here(router)).toBe('/creators'))
+    await new Promise((ok) => setTimeout(ok, 300))
+    expect(here(router)).toBe('/creators')
+  })
+
+  it('goes to the remembered path after a sign-in without a redirect target', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/auth?mode=sign-in', { tables: marketplace(), users: [MAYA] })
+    await screen.findByLabelText('Email')
+    // Remembered earlier in this tab (say, where a session ran out).
+    useNavMemory.setState({ lastPath: '/dashboard/settings' })
+    await user.type(await screen.findByLabelText('Email'), MAYA.email)
+    await user.type(screen.getByLabelText('Password'), MAYA.password)
+    await user.click(screen.getByRole('button', { name: 'Sign In' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/settings'))
+    expect(useNavMemory.getState().lastPath).toBe('/dashboard/settings')
   })
 
   it('does not remember anything for visitors and forgets on sign-out', async () => {
