@@ -44,31 +44,53 @@ function Logo() {
   )
 }
 
-function NavDropdown({ label, items, footer }: { label: string; items: Array<{ label: string; to: string }>; footer?: { label: string; to: string } }) {
-  const navigate = useNavigate()
+/**
+ * A header entry that is a real link (so it opens in a new tab, issue 15 item
+ * 12) with its dropdown on a separate toggle button beside it; the menu's
+ * entries are links too.
+ */
+function NavDropdown({
+  label,
+  to,
+  items,
+  footer,
+}: {
+  label: string
+  to: string
+  items: Array<{ label: string; to: string }>
+  footer?: { label: string; to: string }
+}) {
   return (
-    <Menu.Root modal={false}>
-      <Menu.Trigger className={cn(navLink({ isActive: false }), 'inline-flex items-center gap-1')}>
-        {label} <ChevronDown className="h-4 w-4" aria-hidden />
-      </Menu.Trigger>
-      <Menu.Portal>
-        <Menu.Content align="start" sideOffset={6} className={menuContent}>
-          {items.map((item) => (
-            <Menu.Item key={item.to} className={menuItem} onSelect={() => navigate(item.to)}>
-              {item.label}
-            </Menu.Item>
-          ))}
-          {footer && (
-            <>
-              <Menu.Separator className="my-1 h-px bg-slate-100" />
-              <Menu.Item className={cn(menuItem, 'justify-center font-medium text-brand-700')} onSelect={() => navigate(footer.to)}>
-                {footer.label}
+    <div className="inline-flex items-center">
+      <NavLink to={to} end className={(state) => cn(navLink(state), 'pr-1')}>
+        {label}
+      </NavLink>
+      <Menu.Root modal={false}>
+        <Menu.Trigger
+          aria-label={`${label} menu`}
+          className="rounded-md p-1 text-slate-600 transition-colors hover:text-slate-900 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
+        >
+          <ChevronDown className="h-4 w-4" aria-hidden />
+        </Menu.Trigger>
+        <Menu.Portal>
+          <Menu.Content align="start" sideOffset={6} className={menuContent}>
+            {items.map((item) => (
+              <Menu.Item key={item.to} className={menuItem} asChild>
+                <Link to={item.to}>{item.label}</Link>
               </Menu.Item>
-            </>
-          )}
-        </Menu.Content>
-      </Menu.Portal>
-    </Menu.Root>
+            ))}
+            {footer && (
+              <>
+                <Menu.Separator className="my-1 h-px bg-slate-100" />
+                <Menu.Item className={cn(menuItem, 'justify-center font-medium text-brand-700')} asChild>
+                  <Link to={footer.to}>{footer.label}</Link>
+                </Menu.Item>
+              </>
+            )}
+          </Menu.Content>
+        </Menu.Portal>
+      </Menu.Root>
+    </div>
   )
 }
 
@@ -207,9 +229,10 @@ export function Header() {
         </div>
         <nav aria-label="Main" className="hidden items-center gap-1 md:flex">
           <NavLink to="/" end className={navLink}>Home</NavLink>
-          <NavDropdown label="Discover" items={DISCOVER_LINKS} />
+          <NavDropdown label="Discover" to="/discover" items={DISCOVER_LINKS} />
           <NavDropdown
             label="Categories"
+            to="/categories"
             items={HEADER_CATEGORIES.map((c) => ({ label: c.name, to: `/category/${c.slug}` }))}
             footer={{ label: 'View All', to: '/categories' }}
           />

@@ -32,6 +32,39 @@ describe('discover', () => {
     await waitFor(async () => expect(await titles()).toEqual(['Budget Planner', 'Startup CRM']))
   })
 
+  // Issue 15, item 10: Back steps through deliberate filter changes and stays on Discover.
+  it('pushes a history entry for each deliberate filter change; the debounced search replaces', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/creators', { tables: marketplace() })
+    await act(() => router.navigate('/discover'))
+    await titles()
+    await user.selectOptions(screen.getByLabelText('Category'), 'productivity')
+    await waitFor(() => expect(here(router)).toBe('/discover?category=productivity'))
+    await user.selectOptions(screen.getByLabelText('Price'), 'free')
+    await waitFor(() => expect(here(router)).toBe('/discover?category=productivity&price=free'))
+    await user.selectOptions(screen.getByLabelText('Sort'), 'oldest')
+    await waitFor(() => expect(here(router)).toBe('/discover?category=productivity&price=free&sort=oldest'))
+    await user.click(screen.getByRole('button', { name: 'Remove filter Price: Free' }))
+    await waitFor(() => expect(here(router)).toBe('/discover?category=productivity&sort=oldest'))
+    await user.type(screen.getByRole('searchbox', { name: 'Search templates' }), 'calm')
+    await waitFor(() => expect(here(router)).toBe('/discover?category=productivity&sort=oldest&search=calm'))
+    // Back: the search replaced its entry, so the chip's removal is undone first.
+    await act(() => router.navigate(-1))
+    await waitFor(() => expect(here(router)).toBe('/discover?category=productivity&price=free&sort=oldest'))
+    expect(screen.getByLabelText('Price')).toHaveValue('free')
+    expect(screen.getByRole('searchbox', { name: 'Search templates' })).toHaveValue('')
+    await act(() => router.navigate(-1))
+    await waitFor(() => expect(here(router)).toBe('/discover?category=productivity&price=free'))
+    expect(screen.getByLabelText('Sort')).toHaveValue('newest')
+    await act(() => router.navigate(-1))
+    await waitFor(() => expect(here(router)).toBe('/discover?category=productivity'))
+    await act(() => router.navigate(-1))
+    await waitFor(() => expect(here(router)).toBe('/discover'))
+    expect(screen.getByLabelText('Category')).toHaveValue('all')
+    await act(() => router.navigate(-1))
+    await waitFor(() => expect(here(router)).toBe('/creators'))
+  })
+
   it('debounces the search box by 300 ms before it reaches the URL', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime })
@@ -91,7 +124,7 @@ describe('discover', () => {
   it('the header links open discover with sort or price set', async () => {
     const user = userEvent.setup()
     const { router } = renderApp('/', { tables: marketplace({ templates: [template({ id: 't-x', title: 'X' })] }) })
-    await user.click(await screen.findByRole('button', { name: 'Discover' }))
+    await user.click(await screen.findByRole('button', { name: 'Discover menu' }))
     await user.click(await screen.findByRole('menuitem', { name: 'Premium Templates' }))
     await waitFor(() => expect(here(router)).toBe('/discover?price=paid'))
     expect(await screen.findByLabelText('Price')).toHaveValue('paid')

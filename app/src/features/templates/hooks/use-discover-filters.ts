@@ -1,7 +1,9 @@
 // Discover's filters live in the query string: search, category (slug, default
 // 'all'), price (all, free, paid), sort (newest, oldest, most-popular,
 // price-low, price-high). The search box writes to the URL 300 ms after the
-// last keystroke.
+// last keystroke. Deliberate changes (a select, a chip, Clear Filters) push a
+// history entry so Back steps through them and stays on Discover; the
+// debounced search replaces the entry (issue 15, item 10).
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { SEARCH_DEBOUNCE_MS } from '@/config/constants'
@@ -34,7 +36,7 @@ export function useDiscoverFilters() {
   const lastWritten = useRef(filters.search)
 
   const update = useCallback(
-    (patch: Partial<DiscoverParams>) => {
+    (patch: Partial<DiscoverParams>, { replace = false }: { replace?: boolean } = {}) => {
       setParams(
         (current) => {
           const next = new URLSearchParams(current)
@@ -45,7 +47,7 @@ export function useDiscoverFilters() {
           }
           return next
         },
-        { replace: true },
+        { replace },
       )
     },
     [setParams],
@@ -64,7 +66,7 @@ export function useDiscoverFilters() {
     if (searchText.trim() === filters.search.trim()) return
     const timer = setTimeout(() => {
       lastWritten.current = searchText.trim()
-      update({ search: searchText.trim() })
+      update({ search: searchText.trim() }, { replace: true })
     }, SEARCH_DEBOUNCE_MS)
     return () => clearTimeout(timer)
   }, [searchText, filters.search, update])
@@ -72,7 +74,7 @@ export function useDiscoverFilters() {
   const clear = useCallback(() => {
     lastWritten.current = ''
     setSearchText('')
-    setParams(new URLSearchParams(), { replace: true })
+    setParams(new URLSearchParams())
   }, [setParams])
 
   return { filters, searchText, setSearchText, update, clear }
