@@ -65,6 +65,23 @@ describe('discover', () => {
     await waitFor(() => expect(here(router)).toBe('/creators'))
   })
 
+  // Issue 15, item 9: an unknown category says so and offers to clear it.
+  it('says when the category in the URL does not exist and offers to clear it', async () => {
+    const user = userEvent.setup()
+    const { router } = renderApp('/discover?category=nope&price=free', { tables: marketplace() })
+    expect(await screen.findByText('Category not found')).toBeInTheDocument()
+    expect(screen.getByText('There is no category "nope".')).toBeInTheDocument()
+    expect(screen.queryByText('No templates found')).not.toBeInTheDocument()
+    const select = screen.getByLabelText('Category')
+    expect(select).toHaveValue('nope')
+    expect(within(select).getByRole('option', { name: 'Unknown category', selected: true })).toBeInTheDocument()
+    await user.click(screen.getByRole('button', { name: 'Show all categories' }))
+    await waitFor(() => expect(here(router)).toBe('/discover?price=free'))
+    expect(await titles()).toEqual(['Calm Weekly Planner'])
+    expect(screen.getByLabelText('Category')).toHaveValue('all')
+    expect(screen.queryByRole('option', { name: 'Unknown category' })).not.toBeInTheDocument()
+  })
+
   it('debounces the search box by 300 ms before it reaches the URL', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime })

@@ -62,6 +62,10 @@ export function DiscoverPage({ categories, categoriesLoading }: { categories: Ca
         <label className="sr-only" htmlFor="discover-category">Category</label>
         <Select id="discover-category" value={filters.category} onChange={(e) => update({ category: e.target.value })}>
           <option value="all">All Categories</option>
+          {/* An unknown slug from the URL is shown as such, not as "All Categories" (issue 15, item 9). */}
+          {unknownCategory && (
+            <option value={filters.category} disabled>Unknown category</option>
+          )}
           {categories.map((c) => (
             <option key={c.id} value={c.slug}>{c.name}</option>
           ))}
@@ -99,6 +103,14 @@ export function DiscoverPage({ categories, categoriesLoading }: { categories: Ca
       <div className="mt-8">
         {isLoading || waitingForCategory ? (
           <TemplateGridSkeleton count={8} />
+        ) : unknownCategory ? (
+          // Our wording (the spec has none for an unknown category, issue 15 item 9).
+          <EmptyState
+            icon={<SearchX className="h-10 w-10" aria-hidden />}
+            title="Category not found"
+            description={`There is no category "${filters.category}".`}
+            action={<Button variant="outline" onClick={() => update({ category: 'all' })}>Show all categories</Button>}
+          />
         ) : templates.length === 0 ? (
           <EmptyState
             icon={<SearchX className="h-10 w-10" aria-hidden />}
