@@ -1,6 +1,8 @@
-// Browser walks of the navigation memory (issue 15, item 1): a URL the person
-// opens in a signed-in tab wins over the remembered path; only a sign-in
-// without a redirect target of its own goes back to where the tab was.
+// Browser walks of navigation (issue 15): a URL the person opens in a
+// signed-in tab wins over the remembered path, and only a sign-in without a
+// redirect target of its own goes back to where the tab was (item 1); Back
+// steps through Discover's filters (item 10); the header's Discover and
+// Categories are links with their menus beside them (item 12).
 import { logout } from '../lib.mjs'
 
 const LEO = 'leo@demo.plinth.dev'
@@ -71,6 +73,58 @@ export const walks = [
       await signInHere(page, LEO)
       await page.waitForURL((u) => u.pathname === '/creators')
       await stays(page, '/creators', 'an explicit redirect')
+    },
+  },
+  {
+    name: 'navigation: Back steps through Discover filter changes and stays on Discover',
+    async run(page, { url }) {
+      await page.goto(url + '/creators')
+      await page.goto(url + '/discover')
+      await page.getByRole('article').first().waitFor()
+      await page.getByLabel('Category').selectOption('productivity')
+      await page.waitForURL((u) => u.search === '?category=productivity')
+      await page.getByLabel('Price').selectOption('free')
+      await page.waitForURL((u) => u.search === '?category=productivity&price=free')
+      await page.goBack()
+      await page.waitForURL((u) => u.pathname === '/discover' && u.search === '?category=productivity')
+      await page.getByRole('button', { name: 'Remove filter Category: Productivity' }).waitFor()
+      await page.waitForFunction(() => document.querySelector('#discover-price')?.value === 'all')
+      await page.goBack()
+      await page.waitForURL((u) => u.pathname === '/discover' && u.search === '')
+      await page.waitForFunction(() => document.querySelector('#discover-category')?.value === 'all')
+      await page.goBack()
+      await page.waitForURL((u) => u.pathname === '/creators')
+    },
+  },
+  {
+    name: 'navigation: the header Discover and Categories are links with their menus beside them',
+    async run(page, { url, viewport }) {
+      if (viewport === 'phone') {
+        // Below 768 px the drawer replaces the menu; its entries are links.
+        await page.goto(url + '/creators')
+        await page.getByRole('button', { name: 'Open menu' }).click()
+        const drawer = page.getByRole('dialog', { name: 'Menu' })
+        await drawer.getByRole('link', { name: 'Browse All' }).click()
+        await page.waitForURL((u) => u.pathname === '/discover' && u.search === '')
+        return
+      }
+      await page.goto(url + '/creators')
+      const main = page.getByRole('navigation', { name: 'Main' })
+      const discover = main.getByRole('link', { name: 'Discover', exact: true })
+      if ((await discover.getAttribute('href')) !== '/discover') throw new Error('Discover links to /discover')
+      const categories = main.getByRole('link', { name: 'Categories', exact: true })
+      if ((await categories.getAttribute('href')) !== '/categories') throw new Error('Categories links to /categories')
+      // The toggle beside it opens the menu from the keyboard.
+      const toggle = main.getByRole('button', { name: 'Discover menu' })
+      await toggle.focus()
+      await page.keyboard.press('Enter')
+      await page.getByRole('menuitem', { name: 'Free Templates' }).click()
+      await page.waitForURL((u) => u.pathname === '/discover' && u.search === '?price=free')
+      await main.getByRole('button', { name: 'Categories menu' }).click()
+      await page.getByRole('menuitem', { name: 'View All' }).click()
+      await page.waitForURL((u) => u.pathname === '/categories')
+      await discover.click()
+      await page.waitForURL((u) => u.pathname === '/discover' && u.search === '')
     },
   },
 ]
