@@ -5,7 +5,7 @@ import { toast } from 'sonner'
 import { resetNavMemory } from './render'
 
 // Pages load lazily and the machine may be busy: give async queries room.
-configure({ asyncUtilTimeout: 2000 })
+configure({ asyncUtilTimeout: 5000 })
 
 // The network boundary: the SDK client module is the in-memory fake.
 vi.mock('@/lib/supabase', () => import('./supabase-module'))
