@@ -131,7 +131,10 @@ fn encode_path(name: &str) -> String {
 }
 
 /// A signed download URL of `bucket/name`, valid `seconds` from `now`:
-/// `{api}/storage/v1/object/sign/{bucket}/{name}?token=...`.
+/// `{api}/storage/v1/object/sign/{bucket}/{name}?token=...&download={file}`,
+/// where `{file}` is the object's own file name (its last path segment): the
+/// storage service then answers `Content-Disposition: attachment`, so the
+/// browser saves the file instead of showing it in place of the page.
 pub fn signed_url(
     jwt: &JwtSecret,
     api: &str,
@@ -146,10 +149,12 @@ pub fn signed_url(
         "iat": now,
         "exp": now + seconds,
     }));
+    let file = name.rsplit('/').next().unwrap_or(name);
     format!(
-        "{api}/storage/v1/object/sign/{}/{}?token={token}",
+        "{api}/storage/v1/object/sign/{}/{}?token={token}&download={}",
         encode_path(bucket),
-        encode_path(name)
+        encode_path(name),
+        utf8_percent_encode(file, SEGMENT)
     )
 }
 
@@ -194,6 +199,27 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(locate(input), expected, "{input}");
         }
+    }
+
+    #[test]
+    fn signed_urls_ask_for_an_attachment_named_like_the_file() {
+        let jwt = JwtSecret::new("0123456789abcdef0123456789abcdef").unwrap();
+        let url = signed_url(
+            &jwt,
+            "http://api",
+            "template-files",
+            "u1/r4nd/My kit & more.zip",
+            0,
+            60,
+        );
+        assert!(
+            url.starts_with("http://api/storage/v1/object/sign/template-files/u1/r4nd/My%20kit%20%26%20more.zip?token="),
+            "{url}"
+        );
+        assert!(
+            url.ends_with("&download=My%20kit%20%26%20more.zip"),
+            "{url}"
+        );
     }
 
     #[test]

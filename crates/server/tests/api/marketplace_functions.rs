@@ -1477,3 +1477,71 @@ async fn a_paid_order_counts_one_download_however_often_it_is_opened() {
     }
     assert_eq!(downloads().await, 2, "two orders, each counted once");
 }
+
+/// A free download is saved, not shown in place of the marketplace: the
+/// signed link create-free-order hands out asks storage for an attachment
+/// named like the file itself (issue 15, item 16).
+#[tokio::test]
+async fn a_free_download_link_answers_an_attachment_named_like_the_file() {
+    let app = spawn_marketplace().await;
+    let creator = create_user(&app, "free-maker@test.dev", "Free Maker").await;
+    let cat = category_id(&app, "productivity").await;
+    let name = format!("{creator}/files/Planner Kit.png");
+    let uploaded = reqwest::Client::new()
+        .post(format!(
+            "{}/storage/v1/object/templates/{creator}/files/Planner%20Kit.png",
+            app.url
+        ))
+        .header("apikey", &app.keys.anon_key)
+        .header(
+            "authorization",
+            format!("Bearer {}", token(&app, Actor::User(creator))),
+        )
+        .header("content-type", "image/png")
+        .body(&b"\x89PNG free kit"[..])
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        uploaded.status().is_success(),
+        "{}",
+        uploaded.text().await.unwrap()
+    );
+    let free = published_template(&app, creator, "Free Planner", cat, 0.0).await;
+    sqlx::query("update public.templates set template_file_url = $2 where id = $1")
+        .bind(free)
+        .bind(format!("templates/{name}"))
+        .execute(owner_pool(&app))
+        .await
+        .unwrap();
+
+    let (status, answer) = call_function(
+        &app,
+        Actor::Anon,
+        "/functions/v1/create-free-order",
+        json!({"product_id": free, "buyer_email": "taker@test.dev"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let url = answer["downloadUrl"].as_str().unwrap();
+    assert!(url.contains("/storage/v1/object/sign/"), "{url}");
+    let at = url.find("/storage/v1/").unwrap();
+    let got = reqwest::get(format!("{}{}", app.url, &url[at..]))
+        .await
+        .unwrap();
+    assert_eq!(got.status(), StatusCode::OK);
+    let disposition = got
+        .headers()
+        .get("content-disposition")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    assert!(
+        disposition.starts_with("attachment;") && disposition.contains("filename="),
+        "{disposition}"
+    );
+    assert!(
+        disposition.contains("filename=\"Planner Kit.png\""),
+        "{disposition}"
+    );
+    assert_eq!(&got.bytes().await.unwrap()[..], b"\x89PNG free kit");
+}

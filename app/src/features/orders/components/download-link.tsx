@@ -23,11 +23,18 @@ export function DownloadCard({ icon, title, children }: { icon?: ReactNode; titl
   )
 }
 
+/** Whether a link is a file of this site's storage (a signed or public object URL). */
+function isStoredFile(url: string): boolean {
+  const { origin, pathname } = new URL(url)
+  return origin === window.location.origin && pathname.startsWith('/storage/v1/object/')
+}
+
 /**
  * 'Download File': a link drawn as a button, since it leaves for the file's
- * URL (a same-site signed URL downloads; a workspace-app link opens in a new
- * tab). A link that is not a web link (`javascript:`, `data:`...) is never
- * drawn: an error says so instead.
+ * URL. A file of this site's storage is downloaded (`download`; the server's
+ * signed URL also asks for an attachment named like the file), so the page
+ * stays; a workspace-app link opens in a new tab. A link that is not a web
+ * link (`javascript:`, `data:`...) is never drawn: an error says so instead.
  */
 export function DownloadFileLink({ href }: { href: string }) {
   const safe = safeLink(href)
@@ -36,6 +43,13 @@ export function DownloadFileLink({ href }: { href: string }) {
       <p role="alert" className="text-sm text-red-700">
         {UNSAFE_LINK}
       </p>
+    )
+  }
+  if (isStoredFile(safe)) {
+    return (
+      <a href={safe} download className={buttonClass('primary', 'lg', 'w-full sm:w-auto')}>
+        <Download className="h-4 w-4" aria-hidden /> Download File
+      </a>
     )
   }
   return (
