@@ -301,7 +301,7 @@ describe('upload page', { timeout: 20_000 }, () => {
     expect(fake.uploads.map((u) => u.bucket)).toEqual(['templates', 'templates', 'template-files'])
     expect(fake.uploads[0].path).toMatch(new RegExp(`^u-maya/previews/${NAME}\\.png$`))
     expect(fake.uploads[1].path).toMatch(new RegExp(`^u-maya/previews/${NAME}\\.png$`))
-    expect(fake.uploads[2].path).toMatch(new RegExp(`^u-maya/templates/${NAME}\\.zip$`))
+    expect(fake.uploads[2].path).toMatch(new RegExp(`^u-maya/templates/${NAME}/planner\\.zip$`))
     expect((fake.uploads[0].file as File).name).toBe('cover.png')
     for (const u of fake.uploads) expect(u.options).toEqual({ cacheControl: '3600', upsert: false })
 
@@ -334,7 +334,7 @@ describe('upload page', { timeout: 20_000 }, () => {
     await waitFor(() => expect(here(router)).toBe('/dashboard/templates'))
     expect(await screen.findByText('Your template has been submitted for approval.')).toBeInTheDocument()
     expect(fake.uploads[2]).toMatchObject({ bucket: 'template-files', options: { cacheControl: '3600', upsert: false } })
-    expect(fake.uploads[2].path).toMatch(new RegExp(`^u-maya/files/${NAME}\\.zip$`))
+    expect(fake.uploads[2].path).toMatch(new RegExp(`^u-maya/files/${NAME}/planner\\.zip$`))
     const inserts = fake.callsTo('templates_pending_approval', 'insert')
     expect(inserts).toHaveLength(1)
     expect(inserts[0].payload).toEqual({
@@ -364,7 +364,7 @@ describe('upload page', { timeout: 20_000 }, () => {
     await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
     await waitFor(() => expect(here(router)).toBe('/dashboard/templates'))
     expect(fake.uploads.map((u) => u.bucket)).toEqual(['templates', 'templates', 'templates'])
-    expect(fake.uploads[2].path).toMatch(new RegExp(`^u-maya/files/${NAME}\\.zip$`))
+    expect(fake.uploads[2].path).toMatch(new RegExp(`^u-maya/files/${NAME}/planner\\.zip$`))
     expect(fake.callsTo('templates_pending_approval', 'insert')[0].payload).toMatchObject({
       price: 0,
       price_in_cents: 0,
@@ -385,7 +385,7 @@ describe('upload page', { timeout: 20_000 }, () => {
     expect(fake.uploads).toHaveLength(0)
     expect(fake.copies).toHaveLength(1)
     expect(fake.copies[0]).toMatchObject({ bucket: 'templates', from: 'u-maya/templates/3-old.zip', destinationBucket: 'template-files' })
-    expect(fake.copies[0].to).toMatch(new RegExp(`^u-maya/files/${NAME}\\.zip$`))
+    expect(fake.copies[0].to).toMatch(new RegExp(`^u-maya/files/${NAME}/3-old\\.zip$`))
     expect(fake.callsTo('templates_pending_approval', 'insert')[0].payload).toMatchObject({
       price: 9,
       price_in_cents: 900,
@@ -459,6 +459,21 @@ describe('upload page', { timeout: 20_000 }, () => {
     await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
     expect(await screen.findByText('Failed to submit template. Please try again.')).toBeInTheDocument()
     expect(here(router)).toBe('/upload')
+  })
+
+  it('keeps the uploaded file name: a saved draft, reloaded, shows it (issue 15, item 14)', async () => {
+    const user = setup()
+    const saved = renderApp('/upload', options())
+    await fillForm(user)
+    await user.click(screen.getByRole('button', { name: 'Save Draft' }))
+    await waitFor(() => expect(here(saved.router)).toBe('/dashboard/templates?tab=draft'))
+    const row = { ...saved.fake.tables.templates_draft[0], id: 'd-saved' }
+    expect(String(row.template_file_url)).toMatch(/\/planner\.zip$/)
+    saved.unmount()
+    renderApp('/upload?draft=d-saved', options({}, { templates_draft: [row] }))
+    await screen.findByText('Draft loaded')
+    await openTab(user, 'Visuals')
+    expect(await screen.findByText('planner.zip')).toBeInTheDocument()
   })
 
   it('loads a draft, updates it by id without storing its files again', async () => {

@@ -42,6 +42,33 @@ function stored(bucket: string, path: string): StoredUpload {
   return { bucket, path, url }
 }
 
+/**
+ * The name a template file keeps in storage: the uploaded file's own name,
+ * made safe for storage names and URLs (letters, digits, spaces and `._-()`;
+ * anything else becomes '-'), at most 120 characters.
+ */
+export function keptFileName(original: string): string {
+  const base = original.split(/[/\\]/).pop() ?? ''
+  const safe = base
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{N} ._()-]/gu, '-')
+    .trim()
+    .slice(-120)
+    .trim()
+  return safe && !/^\.+$/.test(safe) ? safe : 'file'
+}
+
+/**
+ * `{timestamp}-{random}/{original name}`: a template file's name. Departs
+ * from the spec's `{timestamp}-{random}.{ext}` so that the file keeps the
+ * name it was uploaded with (a reloaded draft shows it, a buyer's download is
+ * saved under it), while the unique folder still never overwrites.
+ */
+function templateFileName(original: string): string {
+  const unique = uploadName(new File([], 'x')).replace(/\.[^.]*$/, '')
+  return `${unique}/${keptFileName(original)}`
+}
+
 /** Tries fresh names while storage answers that the name is taken. */
 async function withFreshName(
   name: () => string,
@@ -65,8 +92,10 @@ export async function uploadTemplateFile(
   bucketName: string = TEMPLATES_BUCKET,
 ): Promise<StoredUpload> {
   const bucket = getSupabase().storage.from(bucketName)
+  // Previews keep the spec's names; a template file keeps its own name.
+  const name = () => (folder === 'previews' ? uploadName(file) : templateFileName(file.name))
   const path = await withFreshName(
-    () => `${userId}/${folder}/${uploadName(file)}`,
+    () => `${userId}/${folder}/${name()}`,
     (p) => bucket.upload(p, file, { cacheControl: UPLOAD_CACHE_CONTROL, upsert: false }),
   )
   return stored(bucketName, path)
@@ -74,9 +103,9 @@ export async function uploadTemplateFile(
 
 /** Copies a file of the public bucket into the private one (a template that became paid). */
 export async function copyToPaidFiles(userId: string, folder: UploadFolder, fromPath: string): Promise<StoredUpload> {
-  const like = new File([], fromPath.split('/').pop() ?? 'file')
+  const original = fromPath.split('/').pop() ?? 'file'
   const path = await withFreshName(
-    () => `${userId}/${folder}/${uploadName(like)}`,
+    () => `${userId}/${folder}/${templateFileName(original)}`,
     (p) => getSupabase().storage.from(TEMPLATES_BUCKET).copy(fromPath, p, { destinationBucket: PAID_FILES_BUCKET }),
   )
   return stored(PAID_FILES_BUCKET, path)
