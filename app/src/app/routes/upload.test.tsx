@@ -467,7 +467,7 @@ describe('upload page', { timeout: 20_000 }, () => {
     await fillForm(user)
     await user.click(screen.getByRole('button', { name: 'Save Draft' }))
     await waitFor(() => expect(here(saved.router)).toBe('/dashboard/templates?tab=draft'))
-    const row = { ...saved.fake.tables.templates_draft[0], id: 'd-saved' }
+    const row: Row = { ...saved.fake.tables.templates_draft[0], id: 'd-saved' }
     expect(String(row.template_file_url)).toMatch(/\/planner\.zip$/)
     saved.unmount()
     renderApp('/upload?draft=d-saved', options({}, { templates_draft: [row] }))
