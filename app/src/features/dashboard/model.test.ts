@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { averageRating, deleteDescription, editLink, filesByBucket, linesToList, parsePrice, storedFile, tabFromParam } from './model'
+import { activeTabScroll, averageRating, deleteDescription, editLink, filesByBucket, linesToList, parsePrice, storedFile, tabFromParam } from './model'
 
 describe('dashboard model', () => {
   it('averages only ratings above 0, to one decimal', () => {
@@ -62,5 +62,19 @@ describe('dashboard model', () => {
       ['templates', ['u1/previews/a.png']],
       ['template-files', ['u1/files/c.zip']],
     ])
+  })
+})
+
+describe('activeTabScroll', () => {
+  const list = (scrollLeft: number) => ({ scrollLeft, clientWidth: 300 })
+  it('scrolls right so a tab past the right edge is wholly in view', () => {
+    expect(activeTabScroll(list(0), { offsetLeft: 380, offsetWidth: 90 })).toBe(380 + 90 + 4 - 300)
+  })
+  it('scrolls left so a tab before the left edge is wholly in view', () => {
+    expect(activeTabScroll(list(200), { offsetLeft: 100, offsetWidth: 60 })).toBe(96)
+    expect(activeTabScroll(list(50), { offsetLeft: 2, offsetWidth: 60 })).toBe(0)
+  })
+  it('leaves a tab already in view where it is', () => {
+    expect(activeTabScroll(list(40), { offsetLeft: 120, offsetWidth: 60 })).toBe(40)
   })
 })

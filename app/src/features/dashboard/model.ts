@@ -120,3 +120,15 @@ export function filesByBucket(
   }
   return out
 }
+
+/** Where `list` should scroll to so that `tab` (a child, `list` being its offset parent) is wholly in view. */
+export function activeTabScroll(
+  list: Pick<HTMLElement, 'scrollLeft' | 'clientWidth'>,
+  tab: Pick<HTMLElement, 'offsetLeft' | 'offsetWidth'>,
+  margin = 4,
+): number {
+  if (tab.offsetLeft - margin < list.scrollLeft) return Math.max(0, tab.offsetLeft - margin)
+  const right = tab.offsetLeft + tab.offsetWidth + margin
+  if (right > list.scrollLeft + list.clientWidth) return right - list.clientWidth
+  return list.scrollLeft
+}

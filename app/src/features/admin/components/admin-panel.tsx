@@ -119,7 +119,11 @@ export function AdminPanel() {
       ) : rows.length === 0 ? (
         <EmptyState icon={<Inbox className="h-10 w-10" aria-hidden />} title="No templates pending review" description="All caught up!" />
       ) : (
-        <div className="overflow-x-auto rounded-2xl border border-slate-200 bg-white">
+        // On a phone the table scrolls sideways inside its card, never the page:
+        // the card is positioned (`relative`) so that it clips the table's
+        // absolutely positioned screen-reader texts too, which otherwise sit at
+        // the table's far right and widen the page (issue 15, item 2).
+        <div className="relative overflow-x-auto rounded-2xl border border-slate-200 bg-white">
           <table className="w-full min-w-[48rem] text-left text-sm">
             <caption className="sr-only">Templates pending review</caption>
             <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">

@@ -1,0 +1,86 @@
+// Browser walks of the phone layout (issue 15, items 2 and 11): the admin
+// queue and the My Templates tabs fit a phone's width; the page never pans
+// sideways, and the active tab is in view.
+import { apiVisitor, expect, signIn } from '../lib.mjs'
+
+const ADMIN = 'admin@demo.plinth.dev'
+
+// The issue measured a 375 px phone; the runner's phone is 390 px wide.
+async function narrowPhone(page, viewport) {
+  if (viewport === 'phone') await page.setViewportSize({ width: 375, height: 812 })
+}
+
+// `window.innerWidth` alone does not tell: a phone browser zooms out to fit a
+// page that is too wide, and then reports the wider width as innerWidth. So
+// the page must fit the viewport the browser was given, too.
+async function expectNoSidewaysPan(page, what) {
+  const width = page.viewportSize().width
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }))
+  if (scrollWidth > innerWidth || scrollWidth > width) {
+    const wide = await page.evaluate(
+      (w) =>
+        [...document.querySelectorAll('body *')]
+          .filter((el) => el.getBoundingClientRect().right > w + 1)
+          // Skip what a scrolling box clips (an absolute element is not clipped by a box that is not positioned).
+          .filter((el) => {
+            if (getComputedStyle(el).position === 'absolute') return true
+            for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+              if (getComputedStyle(a).overflowX !== 'visible') return false
+            }
+            return true
+          })
+          .slice(0, 5)
+          .map((el) => `${el.tagName}.${String(el.className).slice(0, 60)}`),
+      width,
+    )
+    throw new Error(`${what} is ${scrollWidth} px wide in a ${width} px viewport (innerWidth ${innerWidth}); beyond it: ${wide.join(' | ')}`)
+  }
+}
+
+export const walks = [
+  {
+    name: 'phone-layout: the admin queue fits the window',
+    async run(page, { url, viewport }) {
+      // A submission waits in the queue, so the queue has a row to lay out.
+      const creator = await apiVisitor(url, `e2e-phone-creator-${viewport}-${Date.now()}@example.com`)
+      const [education] = await creator.get('categories?slug=eq.education&select=id')
+      const title = `Phone layout ${viewport} ${Date.now() % 1_000_000}`
+      await creator.rest('POST', 'templates_pending_approval', {
+        creator_id: creator.id,
+        title,
+        description: 'A submission waiting for review, laid out on a phone.',
+        about_template: 'A planner.',
+        category_id: education.id,
+        price: 0,
+        price_in_cents: 0,
+        tags: ['phone'],
+        status: 'Pending Approval',
+      })
+      await narrowPhone(page, viewport)
+      await signIn(page, url, ADMIN, 'demo-password', '/dashboard/admin')
+      await page.waitForURL(/\/dashboard\/admin$/)
+      await page.getByRole('heading', { name: 'Admin Panel' }).waitFor()
+      await page.getByTestId('pending-row').filter({ hasText: title }).first().waitFor()
+      await expectNoSidewaysPan(page, 'the admin panel')
+    },
+  },
+  {
+    name: 'phone-layout: My Templates ?tab=rejected shows its active tab and fits the window',
+    async run(page, { url, viewport }) {
+      await narrowPhone(page, viewport)
+      await signIn(page, url, ADMIN, 'demo-password', '/dashboard/templates?tab=rejected')
+      await page.waitForURL(/\/dashboard\/templates\?tab=rejected$/)
+      const tab = page.getByRole('tab', { name: /Rejected/, selected: true })
+      await tab.waitFor()
+      await expectNoSidewaysPan(page, 'My Templates')
+      await page.waitForFunction(() => {
+        const el = document.querySelector('[role="tab"][aria-selected="true"]')
+        const r = el?.getBoundingClientRect()
+        return !!r && r.left >= 0 && r.right <= window.innerWidth
+      })
+    },
+  },
+]
