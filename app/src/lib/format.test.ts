@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatPrice, formatRating, isFree, isUuid, templateCount } from './format'
+import { count, formatPrice, formatRating, isFree, isUuid, templateCount } from './format'
 import { safeRedirect } from './nav-memory'
 
 describe('prices', () => {
@@ -16,6 +16,21 @@ describe('prices', () => {
 })
 
 describe('wording', () => {
+  it('counts with the noun in the singular for exactly one, else in the plural', () => {
+    expect(count(1, 'view')).toBe('1 view')
+    expect(count(0, 'view')).toBe('0 views')
+    expect(count(2, 'view')).toBe('2 views')
+    expect(count(1234, 'download')).toBe('1,234 downloads')
+    expect(count(null, 'rating')).toBe('0 ratings')
+    expect(count(undefined, 'rating')).toBe('0 ratings')
+  })
+
+  it('takes an explicit plural for irregular words', () => {
+    expect(count(1, 'category', 'categories')).toBe('1 category')
+    expect(count(3, 'category', 'categories')).toBe('3 categories')
+    expect(count(2, 'person', 'people')).toBe('2 people')
+  })
+
   it("says 'N template(s)' in the singular and plural", () => {
     expect(templateCount(1)).toBe('1 template')
     expect(templateCount(0)).toBe('0 templates')

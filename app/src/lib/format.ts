@@ -35,9 +35,20 @@ export function formatRating(n: number | string | null | undefined): string {
   return Number(n ?? 0).toFixed(1)
 }
 
+/**
+ * A count with its noun, in the singular for exactly one: count(1, 'view') is
+ * '1 view', count(1234, 'view') '1,234 views'. The plural is the noun + 's'
+ * unless given (count(2, 'category', 'categories')). Every count the app
+ * prints with a noun goes through here.
+ */
+export function count(n: number | null | undefined, singular: string, plural: string = `${singular}s`): string {
+  const value = n ?? 0
+  return `${formatCount(value)} ${value === 1 ? singular : plural}`
+}
+
 /** 'N template(s)' as the spec words it. */
 export function templateCount(n: number): string {
-  return `${n} template${n === 1 ? '' : 's'}`
+  return count(n, 'template')
 }
 
 export function cn(...parts: Array<string | false | null | undefined>): string {

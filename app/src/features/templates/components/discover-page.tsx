@@ -4,6 +4,7 @@ import { Button } from '@/components/ui/button'
 import { EmptyState } from '@/components/ui/feedback'
 import { Input, Select } from '@/components/ui/field'
 import { Container } from '@/components/ui/layout'
+import { count } from '@/lib/format'
 import { toastError } from '@/lib/toast'
 import type { Category } from '@/lib/types'
 import { useTemplates, type PriceFilter, type Sort } from '../api/get-templates'
@@ -120,7 +121,7 @@ export function DiscoverPage({ categories, categoriesLoading }: { categories: Ca
         ) : (
           <>
             <p className="mb-4 text-sm text-slate-600" aria-live="polite">
-              {templates.length} {templates.length === 1 ? 'template' : 'templates'}
+              {count(templates.length, 'template')}
             </p>
             <TemplateGrid templates={templates} />
           </>

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react'
 import { Star } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Textarea } from '@/components/ui/field'
-import { cn, formatRating } from '@/lib/format'
+import { cn, count, formatRating } from '@/lib/format'
 import { toastError } from '@/lib/toast'
 import { useUserRating } from '../api/get-user-rating'
 import { useSubmitRating } from '../api/submit-rating'
@@ -21,7 +21,7 @@ function Stars({ value, onPick, label }: { value: number; onPick?: (n: number) =
             type="button"
             role="radio"
             aria-checked={value === n}
-            aria-label={`${n} star${n === 1 ? '' : 's'}`}
+            aria-label={count(n, 'star')}
             onClick={() => onPick(n)}
             onMouseEnter={() => setHover(n)}
             className="rounded p-0.5 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
@@ -41,7 +41,7 @@ export function RatingSummary({ average, total }: { average: number | string; to
     <div className="flex items-center gap-2 text-sm text-slate-700">
       <Stars value={Number(average) || 0} label={`Rated ${formatRating(average)} out of 5`} />
       <span className="font-semibold text-slate-900">{formatRating(average)}</span>
-      <span>({total} {total === 1 ? 'rating' : 'ratings'})</span>
+      <span>({count(total, 'rating')})</span>
     </div>
   )
 }
