@@ -80,7 +80,7 @@ export const walks = [
       await page.getByTestId('price').filter({ hasText: '$19.00' }).waitFor()
       await page.getByLabel('Email for your receipt and download').fill(email)
       const created = soon(page.waitForRequest((r) => r.url().endsWith('/functions/v1/create-payment-intent')))
-      await page.getByRole('button', { name: 'Purchase & Download' }).click()
+      await page.getByTestId('price-card').getByRole('button', { name: 'Purchase & Download' }).click()
       await page.waitForURL((u) => u.pathname === '/checkout' && u.searchParams.get('buyerEmail') === email)
       const payload = JSON.parse((await settled(created)).postData())
       expect(payload.templateId === PAID && payload.buyerEmail === email && !('buyerId' in payload), `the payment request: ${JSON.stringify(payload)}`)
@@ -105,7 +105,7 @@ export const walks = [
       await page.waitForURL((u) => u.pathname === `/template/${PAID}`)
       await page.getByTestId('price').filter({ hasText: '$19.00' }).waitFor()
       expect((await page.getByLabel('Email for your receipt and download').count()) === 0, 'no e-mail field when signed in')
-      await page.getByRole('button', { name: 'Purchase & Download' }).click()
+      await page.getByTestId('price-card').getByRole('button', { name: 'Purchase & Download' }).click()
       await page.waitForURL((u) => u.pathname === '/checkout' && u.searchParams.get('buyerId') === buyer.id)
       const orderId = await payAndLand(page, url)
 
@@ -143,7 +143,7 @@ export const walks = [
     async run(page, { url, viewport }) {
       await page.goto(`${url}/template/e0000000-0000-4000-8000-000000000001`)
       await page.getByRole('heading', { level: 1, name: 'Calm Weekly Planner' }).waitFor()
-      await page.getByRole('button', { name: 'Download Free' }).click()
+      await page.getByTestId('price-card').getByRole('button', { name: 'Download Free' }).click()
       const dialog = page.getByRole('dialog', { name: 'Get Your Free Template' })
       await dialog.getByRole('button', { name: 'Send Download Link' }).click()
       await dialog.getByText('Please enter your email.').waitFor()

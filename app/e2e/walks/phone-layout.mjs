@@ -1,6 +1,8 @@
-// Browser walks of the phone layout (issue 15, items 2 and 11): the admin
+// Browser walks of the phone layout (issue 15, items 2, 11 and 5): the admin
 // queue and the My Templates tabs fit a phone's width; the page never pans
-// sideways, and the active tab is in view.
+// sideways, and the active tab is in view; a template's price and main action
+// are in view on a phone without scrolling (a sticky bar), not duplicated on a
+// desktop.
 import { apiVisitor, expect, signIn } from '../lib.mjs'
 
 const ADMIN = 'admin@demo.plinth.dev'
@@ -81,6 +83,33 @@ export const walks = [
         const r = el?.getBoundingClientRect()
         return !!r && r.left >= 0 && r.right <= window.innerWidth
       })
+    },
+  },
+  {
+    name: 'phone-layout: a template page keeps its price and main action in view on a phone',
+    async run(page, { url, viewport }) {
+      await page.goto(`${url}/template/e0000000-0000-4000-8000-000000000003`)
+      await page.getByRole('heading', { level: 1 }).waitFor()
+      await page.getByTestId('price-card').getByRole('button', { name: 'Purchase & Download' }).waitFor()
+      const bar = page.getByRole('region', { name: 'Quick actions' })
+      if (viewport === 'desktop') {
+        expect((await bar.count()) === 0, 'a desktop shows no sticky action bar')
+        return
+      }
+      const action = bar.getByRole('button', { name: 'Purchase & Download' })
+      await action.waitFor()
+      const box = await action.boundingBox()
+      const { width, height } = page.viewportSize()
+      expect(
+        box && box.y >= 0 && box.y + box.height <= height && box.x >= 0 && box.x + box.width <= width,
+        `the sticky Purchase & Download is at ${JSON.stringify(box)} in a ${width}x${height} window`,
+      )
+      expect(await page.evaluate(() => window.scrollY === 0), 'the page was not scrolled')
+      await expectNoSidewaysPan(page, 'the template page')
+      // It is the same action: a guest is taken to the e-mail field the card asks for.
+      await action.click()
+      await page.getByText('Please enter your email.').first().waitFor()
+      await page.waitForFunction(() => document.activeElement?.id === 'buyer-email')
     },
   },
 ]

@@ -44,7 +44,7 @@ export const walks = [
       await page.getByRole('heading', { level: 1, name: 'Calm Weekly Planner' }).waitFor()
       await page.getByRole('region', { name: 'About this template' }).getByText('What you get').waitFor()
       await page.getByText('Real Template').waitFor()
-      await page.getByRole('button', { name: 'Download Free' }).click()
+      await page.getByTestId('price-card').getByRole('button', { name: 'Download Free' }).click()
       const dialog = page.getByRole('dialog', { name: 'Get Your Free Template' })
       await dialog.waitFor()
       await dialog.getByRole('button', { name: 'Cancel' }).click()
@@ -53,7 +53,7 @@ export const walks = [
       await page.goto(url + '/template/e0000000-0000-4000-8000-000000000003')
       await page.getByTestId('price').filter({ hasText: '$19.00' }).waitFor()
       await page.getByLabel('Email for your receipt and download').fill('buyer@example.com')
-      await page.getByRole('button', { name: 'Purchase & Download' }).click()
+      await page.getByTestId('price-card').getByRole('button', { name: 'Purchase & Download' }).click()
       await page.waitForURL(/\/checkout\?templateId=e0000000-0000-4000-8000-000000000003&buyerEmail=buyer%40example\.com/)
     },
   },

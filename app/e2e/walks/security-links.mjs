@@ -51,7 +51,7 @@ export const walks = [
       const here = page.url()
       for (const link of SCRIPT_LINKS) {
         await answer(page, 'create-free-order', { downloadUrl: link, orderId: '00000000-0000-4000-8000-0000000000e2', emailSent: true })
-        await page.getByRole('button', { name: 'Download Free' }).click()
+        await page.getByTestId('price-card').getByRole('button', { name: 'Download Free' }).click()
         const dialog = page.getByRole('dialog', { name: 'Get Your Free Template' })
         await dialog.getByRole('textbox').fill(email)
         await dialog.getByRole('button', { name: 'Send Download Link' }).click()
@@ -63,7 +63,7 @@ export const walks = [
       }
       // A web link is still followed.
       await answer(page, 'create-free-order', { downloadUrl: `${url}/demo/files/planner.md`, orderId: '00000000-0000-4000-8000-0000000000e3', emailSent: true })
-      await page.getByRole('button', { name: 'Download Free' }).click()
+      await page.getByTestId('price-card').getByRole('button', { name: 'Download Free' }).click()
       const dialog = page.getByRole('dialog', { name: 'Get Your Free Template' })
       await dialog.getByRole('textbox').fill(email)
       await dialog.getByRole('button', { name: 'Send Download Link' }).click()

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
@@ -6,6 +6,7 @@ import { marketplace, MAYA, LEO, template, TEMPLATES } from '@/testing/fixtures'
 import { FakeSupabase } from '@/testing/fake-supabase'
 import { browser } from '@/lib/browser'
 import { lensGeometry } from '@/features/templates/components/gallery'
+import { PHONE_QUERY } from '@/lib/use-media-query'
 
 const EVIL_ABOUT = [
   '## Hello',
@@ -406,5 +407,66 @@ describe('live upvote count', () => {
     fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-crm', user_id: 'u-kim' } })
     await waitFor(() => expect(rereads(fake, 't-crm')).toBe(1))
     expect(screen.getByTestId('upvote-count')).toHaveTextContent('1')
+  })
+})
+
+describe('sticky action bar on a phone', () => {
+  const desktopMatchMedia = window.matchMedia
+  const phone = (matches: boolean) => {
+    window.matchMedia = ((query: string) => ({
+      ...desktopMatchMedia(query),
+      matches: matches && query === PHONE_QUERY,
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    })) as typeof window.matchMedia
+  }
+  afterEach(() => {
+    window.matchMedia = desktopMatchMedia
+  })
+
+  it('shows the price and the price card’s main action, which acts the same (a guest buying is sent to the e-mail field)', async () => {
+    phone(true)
+    const user = userEvent.setup()
+    const { router } = renderApp('/template/t-crm', { tables: marketplace() })
+    const bar = await screen.findByRole('region', { name: 'Quick actions' }, { timeout: 5000 })
+    expect(bar).toHaveTextContent('Price: $19.00')
+    await user.click(within(bar).getByRole('button', { name: 'Purchase & Download' }))
+    expect(await screen.findByText('Please enter your email.')).toBeInTheDocument()
+    expect(screen.getByLabelText('Email for your receipt and download')).toHaveFocus()
+    await user.type(screen.getByLabelText('Email for your receipt and download'), 'buyer@example.com')
+    await user.click(within(bar).getByRole('button', { name: 'Purchase & Download' }))
+    await waitFor(() => expect(here(router)).toBe('/checkout?templateId=t-crm&buyerEmail=buyer%40example.com'), { timeout: 3000 })
+  }, 15000)
+
+  it('offers a free template’s Download Free, and the owner of a paid one their Download', async () => {
+    phone(true)
+    const { unmount } = renderApp('/template/t-planner', { tables: marketplace() })
+    const bar = await screen.findByRole('region', { name: 'Quick actions' }, { timeout: 5000 })
+    expect(bar).toHaveTextContent('Free')
+    expect(within(bar).getByRole('button', { name: 'Download Free' })).toBeInTheDocument()
+    unmount()
+
+    const paid = {
+      id: '0a000000-0000-4000-8000-0000000000c1',
+      product_id: 't-crm',
+      buyer_id: MAYA.id,
+      buyer_email: MAYA.email,
+      price_in_cents: 1900,
+      payment_status: 'paid',
+      download_url: null,
+      created_at: '2024-06-02T00:00:00Z',
+    }
+    renderApp('/template/t-crm', { tables: marketplace({ orders: [paid] }), signedInAs: MAYA })
+    const owned = await screen.findByRole('region', { name: 'Quick actions' }, { timeout: 5000 })
+    expect(await within(owned).findByRole('link', { name: 'Download' }, { timeout: 5000 })).toHaveAttribute('href', `/download/${paid.id}`)
+    expect(within(owned).queryByRole('button', { name: 'Purchase & Download' })).not.toBeInTheDocument()
+  }, 15000)
+
+  it('is not there on a wider screen', async () => {
+    phone(false)
+    renderApp('/template/t-crm', { tables: marketplace() })
+    expect(await screen.findByTestId('price', {}, { timeout: 5000 })).toHaveTextContent('$19.00')
+    expect(screen.queryByRole('region', { name: 'Quick actions' })).not.toBeInTheDocument()
+    expect(screen.getAllByRole('button', { name: 'Purchase & Download' })).toHaveLength(1)
   })
 })

@@ -1,5 +1,8 @@
 // The side card: price, the guest e-mail field for paid templates, and the
-// download / purchase button with its 1.2 s preparing state.
+// download / purchase button with its 1.2 s preparing state. On a phone the
+// same price and main action also sit in a sticky bar at the bottom of the
+// window (not in the spec: issue 15, item 5), so they are in reach while the
+// card is far below the description.
 import { useState } from 'react'
 import { Link, useNavigate } from 'react-router'
 import { CheckCircle2, Download, Loader2, ShoppingCart } from 'lucide-react'
@@ -10,6 +13,7 @@ import { browser, wait } from '@/lib/browser'
 import { formatPrice, isFree } from '@/lib/format'
 import { safeLink, UNSAFE_LINK } from '@/lib/safe-link'
 import { errorText, toastError } from '@/lib/toast'
+import { PHONE_QUERY, useMediaQuery } from '@/lib/use-media-query'
 import type { User } from '@supabase/supabase-js'
 import type { Template } from '@/lib/types'
 import { createFreeOrder } from '../api/create-free-order'
@@ -31,6 +35,7 @@ export function PriceCard({ template, user }: { template: Template; user: User |
   const order = useUserOrder(template.id, user?.id)
   // A paid template the user has bought: the main action opens their order.
   const ownedOrder = !free ? (order.data ?? null) : null
+  const phone = useMediaQuery(PHONE_QUERY)
 
   const download = async (email: string) => {
     // Only a web link is followed, whatever the server answered.
@@ -47,6 +52,8 @@ export function PriceCard({ template, user }: { template: Template; user: User |
     const email = user?.email ?? guestEmail.trim()
     if (!email) {
       toastError('Please enter your email.')
+      // From the sticky bar the field may be off-screen: bring it to the user.
+      document.getElementById('buyer-email')?.focus()
       return
     }
     if (!looksLikeEmail(email)) {
@@ -84,66 +91,87 @@ export function PriceCard({ template, user }: { template: Template; user: User |
     }
   }
 
+  /** The main action (Download / Download Free / Purchase & Download), for the card and the phone's sticky bar. */
+  const mainAction = (className: string) =>
+    ownedOrder ? (
+      <ButtonLink to={`/download/${ownedOrder.id}`} size="lg" className={className}>
+        <Download className="h-4 w-4" aria-hidden /> Download
+      </ButtonLink>
+    ) : (
+      <Button size="lg" className={className} onClick={() => void act()} disabled={busy} aria-busy={busy}>
+        {busy ? (
+          <>
+            <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Processing...
+          </>
+        ) : free ? (
+          <>
+            <Download className="h-4 w-4" aria-hidden /> Download Free
+          </>
+        ) : (
+          <>
+            <ShoppingCart className="h-4 w-4" aria-hidden /> Purchase & Download
+          </>
+        )}
+      </Button>
+    )
+
   return (
-    <div className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
-      <p className="text-sm font-medium text-slate-600">Price</p>
-      <p className="mt-1 text-4xl font-extrabold tracking-tight text-slate-900" data-testid="price">
-        {formatPrice(template.price)}
-      </p>
-      {!free && !user && (
-        <div className="mt-5">
-          <Label htmlFor="buyer-email">Email for your receipt and download</Label>
-          <Input
-            id="buyer-email"
-            type="email"
-            autoComplete="email"
-            placeholder="you@example.com"
-            value={guestEmail}
-            onChange={(e) => setGuestEmail(e.target.value)}
-          />
-        </div>
-      )}
-      {ownedOrder ? (
-        <ButtonLink to={`/download/${ownedOrder.id}`} size="lg" className="mt-5 w-full">
-          <Download className="h-4 w-4" aria-hidden /> Download
-        </ButtonLink>
-      ) : (
-        <Button size="lg" className="mt-5 w-full" onClick={() => void act()} disabled={busy} aria-busy={busy}>
-          {busy ? (
-            <>
-              <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Processing...
-            </>
-          ) : free ? (
-            <>
-              <Download className="h-4 w-4" aria-hidden /> Download Free
-            </>
-          ) : (
-            <>
-              <ShoppingCart className="h-4 w-4" aria-hidden /> Purchase & Download
-            </>
-          )}
-        </Button>
-      )}
-      {busy && (
-        <p className="mt-2 text-center text-sm text-slate-600" role="status">
-          Preparing your download...
+    <>
+      <div className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm" data-testid="price-card">
+        <p className="text-sm font-medium text-slate-600">Price</p>
+        <p className="mt-1 text-4xl font-extrabold tracking-tight text-slate-900" data-testid="price">
+          {formatPrice(template.price)}
         </p>
+        {!free && !user && (
+          <div className="mt-5">
+            <Label htmlFor="buyer-email">Email for your receipt and download</Label>
+            <Input
+              id="buyer-email"
+              type="email"
+              autoComplete="email"
+              placeholder="you@example.com"
+              value={guestEmail}
+              onChange={(e) => setGuestEmail(e.target.value)}
+            />
+          </div>
+        )}
+        {mainAction('mt-5 w-full')}
+        {busy && (
+          <p className="mt-2 text-center text-sm text-slate-600" role="status">
+            Preparing your download...
+          </p>
+        )}
+        {order.data && (
+          <p className="mt-3 flex items-center justify-center gap-1.5 text-sm text-emerald-700">
+            <CheckCircle2 className="h-4 w-4" aria-hidden /> You own this template.{' '}
+            {!ownedOrder && (
+              <Link to={`/download/${order.data.id}`} className="font-medium underline">
+                Go to download
+              </Link>
+            )}
+          </p>
+        )}
+        <ul className="mt-5 space-y-1.5 border-t border-slate-100 pt-4 text-sm text-slate-600">
+          <li>Instant access after {free ? 'download' : 'purchase'}</li>
+          {!free && <li>Secure checkout</li>}
+        </ul>
+        <FreeDownloadDialog open={modalOpen} onOpenChange={setModalOpen} sending={sending} onSend={(e) => void sendLink(e)} />
+      </div>
+      {phone && (
+        <section
+          aria-label="Quick actions"
+          className="fixed inset-x-0 bottom-0 z-40 border-t border-slate-200 bg-white/95 px-4 pt-3 shadow-[0_-4px_12px_rgba(15,23,42,0.08)] backdrop-blur md:hidden"
+          style={{ paddingBottom: 'max(0.75rem, env(safe-area-inset-bottom))' }}
+        >
+          <div className="mx-auto flex max-w-xl items-center gap-3">
+            <p className="shrink-0 text-xl font-extrabold text-slate-900">
+              <span className="sr-only">Price: </span>
+              {formatPrice(template.price)}
+            </p>
+            {mainAction('flex-1')}
+          </div>
+        </section>
       )}
-      {order.data && (
-        <p className="mt-3 flex items-center justify-center gap-1.5 text-sm text-emerald-700">
-          <CheckCircle2 className="h-4 w-4" aria-hidden /> You own this template.{' '}
-          {!ownedOrder && (
-            <Link to={`/download/${order.data.id}`} className="font-medium underline">
-              Go to download
-            </Link>
-          )}
-        </p>
-      )}
-      <ul className="mt-5 space-y-1.5 border-t border-slate-100 pt-4 text-sm text-slate-600">
-        <li>Instant access after {free ? 'download' : 'purchase'}</li>
-        {!free && <li>Secure checkout</li>}
-      </ul>
-      <FreeDownloadDialog open={modalOpen} onOpenChange={setModalOpen} sending={sending} onSend={(e) => void sendLink(e)} />
-    </div>
+    </>
   )
 }

@@ -132,7 +132,8 @@ export function TemplateDetailPage({ id }: { id: string }) {
   const includes = template.features_included?.length ? template.features_included : DEFAULT_INCLUDES
   const requirements = template.requirements?.length ? template.requirements : DEFAULT_REQUIREMENTS
   return (
-    <Container className="py-8">
+    // Room at the bottom on a phone for the price card's sticky action bar.
+    <Container className="pb-28 pt-8 md:pb-8">
       <Link to="/discover" className="inline-flex items-center gap-1.5 rounded text-sm font-medium text-slate-700 hover:text-brand-700">
         <ArrowLeft className="h-4 w-4" aria-hidden /> Back to Templates
       </Link>

@@ -1,0 +1,17 @@
+// Whether a CSS media query matches, kept current as the window changes.
+import { useSyncExternalStore } from 'react'
+
+export function useMediaQuery(query: string): boolean {
+  return useSyncExternalStore(
+    (changed) => {
+      const list = window.matchMedia(query)
+      list.addEventListener('change', changed)
+      return () => list.removeEventListener('change', changed)
+    },
+    () => window.matchMedia(query).matches,
+    () => false,
+  )
+}
+
+/** Below Tailwind's `md` breakpoint (768 px): a phone. */
+export const PHONE_QUERY = '(max-width: 767.98px)'
