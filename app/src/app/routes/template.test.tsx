@@ -36,6 +36,15 @@ describe('template detail', () => {
     expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined()
   })
 
+  it('says "1 view" and "1 download" in the singular', async () => {
+    renderApp('/template/t-one', {
+      tables: marketplace({ templates: [template({ id: 't-one', title: 'Single Sheet', total_views: 1, downloads_count: 1 })] }),
+    })
+    expect(await screen.findByRole('heading', { level: 1, name: 'Single Sheet' })).toBeInTheDocument()
+    expect(screen.getByText('1 view')).toBeInTheDocument()
+    expect(screen.getByText('1 download')).toBeInTheDocument()
+  })
+
   it('shows the parts of the page with defaults for missing lists', async () => {
     renderApp('/template/t-planner', {
       tables: marketplace({ templates: [template({ id: 't-planner', title: 'Calm Weekly Planner', description: '', tags: ['planner'], preview_images: ['/demo/a.svg', '/demo/b.svg'], total_views: 5400, downloads_count: 1240 })] }),

@@ -9,7 +9,7 @@ import { Container } from '@/components/ui/layout'
 import { Markdown } from '@/components/ui/markdown'
 import { DEFAULT_INCLUDES, DEFAULT_REQUIREMENTS } from '@/config/constants'
 import { browser } from '@/lib/browser'
-import { cn, formatCount } from '@/lib/format'
+import { cn, count, formatCount } from '@/lib/format'
 import { useSession } from '@/lib/session'
 import { toastError, toastInfo, toastSuccess } from '@/lib/toast'
 import { personName, profilePath, type Template } from '@/lib/types'
@@ -163,10 +163,10 @@ export function TemplateDetailPage({ id }: { id: string }) {
               )}
               <RatingSummary average={template.average_rating} total={template.total_ratings} />
               <span className="flex items-center gap-1 text-sm text-slate-700">
-                <Download className="h-4 w-4" aria-hidden /> {formatCount(template.downloads_count)} downloads
+                <Download className="h-4 w-4" aria-hidden /> {count(template.downloads_count, 'download')}
               </span>
               <span className="flex items-center gap-1 text-sm text-slate-700">
-                <Eye className="h-4 w-4" aria-hidden /> {formatCount(template.total_views)} views
+                <Eye className="h-4 w-4" aria-hidden /> {count(template.total_views, 'view')}
               </span>
             </div>
             <div className="mt-4">
