@@ -1,7 +1,6 @@
 //! Pure helpers for secrets: e-mail codes and their hashes, PKCE checks.
 
 use base64::Engine;
-use hmac::{Hmac, Mac};
 use rand::Rng;
 use sha2::{Digest, Sha256};
 
@@ -16,14 +15,7 @@ pub fn otp() -> String {
 /// nobody can compute the link of every code for an address and try them as
 /// `token_hash`, around the per-account limit on codes.
 pub fn token_hash(key: &[u8], email: &str, otp: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
-    mac.update(email.to_lowercase().as_bytes());
-    mac.update(otp.as_bytes());
-    mac.finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    plinth_db::hmac_hex(key, format!("{}{otp}", email.to_lowercase()).as_bytes())
 }
 
 /// Prefix of link tokens whose flow finishes with a PKCE code exchange.

@@ -246,6 +246,27 @@ fn short_reason(error: &sqlx::Error) -> String {
     }
 }
 
+/// HMAC-SHA256 of `message` under `key`, lower-case hex (keyed hashes of
+/// tokens and visitors, webhook signatures).
+pub fn hmac_hex(key: &[u8], message: &[u8]) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac =
+        Hmac::<sha2::Sha256>::new_from_slice(key).expect("HMAC accepts keys of any length");
+    mac.update(message);
+    hex(&mac.finalize().into_bytes())
+}
+
+/// `bytes` as lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
+            let _ = write!(out, "{b:02x}");
+            out
+        })
+}
+
 /// A random string of `len` characters from `[A-Za-z0-9]` (secrets, tokens).
 pub fn random_token(len: usize) -> String {
     rand::rng()

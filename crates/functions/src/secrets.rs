@@ -1,11 +1,9 @@
 //! Download tokens, webhook signatures and visitor hashes: the small
 //! cryptographic pieces, pure and unit-tested.
 
-use hmac::{Hmac, Mac};
+pub use plinth_db::{hex, hmac_hex};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-
-type HmacSha256 = Hmac<Sha256>;
 
 /// Length of a download token: 43 alphanumeric characters, about 256 bits.
 pub const TOKEN_LEN: usize = 43;
@@ -26,23 +24,6 @@ pub fn token_matches(token: &str, stored: Option<&str>) -> bool {
     let Some(stored) = stored else { return false };
     let presented = token_hash(token);
     presented.len() == stored.len() && bool::from(presented.as_bytes().ct_eq(stored.as_bytes()))
-}
-
-/// HMAC-SHA256 of `message` under `key`, hex.
-pub fn hmac_hex(key: &[u8], message: &[u8]) -> String {
-    let mut mac = HmacSha256::new_from_slice(key).expect("HMAC accepts keys of any length");
-    mac.update(message);
-    hex(&mac.finalize().into_bytes())
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
-            let _ = write!(out, "{b:02x}");
-            out
-        })
 }
 
 /// Why a webhook's signature was refused.
