@@ -69,11 +69,6 @@ export function tabFromParam(value: string | null): TemplateKind | null {
   return TEMPLATE_KINDS.includes(value as TemplateKind) ? (value as TemplateKind) : null
 }
 
-/** 'N template(s)' style plurals. */
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`
-}
-
 /** Mean of the ratings above 0, rounded to one decimal; 0 when none is rated. */
 export function averageRating(ratings: Array<number | string | null | undefined>): number {
   const rated = ratings.map((r) => Number(r ?? 0)).filter((r) => Number.isFinite(r) && r > 0)

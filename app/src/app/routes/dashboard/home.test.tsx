@@ -110,6 +110,10 @@ describe('dashboard home', () => {
       expect.objectContaining({ kind: 'rejected', title: '1 template needs changes', text: 'Review the feedback and make improvements to resubmit.' }),
     ])
     expect(notices({ draft: 0, pending: 0, rejected: 0, published: 4 })).toEqual([])
+    // The shared count helper groups large counts as every count is shown.
+    expect(notices({ draft: 1200, pending: 0, rejected: 0, published: 0 })).toEqual([
+      expect.objectContaining({ kind: 'draft', title: '1,200 drafts in progress', text: expect.stringMatching(/^You have 1,200 unfinished templates\./) }),
+    ])
   })
 
   it('asks for a display name and avatar while they are missing, linking to the profile page', async () => {

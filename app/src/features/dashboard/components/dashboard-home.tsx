@@ -20,13 +20,13 @@ import {
   XCircle,
 } from 'lucide-react'
 import { Skeleton } from '@/components/ui/feedback'
-import { cn, formatCount, formatRating } from '@/lib/format'
+import { cn, count, formatCount, formatRating } from '@/lib/format'
 import { toastError } from '@/lib/toast'
 import { personName } from '@/lib/types'
 import { useOwnProfile } from '@/features/profiles/api/get-own-profile'
 import { useStatusCounts, type StatusCounts } from '../api/get-status-counts'
 import { useEngagement } from '../api/get-engagement'
-import { plural, type TemplateKind } from '../model'
+import type { TemplateKind } from '../model'
 
 type Icon = ComponentType<{ className?: string; 'aria-hidden'?: boolean }>
 
@@ -80,21 +80,21 @@ export function notices(counts: StatusCounts): Array<{ kind: 'draft' | 'pending'
   if (counts.draft > 0)
     out.push({
       kind: 'draft' as const,
-      title: `${plural(counts.draft, 'draft')} in progress`,
-      text: `You have ${plural(counts.draft, 'unfinished template')}. Finish editing and submit ${counts.draft === 1 ? 'it' : 'them'} for review when ready.`,
+      title: `${count(counts.draft, 'draft')} in progress`,
+      text: `You have ${count(counts.draft, 'unfinished template')}. Finish editing and submit ${counts.draft === 1 ? 'it' : 'them'} for review when ready.`,
       link: 'View drafts',
     })
   if (counts.pending > 0)
     out.push({
       kind: 'pending' as const,
       title: 'Pending review',
-      text: `You have ${plural(counts.pending, 'template')} waiting for review. Our team will get back to you soon!`,
+      text: `You have ${count(counts.pending, 'template')} waiting for review. Our team will get back to you soon!`,
       link: 'View pending',
     })
   if (counts.rejected > 0)
     out.push({
       kind: 'rejected' as const,
-      title: `${plural(counts.rejected, 'template')} ${counts.rejected === 1 ? 'needs' : 'need'} changes`,
+      title: `${count(counts.rejected, 'template')} ${counts.rejected === 1 ? 'needs' : 'need'} changes`,
       text: 'Review the feedback and make improvements to resubmit.',
       link: 'View rejected',
     })
