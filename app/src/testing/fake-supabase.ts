@@ -42,6 +42,11 @@ export interface FakeOptions {
   /** What `GET /_/app-config.json` answers besides `anonKey`. */
   appConfig?: Record<string, unknown>
   /**
+   * The `external` map `GET /auth/v1/settings` answers (GitHub and Google
+   * enabled unless given), or 'error' for a 500.
+   */
+  authSettings?: Record<string, boolean> | 'error'
+  /**
    * Many-to-one relations for embedded selects, by `{table}.{embedded table}`,
    * where the column is not named `{embedded table without trailing s}_id`.
    */
@@ -141,6 +146,7 @@ export class FakeSupabase {
     if (options.signedInAs) this.session = this.sessionFor(options.signedInAs)
     this.apiHandlers = options.api ?? {}
     this.appConfig = options.appConfig ?? {}
+    this.authSettings = options.authSettings ?? { email: true, github: true, google: true }
     this.relations = options.relations ?? {}
     this.uploadConflicts = { ...(options.uploadConflicts ?? {}) }
     this.interceptFetch()
@@ -151,13 +157,15 @@ export class FakeSupabase {
   supabaseKey = 'fake-anon-key'
   apiHandlers: Record<string, ApiHandler>
   appConfig: Record<string, unknown>
+  authSettings: Record<string, boolean> | 'error'
   relations: Record<string, { column: string; references?: string }>
   uploadConflicts: Record<string, number>
 
   /**
-   * Answers `fetch` of `{origin}/api/...` and `{origin}/_/app-config.json`
-   * from the handlers (recorded as `api:{path}` / `app-config` calls); any
-   * other URL goes to the real fetch. The spy is restored after each test.
+   * Answers `fetch` of `{origin}/api/...`, `{origin}/_/app-config.json` and
+   * `{origin}/auth/v1/settings` from the handlers (recorded as `api:{path}`,
+   * `app-config`, `auth:settings` calls); any other URL goes to the real
+   * fetch. The spy is restored after each test.
    */
   private interceptFetch() {
     if (typeof globalThis.fetch !== 'function') return
@@ -170,6 +178,11 @@ export class FakeSupabase {
       if (url === `${origin}/_/app-config.json`) {
         this.calls.push({ table: 'app-config', op: 'get', filters: [] })
         return json(200, { anonKey: this.supabaseKey, ...this.appConfig })
+      }
+      if (url === `${origin}/auth/v1/settings`) {
+        this.calls.push({ table: 'auth:settings', op: 'get', filters: [] })
+        if (this.authSettings === 'error') return json(500, { code: 500, msg: 'Internal server error' })
+        return json(200, { external: this.authSettings, disable_signup: false, mailer_autoconfirm: false })
       }
       if (url.startsWith(`${origin}/api/`)) {
         const path = url.slice(`${origin}/api`.length).split('?')[0]

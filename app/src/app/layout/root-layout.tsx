@@ -4,10 +4,12 @@ import { Spinner } from '@/components/ui/feedback'
 import { Header } from './header'
 import { Footer } from './footer'
 import { useNavigationMemory, useScrollToTop } from './navigation-effects'
+import { useAuthRedirectError } from './auth-redirect-error'
 
 export function RootLayout() {
   useScrollToTop()
   useNavigationMemory()
+  useAuthRedirectError()
   return (
     <div className="flex min-h-screen flex-col">
       <a

@@ -86,6 +86,40 @@ describe('auth page', () => {
     expect(screen.getByRole('button', { name: 'Google' })).toBeInTheDocument()
     expect(screen.getByRole('link', { name: 'Back to Home' })).toHaveAttribute('href', '/')
   })
+
+  // Issue 15, item 3: only what /auth/v1/settings reports as enabled.
+  it('offers only the providers the server has enabled', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/auth', { tables: marketplace(), authSettings: { email: true, github: true, google: false } })
+    await user.click(await screen.findByRole('button', { name: 'GitHub' }))
+    expect(fake.auth.signInWithOAuth).toHaveBeenCalledWith(expect.objectContaining({ provider: 'github' }))
+    expect(screen.queryByRole('button', { name: 'Google' })).not.toBeInTheDocument()
+    expect(screen.getByText('or continue with')).toBeInTheDocument()
+  })
+
+  it('offers no social sign-in (and no divider) when the server has none enabled', async () => {
+    const { fake } = renderApp('/auth', { tables: marketplace(), authSettings: { email: true, github: false, google: false } })
+    await screen.findByRole('button', { name: 'Sign In' })
+    await waitFor(() => expect(fake.calls.some((c) => c.table === 'auth:settings')).toBe(true))
+    // Give the settings' answer time to render.
+    await new Promise((ok) => setTimeout(ok, 100))
+    expect(screen.queryByRole('button', { name: 'GitHub' })).not.toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Google' })).not.toBeInTheDocument()
+    expect(screen.queryByText('or continue with')).not.toBeInTheDocument()
+  })
+
+  it('offers no social sign-in when the settings cannot be read, and the form still works', async () => {
+    const user = userEvent.setup()
+    const { fake, router } = renderApp('/auth', { tables: marketplace(), users: [MAYA], authSettings: 'error' })
+    await waitFor(() => expect(fake.calls.some((c) => c.table === 'auth:settings')).toBe(true))
+    await new Promise((ok) => setTimeout(ok, 100))
+    expect(screen.queryByRole('button', { name: 'GitHub' })).not.toBeInTheDocument()
+    expect(screen.queryByText('or continue with')).not.toBeInTheDocument()
+    await user.type(await screen.findByLabelText('Email'), MAYA.email)
+    await user.type(screen.getByLabelText('Password'), MAYA.password)
+    await user.click(screen.getByRole('button', { name: 'Sign In' }))
+    await waitFor(() => expect(here(router)).toBe('/'))
+  })
 })
 
 describe('navigation memory and guarded routes', () => {

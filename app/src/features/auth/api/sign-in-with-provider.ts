@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
 
-/** The two social providers offered on the auth page. */
+/** The two social providers the auth page may offer (those the server has enabled). */
 export const SOCIAL_PROVIDERS = [
   { id: 'google', label: 'Google' },
   { id: 'github', label: 'GitHub' },

@@ -11,6 +11,7 @@ import { BRAND } from '@/config/constants'
 import { useSignIn } from '../api/sign-in'
 import { useSignUp } from '../api/sign-up'
 import { SOCIAL_PROVIDERS, useSignInWithProvider, type SocialProvider } from '../api/sign-in-with-provider'
+import { useEnabledProviders } from '../api/get-enabled-providers'
 import { validateAuth, type AuthErrors, type AuthValues } from '../validation'
 
 type Mode = 'sign-in' | 'sign-up'
@@ -27,6 +28,10 @@ export function AuthPage() {
   const signIn = useSignIn()
   const signUp = useSignUp()
   const social = useSignInWithProvider()
+  // Only the providers the server has enabled; none while loading or when
+  // its settings cannot be read.
+  const enabled = useEnabledProviders().data ?? []
+  const providers = SOCIAL_PROVIDERS.filter((p) => enabled.includes(p.id))
   const busy = signIn.isPending || signUp.isPending || social.isPending
 
   // A signed-in user has nothing to do here.
@@ -155,16 +160,20 @@ export function AuthPage() {
             <Tabs.Content value="sign-in">{mode === 'sign-in' && form}</Tabs.Content>
             <Tabs.Content value="sign-up">{mode === 'sign-up' && form}</Tabs.Content>
           </Tabs.Root>
-          <div className="my-6 flex items-center gap-3 text-xs uppercase tracking-wide text-slate-500">
-            <span className="h-px flex-1 bg-slate-200" /> or continue with <span className="h-px flex-1 bg-slate-200" />
-          </div>
-          <div className="grid grid-cols-2 gap-3">
-            {SOCIAL_PROVIDERS.map((p) => (
-              <Button key={p.id} variant="outline" onClick={() => void withProvider(p.id)} disabled={busy}>
-                {p.label}
-              </Button>
-            ))}
-          </div>
+          {providers.length > 0 && (
+            <>
+              <div className="my-6 flex items-center gap-3 text-xs uppercase tracking-wide text-slate-500">
+                <span className="h-px flex-1 bg-slate-200" /> or continue with <span className="h-px flex-1 bg-slate-200" />
+              </div>
+              <div className={providers.length > 1 ? 'grid grid-cols-2 gap-3' : 'grid grid-cols-1 gap-3'}>
+                {providers.map((p) => (
+                  <Button key={p.id} variant="outline" onClick={() => void withProvider(p.id)} disabled={busy}>
+                    {p.label}
+                  </Button>
+                ))}
+              </div>
+            </>
+          )}
         </div>
       </div>
     </div>
