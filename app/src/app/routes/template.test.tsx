@@ -85,7 +85,8 @@ describe('template detail', () => {
 
   it('asks a guest for an e-mail to download a free template', async () => {
     const user = userEvent.setup()
-    const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {})
+    const openTab = vi.spyOn(browser, 'openTab').mockImplementation(() => {})
+    const assign = vi.spyOn(browser, 'assign')
     const { fake } = renderApp('/template/t-planner', {
       tables: marketplace(),
       functions: { 'create-free-order': () => ({ data: { downloadUrl: 'https://files.example/planner.zip' } }) },
@@ -97,9 +98,16 @@ describe('template detail', () => {
     expect(fake.callsTo('fn:create-free-order')).toHaveLength(0)
     await user.type(within(dialog).getByLabelText('Email'), 'guest@example.com')
     await user.click(within(dialog).getByRole('button', { name: 'Send Download Link' }))
-    await waitFor(() => expect(assign).toHaveBeenCalledWith('https://files.example/planner.zip'))
+    // A web link that is not this site's storage opens in a new tab; this tab stays.
+    await waitFor(() => expect(openTab).toHaveBeenCalledWith('https://files.example/planner.zip'))
+    expect(assign).not.toHaveBeenCalled()
     expect(fake.callsTo('fn:create-free-order')[0].payload).toEqual({ product_id: 't-planner', buyer_email: 'guest@example.com' })
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument())
+    // In case the browser held the tab back, the link is offered again, in a new tab too.
+    const again = within(screen.getByTestId('price-card')).getByRole('link', { name: 'Open it again' })
+    expect(again).toHaveAttribute('href', 'https://files.example/planner.zip')
+    expect(again).toHaveAttribute('target', '_blank')
+    expect(again).toHaveAttribute('rel', 'noopener noreferrer')
   })
 
   it('lets a guest cancel the free-download modal', async () => {
@@ -127,6 +135,8 @@ describe('template detail', () => {
   it('never follows a download link that is not a web link', async () => {
     const user = userEvent.setup()
     const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {})
+    const openTab = vi.spyOn(browser, 'openTab').mockImplementation(() => {})
+    const download = vi.spyOn(browser, 'download').mockImplementation(() => {})
     renderApp('/template/t-planner', {
       tables: marketplace(),
       functions: { 'create-free-order': () => ({ data: { downloadUrl: 'javascript:window.__pwned=true' } }) },
@@ -137,6 +147,8 @@ describe('template detail', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Send Download Link' }))
     expect(await screen.findByText('This download link cannot be opened.')).toBeInTheDocument()
     expect(assign).not.toHaveBeenCalled()
+    expect(openTab).not.toHaveBeenCalled()
+    expect(download).not.toHaveBeenCalled()
   })
 
   it('offers its creator no heart or stars on their own template', async () => {
@@ -151,11 +163,13 @@ describe('template detail', () => {
   it('downloads directly for a signed-in user after the 1.2 s preparing state', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime })
-    const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {})
+    const download = vi.spyOn(browser, 'download').mockImplementation(() => {})
+    const openTab = vi.spyOn(browser, 'openTab')
+    const file = `${window.location.origin}/storage/v1/object/sign/template-files/u-leo/crm.zip?token=t&download=crm.zip`
     const { fake } = renderApp('/template/t-crm', {
       tables: marketplace({ templates: [...TEMPLATES.filter((t) => t.id !== 't-crm'), template({ id: 't-crm', title: 'Free CRM', user_id: 'u-leo' })] }),
       signedInAs: MAYA,
-      functions: { 'create-free-order': () => ({ data: { downloadUrl: 'https://files.example/crm.zip' } }) },
+      functions: { 'create-free-order': () => ({ data: { downloadUrl: file } }) },
     })
     await user.click(await screen.findByRole('button', { name: 'Download Free' }))
     expect(screen.getByRole('button', { name: 'Processing...' })).toBeDisabled()
@@ -163,7 +177,11 @@ describe('template detail', () => {
     act(() => vi.advanceTimersByTime(1000))
     expect(fake.callsTo('fn:create-free-order')).toHaveLength(0)
     act(() => vi.advanceTimersByTime(300))
-    await waitFor(() => expect(assign).toHaveBeenCalledWith('https://files.example/crm.zip'))
+    // A file of this site's storage is saved as an attachment: no tab opens, the page stays.
+    await waitFor(() => expect(download).toHaveBeenCalledWith(file))
+    expect(openTab).not.toHaveBeenCalled()
+    expect(screen.getByText('Your download has started.')).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'Download again' })).toHaveAttribute('download')
     expect(fake.callsTo('fn:create-free-order')[0].payload).toEqual({ product_id: 't-crm', buyer_email: MAYA.email })
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument()
   })

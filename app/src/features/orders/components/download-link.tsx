@@ -3,7 +3,8 @@ import type { ReactNode } from 'react'
 import { Download } from 'lucide-react'
 import { ButtonLink, buttonClass } from '@/components/ui/button'
 import { Container } from '@/components/ui/layout'
-import { safeLink, UNSAFE_LINK } from '@/lib/safe-link'
+import { downloadTarget } from '@/lib/download'
+import { UNSAFE_LINK } from '@/lib/safe-link'
 
 /** A download page's card: icon, title, what it says, and Back to Marketplace. */
 export function DownloadCard({ icon, title, children }: { icon?: ReactNode; title: string; children: ReactNode }) {
@@ -23,12 +24,6 @@ export function DownloadCard({ icon, title, children }: { icon?: ReactNode; titl
   )
 }
 
-/** Whether a link is a file of this site's storage (a signed or public object URL). */
-function isStoredFile(url: string): boolean {
-  const { origin, pathname } = new URL(url)
-  return origin === window.location.origin && pathname.startsWith('/storage/v1/object/')
-}
-
 /**
  * 'Download File': a link drawn as a button, since it leaves for the file's
  * URL. A file of this site's storage is downloaded (`download`; the server's
@@ -37,23 +32,23 @@ function isStoredFile(url: string): boolean {
  * link (`javascript:`, `data:`...) is never drawn: an error says so instead.
  */
 export function DownloadFileLink({ href }: { href: string }) {
-  const safe = safeLink(href)
-  if (!safe) {
+  const target = downloadTarget(href)
+  if (!target) {
     return (
       <p role="alert" className="text-sm text-red-700">
         {UNSAFE_LINK}
       </p>
     )
   }
-  if (isStoredFile(safe)) {
+  if (target.kind === 'file') {
     return (
-      <a href={safe} download className={buttonClass('primary', 'lg', 'w-full sm:w-auto')}>
+      <a href={target.href} download className={buttonClass('primary', 'lg', 'w-full sm:w-auto')}>
         <Download className="h-4 w-4" aria-hidden /> Download File
       </a>
     )
   }
   return (
-    <a href={safe} target="_blank" rel="noopener noreferrer" className={buttonClass('primary', 'lg', 'w-full sm:w-auto')}>
+    <a href={target.href} target="_blank" rel="noopener noreferrer" className={buttonClass('primary', 'lg', 'w-full sm:w-auto')}>
       <Download className="h-4 w-4" aria-hidden /> Download File
     </a>
   )

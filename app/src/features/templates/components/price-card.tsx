@@ -9,9 +9,9 @@ import { CheckCircle2, Download, Loader2, ShoppingCart } from 'lucide-react'
 import { Button, ButtonLink } from '@/components/ui/button'
 import { Input, Label } from '@/components/ui/field'
 import { DOWNLOAD_PREPARING_MS } from '@/config/constants'
-import { browser, wait } from '@/lib/browser'
+import { wait } from '@/lib/browser'
+import { followDownload, type DownloadTarget } from '@/lib/download'
 import { formatPrice, isFree } from '@/lib/format'
-import { safeLink, UNSAFE_LINK } from '@/lib/safe-link'
 import { errorText, toastError } from '@/lib/toast'
 import { PHONE_QUERY, useMediaQuery } from '@/lib/use-media-query'
 import type { User } from '@supabase/supabase-js'
@@ -32,16 +32,17 @@ export function PriceCard({ template, user }: { template: Template; user: User |
   const [guestEmail, setGuestEmail] = useState('')
   const [modalOpen, setModalOpen] = useState(false)
   const [sending, setSending] = useState(false)
+  // The link last followed, offered again in case the browser held it back.
+  const [followed, setFollowed] = useState<DownloadTarget | null>(null)
   const order = useUserOrder(template.id, user?.id)
   // A paid template the user has bought: the main action opens their order.
   const ownedOrder = !free ? (order.data ?? null) : null
   const phone = useMediaQuery(PHONE_QUERY)
 
+  // The page stays (issue 15, item 16): a stored file is saved as an
+  // attachment, another web link opens in a new tab; only web links at all.
   const download = async (email: string) => {
-    // Only a web link is followed, whatever the server answered.
-    const url = safeLink(await createFreeOrder(template.id, email))
-    if (!url) throw new Error(UNSAFE_LINK)
-    browser.assign(url)
+    setFollowed(followDownload(await createFreeOrder(template.id, email)))
   }
 
   const act = async () => {
@@ -139,6 +140,20 @@ export function PriceCard({ template, user }: { template: Template; user: User |
         {busy && (
           <p className="mt-2 text-center text-sm text-slate-600" role="status">
             Preparing your download...
+          </p>
+        )}
+        {followed && !busy && (
+          <p className="mt-2 text-center text-sm text-slate-600" role="status">
+            {followed.kind === 'file' ? 'Your download has started.' : 'Your template opened in a new tab.'}{' '}
+            {followed.kind === 'file' ? (
+              <a href={followed.href} download className="font-medium text-brand-700 underline">
+                Download again
+              </a>
+            ) : (
+              <a href={followed.href} target="_blank" rel="noopener noreferrer" className="font-medium text-brand-700 underline">
+                Open it again
+              </a>
+            )}
           </p>
         )}
         {order.data && (
