@@ -28,6 +28,10 @@ pub struct AppState {
     /// Stripe's publishable key, handed to the app's checkout (`None`: the
     /// simulated provider needs none).
     pub stripe_publishable_key: Option<String>,
+    /// The newsletter form's external automation webhook
+    /// (PLINTH_NEWSLETTER_WEBHOOK_URL), handed to the app; its origin is
+    /// added to the app's CSP `connect-src`.
+    pub newsletter_webhook_url: Option<url::Url>,
 }
 
 /// The services a node mounts, each under its platform prefix.
@@ -43,6 +47,7 @@ pub struct Services {
 /// to its `index.html`, so the app's own routes load on refresh).
 pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     let trust_proxy_headers = state.trust_proxy_headers;
+    let csp = app_csp(state.newsletter_webhook_url.as_ref());
     let api = Router::new()
         .route("/health", get(health))
         .route("/_/app-config.json", get(app_config))
@@ -57,11 +62,11 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
         )
         .nest("/api", plinth_functions::api_router(services.functions))
         .nest("/_/mailbox", plinth_auth::mailbox_router(services.auth));
-    let api = match app_pages(app_dir) {
+    let api = match app_pages(app_dir, csp.clone()) {
         Some(pages) => api.fallback_service(pages),
         None => api.route(
             "/",
-            get(no_app).layer(axum::middleware::map_response(page_headers)),
+            get(no_app).layer(axum::middleware::map_response_with_state(csp, page_headers)),
         ),
     };
     api.layer(cors())
@@ -98,23 +103,37 @@ pub const APP_CSP: &str = "default-src 'self'; \
      form-action 'self'; \
      frame-ancestors 'none'";
 
+/// [`APP_CSP`] with the newsletter webhook's origin (and only its origin)
+/// added to `connect-src` when one is configured. The origin is the `url`
+/// crate's serialization (scheme, punycode host, port): no spaces or `;`.
+pub fn app_csp(newsletter_webhook: Option<&url::Url>) -> HeaderValue {
+    let csp = match newsletter_webhook.map(|url| url.origin().ascii_serialization()) {
+        Some(origin) if origin != "null" => APP_CSP.replacen(
+            "connect-src 'self'",
+            &format!("connect-src 'self' {origin}"),
+            1,
+        ),
+        _ => APP_CSP.to_owned(),
+    };
+    HeaderValue::from_str(&csp).expect("a CSP of URL origins is a valid header value")
+}
+
 /// The built web app in `app_dir`, with a fallback to its `index.html` (so
-/// the app's own routes load on refresh), every answer carrying the app's
-/// CSP; `None` when the app has not been built.
-fn app_pages(app_dir: &Path) -> Option<Router> {
+/// the app's own routes load on refresh), every answer carrying `csp`;
+/// `None` when the app has not been built.
+fn app_pages(app_dir: &Path, csp: HeaderValue) -> Option<Router> {
     let index = app_dir.join("index.html");
     index.is_file().then(|| {
         Router::new()
             .fallback_service(ServeDir::new(app_dir).fallback(ServeFile::new(index)))
-            .layer(axum::middleware::map_response(page_headers))
+            .layer(axum::middleware::map_response_with_state(csp, page_headers))
     })
 }
 
-async fn page_headers(mut response: Response) -> Response {
-    response.headers_mut().insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(APP_CSP),
-    );
+async fn page_headers(State(csp): State<HeaderValue>, mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONTENT_SECURITY_POLICY, csp);
     response
 }
 
@@ -203,6 +222,7 @@ async fn app_config(State(state): State<AppState>) -> impl IntoResponse {
         Json(json!({
             "anonKey": state.keys.anon_key,
             "stripePublishableKey": state.stripe_publishable_key,
+            "newsletterWebhookUrl": state.newsletter_webhook_url.as_ref().map(url::Url::as_str),
         })),
     )
 }
@@ -233,7 +253,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(dir.path().join("app.js"), "export {}").unwrap();
-        let pages = app_pages(dir.path()).unwrap();
+        let pages = app_pages(dir.path(), app_csp(None)).unwrap();
         for path in ["/", "/app.js", "/dashboard/templates?tab=draft"] {
             let response = pages
                 .clone()
@@ -247,7 +267,40 @@ mod tests {
                 "{path}"
             );
         }
-        assert!(app_pages(&dir.path().join("missing")).is_none());
+        assert!(app_pages(&dir.path().join("missing"), app_csp(None)).is_none());
+    }
+
+    #[test]
+    fn the_newsletter_webhook_origin_and_only_it_joins_connect_src() {
+        let connect_src = |csp: &HeaderValue| {
+            csp.to_str()
+                .unwrap()
+                .split(';')
+                .map(str::trim)
+                .find(|d| d.starts_with("connect-src "))
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(app_csp(None), APP_CSP);
+        let hook = url::Url::parse("https://Hook.EU1.example.com:8443/abc/def?key=1").unwrap();
+        let csp = app_csp(Some(&hook));
+        assert_eq!(
+            connect_src(&csp),
+            "connect-src 'self' https://hook.eu1.example.com:8443 https://api.stripe.com"
+        );
+        assert!(!csp.to_str().unwrap().contains("/abc"));
+        // Nothing else changes.
+        assert_eq!(
+            csp.to_str()
+                .unwrap()
+                .replace(" https://hook.eu1.example.com:8443", ""),
+            APP_CSP
+        );
+        let local = url::Url::parse("http://127.0.0.1:4100/hook").unwrap();
+        assert_eq!(
+            connect_src(&app_csp(Some(&local))),
+            "connect-src 'self' http://127.0.0.1:4100 https://api.stripe.com"
+        );
     }
 
     #[test]

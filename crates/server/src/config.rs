@@ -116,6 +116,12 @@ pub struct ServeArgs {
     #[arg(long, env = "PLINTH_APP_DIR", default_value = "app/dist")]
     pub app_dir: PathBuf,
 
+    /// The external automation webhook (an absolute http(s) URL) that the
+    /// app's newsletter form posts to before the subscribe-to-newsletter
+    /// function; handed to the app at run time and allowed by its CSP.
+    #[arg(long, env = "PLINTH_NEWSLETTER_WEBHOOK_URL")]
+    pub newsletter_webhook_url: Option<String>,
+
     /// Believe X-Forwarded-For / X-Real-IP (set when behind a reverse proxy or
     /// load balancer that sets them); otherwise they are dropped and the peer
     /// address is the client's, so nobody dodges per-address rate limits.
@@ -136,6 +142,41 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub functions: crate::services::FunctionsArgs,
+}
+
+impl ServeArgs {
+    /// PLINTH_NEWSLETTER_WEBHOOK_URL, checked: an absolute `http:`/`https:`
+    /// URL with a host and no credentials (the app and everyone who loads
+    /// it read it), or `None` when unset or blank.
+    pub fn newsletter_webhook_url(&self) -> anyhow::Result<Option<url::Url>> {
+        let Some(raw) = self.newsletter_webhook_url.as_deref().map(str::trim) else {
+            return Ok(None);
+        };
+        if raw.is_empty() {
+            return Ok(None);
+        }
+        let refuse = |why: &str| {
+            anyhow::anyhow!(
+                "PLINTH_NEWSLETTER_WEBHOOK_URL must be an absolute http(s) URL such as \
+                 https://hook.example.com/newsletter ({why}): {raw:?}"
+            )
+        };
+        let url = url::Url::parse(raw).map_err(|e| refuse(&e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(refuse("the scheme must be http or https"));
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(refuse("it has no host"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            // Not echoed: the value holds a password.
+            anyhow::bail!(
+                "PLINTH_NEWSLETTER_WEBHOOK_URL must be an absolute http(s) URL without a user name or \
+                 password (every visitor of the app reads it)"
+            );
+        }
+        Ok(Some(url))
+    }
 }
 
 #[derive(Debug, Args)]
@@ -351,6 +392,45 @@ mod tests {
         missing.sort();
         missing.dedup();
         assert!(missing.is_empty(), "plinth.env.example lacks {missing:?}");
+    }
+
+    #[test]
+    fn the_newsletter_webhook_must_be_an_absolute_http_url() {
+        let webhook = |value: &str| {
+            let cli = Cli::try_parse_from(["plinth", "serve", "--newsletter-webhook-url", value])
+                .unwrap();
+            let Command::Serve(args) = cli.command else {
+                panic!("not serve")
+            };
+            args.newsletter_webhook_url()
+        };
+        let url = webhook("https://hook.example.com/abc?x=1")
+            .unwrap()
+            .unwrap();
+        assert_eq!(url.as_str(), "https://hook.example.com/abc?x=1");
+        assert_eq!(
+            webhook(" http://127.0.0.1:9000/hook ")
+                .unwrap()
+                .unwrap()
+                .as_str(),
+            "http://127.0.0.1:9000/hook"
+        );
+        assert!(webhook("").unwrap().is_none());
+        for bad in [
+            "hook.example.com/abc",
+            "/relative/path",
+            "ftp://hook.example.com/abc",
+            "javascript:alert(1)",
+            "https://user:secret@hook.example.com/abc",
+            "https://",
+        ] {
+            let error = webhook(bad).unwrap_err().to_string();
+            assert!(!error.contains("secret"), "{error}");
+            assert!(
+                error.starts_with("PLINTH_NEWSLETTER_WEBHOOK_URL must be an absolute http(s) URL"),
+                "{bad}: {error}"
+            );
+        }
     }
 
     #[test]

@@ -210,6 +210,7 @@ fn check_dev_mailbox(args: &ServeArgs) -> anyhow::Result<()> {
 /// `plinth serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.db.log);
+    args.newsletter_webhook_url()?;
     check_dev_mailbox(&args)?;
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     let listener = bind(&args.host, args.port).await?;
@@ -242,6 +243,7 @@ async fn serve_on(
         keys: Arc::new(keys),
         trust_proxy_headers: args.trust_proxy_headers,
         stripe_publishable_key: args.functions.stripe_publishable_key.clone(),
+        newsletter_webhook_url: args.newsletter_webhook_url()?,
     };
     let functions_config = args
         .functions

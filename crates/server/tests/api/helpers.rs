@@ -57,6 +57,7 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
         keys: keys.clone(),
         trust_proxy_headers: false,
         stripe_publishable_key: Some(TEST_STRIPE_PUBLISHABLE_KEY.to_owned()),
+        newsletter_webhook_url: None,
     };
     let mut auth_config = plinth_auth::AuthConfig::default();
     auth_config.password_hash = plinth_auth::HashCost::cheap();

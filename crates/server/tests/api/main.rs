@@ -1,5 +1,6 @@
 //! The `plinth` binary and its router against a real PostgreSQL.
 
+mod app_config;
 mod cli;
 mod cluster;
 mod health;
