@@ -1,16 +1,17 @@
 // Newsletter sign-up: the external automation webhook first (when one is
-// configured), then the subscribe-to-newsletter function; success if either
-// answers ok.
+// configured: the server's PLINTH_NEWSLETTER_WEBHOOK_URL), then the
+// subscribe-to-newsletter function; success if either answers ok.
 import { useMutation } from '@tanstack/react-query'
 import { functions } from '@plinth/sdk'
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
-import { env } from '@/config/env'
+import { getNewsletterWebhookUrl } from './get-webhook-url'
 
 export async function subscribeToNewsletter(
   input: { name: string; email: string },
-  webhookUrl: string | null = env.newsletterWebhookUrl,
+  webhookUrl?: string | null,
 ): Promise<void> {
+  if (webhookUrl === undefined) webhookUrl = await getNewsletterWebhookUrl()
   if (webhookUrl) {
     try {
       const response = await fetch(webhookUrl, {
