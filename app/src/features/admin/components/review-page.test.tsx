@@ -1,0 +1,89 @@
+// The review page and the queue when the server refuses a decision (spec
+// section 8, admin: 'Failed to update template status'): the admin stays
+// where they were and the submission stays pending.
+import { describe, expect, it } from 'vitest'
+import { screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { here, renderApp } from '@/testing/render'
+import { FakeSupabase, type Row } from '@/testing/fake-supabase'
+import { marketplace } from '@/testing/fixtures'
+
+const ADMIN = { id: 'u-admin', email: 'admin@example.com', password: 'secret-pass', display_name: 'Ada Admin' }
+const REFUSED = { error: { message: 'Only admins may review templates', code: '42501' } }
+
+function submission(id: string, title: string): Row {
+  return {
+    id,
+    title,
+    creator_id: 'u-maya',
+    description: 'Revision slots and countdowns.',
+    about_template: 'A planner.',
+    price: 0,
+    price_in_cents: 0,
+    category_id: 'c-prod',
+    category: { name: 'Productivity', slug: 'productivity' },
+    tags: [],
+    preview_image_url: null,
+    preview_images: [],
+    template_file_url: null,
+    status: 'Pending Approval',
+    rejection_comment: null,
+    created_at: new Date().toISOString(),
+  }
+}
+
+/** An admin whose every decision the server refuses. */
+function refusingBackend() {
+  return new FakeSupabase({
+    tables: marketplace({
+      admins: [{ id: 'a-1', user_id: ADMIN.id }],
+      templates_pending_approval: [submission('p-new', 'Exam Countdown'), submission('p-old', 'Meal Prep Planner')],
+    }),
+    signedInAs: ADMIN,
+    rpc: { admin_approve_template: () => REFUSED, admin_reject_template: () => REFUSED },
+  })
+}
+
+describe('ReviewPage when the decision fails', () => {
+  it('says so on a refused approval and stays on the submission', async () => {
+    const user = userEvent.setup()
+    const { fake, router } = renderApp('/dashboard/admin/template/p-new?returnTo=%2Fdashboard%2Fadmin', refusingBackend())
+    await user.click(await screen.findByRole('button', { name: 'Approve Template' }))
+    expect(await screen.findByText('Failed to update template status')).toBeInTheDocument()
+    expect(fake.rpc).toHaveBeenCalledWith('admin_approve_template', { pending_template_id: 'p-new' })
+    expect(screen.queryByText('Template approved and published successfully')).not.toBeInTheDocument()
+    expect(here(router)).toBe('/dashboard/admin/template/p-new?returnTo=%2Fdashboard%2Fadmin')
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Approve Template' })).toBeEnabled())
+    expect(screen.getByLabelText('Review status')).toHaveValue('Pending Approval')
+  })
+
+  it('says so on a refused rejection and keeps the dialog with the reason', async () => {
+    const user = userEvent.setup()
+    const { fake, router } = renderApp('/dashboard/admin/template/p-new', refusingBackend())
+    await user.click(await screen.findByRole('button', { name: 'Reject Template' }))
+    const dialog = await screen.findByRole('dialog')
+    await user.type(within(dialog).getByLabelText('Rejection reason'), 'Add setup instructions.')
+    await user.click(within(dialog).getByRole('button', { name: 'Reject Template' }))
+    expect(await screen.findByText('Failed to update template status')).toBeInTheDocument()
+    expect(fake.rpc).toHaveBeenCalledWith('admin_reject_template', { pending_template_id: 'p-new', reason: 'Add setup instructions.' })
+    expect(screen.queryByText('Template rejected successfully')).not.toBeInTheDocument()
+    expect(here(router)).toBe('/dashboard/admin/template/p-new')
+    expect(within(screen.getByRole('dialog')).getByLabelText('Rejection reason')).toHaveValue('Add setup instructions.')
+  })
+})
+
+describe('AdminPanel when a rejection fails', () => {
+  it('says so and keeps the submission in the queue', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/dashboard/admin', refusingBackend())
+    await waitFor(() => expect(screen.getAllByTestId('pending-row')).toHaveLength(2))
+    await user.selectOptions(screen.getByLabelText('Status of Meal Prep Planner'), 'Reject')
+    const dialog = await screen.findByRole('dialog', { name: 'Reject "Meal Prep Planner"' })
+    await user.type(within(dialog).getByLabelText('Rejection reason'), 'Blurry previews.')
+    await user.click(within(dialog).getByRole('button', { name: 'Reject Template' }))
+    expect(await screen.findByText('Failed to update template status')).toBeInTheDocument()
+    expect(fake.rpc).toHaveBeenCalledWith('admin_reject_template', { pending_template_id: 'p-old', reason: 'Blurry previews.' })
+    expect(screen.getAllByTestId('pending-row')).toHaveLength(2)
+    expect(fake.tables.templates_pending_approval).toHaveLength(2)
+  })
+})
