@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { startFakeNewsletterWebhook } from './fake-newsletter-webhook.mjs'
 
 const app = resolve(import.meta.dirname, '..')
 const repo = resolve(app, '..')
@@ -54,6 +55,18 @@ export async function startPlinth() {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const dataDir = mkdtempSync(join(tmpdir(), 'plinth-e2e-'))
+  // The newsletter's external webhook: a local stand-in (walks: ctx.newsletter),
+  // and what the fallback function stored (a server-only table).
+  const newsletter = await startFakeNewsletterWebhook()
+  newsletter.subscribers = async (email) => {
+    const db = new pg.Client({ connectionString: withDatabase(serverUrl, dbName) })
+    await db.connect()
+    try {
+      return (await db.query('select email, name from public.newsletter_subscribers where lower(email) = lower($1)', [email])).rows
+    } finally {
+      await db.end()
+    }
+  }
   const env = {
     ...process.env,
     DATABASE_URL: withDatabase(serverUrl, dbName),
@@ -69,6 +82,7 @@ export async function startPlinth() {
     GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS: '10000',
     GOTRUE_RATE_LIMIT_EMAIL_SENT: '10000',
     GOTRUE_RATE_LIMIT_VERIFY: '10000',
+    ...newsletter.env,
   }
   const child = spawn(binary, ['serve', '--port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = []
@@ -111,6 +125,7 @@ export async function startPlinth() {
     await cleanup.query(`drop database if exists "${dbName}" with (force)`)
     await cleanup.end()
     rmSync(dataDir, { recursive: true, force: true })
+    await newsletter.stop()
   }
-  return { url, stop, output }
+  return { url, stop, output, newsletter }
 }

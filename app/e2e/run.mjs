@@ -38,7 +38,7 @@ async function main() {
         page.on('pageerror', (e) => errors.push(e.message))
         const started = Date.now()
         try {
-          await walk.run(page, { url: plinth.url, viewport: vp.name })
+          await walk.run(page, { url: plinth.url, viewport: vp.name, newsletter: plinth.newsletter })
           expect(errors.length === 0, `page errors: ${errors.join('; ')}`)
           passed++
           console.log(`  ✓ [${vp.name}] ${walk.name} (${Date.now() - started} ms)`)
