@@ -3,8 +3,10 @@
 // no Stripe key), land on the secure download page, find the order in the
 // Library and open its download page; an unpaid link says so and opens after
 // the payment; the Stripe path, whose Stripe.js cannot be reached from here,
-// ends on its not-ready message.
-import { apiVisitor, expect, mailboxMessages, signIn, waitUntil } from '../lib.mjs'
+// ends on its not-ready message. A free download keeps the marketplace tab: a
+// stored file is saved as an attachment, a web link opens in a new tab.
+import { readFile } from 'node:fs/promises'
+import { apiAccount, apiVisitor, expect, mailboxMessages, signIn, waitUntil } from '../lib.mjs'
 
 const PAID = 'e0000000-0000-4000-8000-000000000003' // Startup CRM, $19.00
 const PASSWORD = 'a-long-password-1'
@@ -139,9 +141,10 @@ export const walks = [
     },
   },
   {
-    name: 'orders: a guest gets a free template by e-mail and the browser opens its file',
+    name: 'orders: a guest gets a free template by e-mail; its web link opens in a new tab and the page stays',
     async run(page, { url, viewport }) {
-      await page.goto(`${url}/template/e0000000-0000-4000-8000-000000000001`)
+      const template = `${url}/template/e0000000-0000-4000-8000-000000000001`
+      await page.goto(template)
       await page.getByRole('heading', { level: 1, name: 'Calm Weekly Planner' }).waitFor()
       await page.getByTestId('price-card').getByRole('button', { name: 'Download Free' }).click()
       const dialog = page.getByRole('dialog', { name: 'Get Your Free Template' })
@@ -150,13 +153,76 @@ export const walks = [
       const email = `e2e-free-${viewport}-${Date.now()}@example.com`
       await dialog.getByRole('textbox').fill(email)
       const ordered = page.waitForResponse((r) => r.url().endsWith('/functions/v1/create-free-order'))
+      // The demo template's file is a page of the site, not a stored file: a new tab (issue 15, item 16).
+      const opened = page.context().waitForEvent('page')
       await dialog.getByRole('button', { name: 'Send Download Link' }).click()
       expect((await ordered).status() === 200, 'create-free-order answered 200')
-      await page.waitForURL((u) => u.pathname === '/demo/files/planner.md')
-      expect((await page.content()).includes('Calm Weekly Planner'), 'the browser shows the template file')
+      const tab = await opened
+      await tab.waitForURL((u) => u.pathname === '/demo/files/planner.md')
+      await tab.waitForLoadState()
+      expect((await tab.content()).includes('Calm Weekly Planner'), 'the new tab shows the template file')
+      expect(await tab.evaluate(() => window.opener === null), 'the new tab cannot reach back to the marketplace')
+      expect(page.url() === template, `the marketplace tab stayed on the template page, not ${page.url()}`)
+      await page.getByTestId('price-card').getByRole('link', { name: 'Open it again' }).waitFor()
       // The link was also e-mailed (the development mailbox keeps it).
       const mail = await mailboxMessages(url, email)
       expect(JSON.stringify(mail).includes('/download-secure/'), `a mail with the secure link: ${JSON.stringify(mail).slice(0, 200)}`)
+    },
+  },
+  {
+    name: 'orders: a free stored template file downloads as an attachment and the page stays',
+    async run(page, { url, viewport }) {
+      // A creator stores a file and submits a free template; the admin approves it.
+      const stamp = Date.now()
+      const creator = await apiVisitor(url, `e2e-file-creator-${viewport}-${stamp}@example.com`)
+      const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
+      const object = `${creator.id}/files/${stamp}-e2e/Focus kit.md`
+      const stored = await fetch(`${url}/storage/v1/object/templates/${object.split('/').map(encodeURIComponent).join('/')}`, {
+        method: 'POST',
+        headers: { apikey: anonKey, authorization: `Bearer ${creator.token}`, 'content-type': 'text/markdown' },
+        body: '# Focus kit\n\nA stored template file.\n',
+      })
+      expect(stored.ok, `the file is stored: ${stored.status} ${await stored.text()}`)
+      const [productivity] = await creator.get('categories?slug=eq.productivity&select=id')
+      const title = `Stored file ${viewport} ${stamp % 1_000_000}`
+      await creator.rest('POST', 'templates_pending_approval', {
+        creator_id: creator.id,
+        title,
+        description: 'A free template whose file is in storage.',
+        about_template: 'A focus kit.',
+        category_id: productivity.id,
+        price: 0,
+        price_in_cents: 0,
+        tags: ['focus'],
+        template_file_url: `templates/${object}`,
+        status: 'Pending Approval',
+      })
+      const [pending] = await creator.get(`templates_pending_approval?title=eq.${encodeURIComponent(title)}&select=id`)
+      const admin = await apiAccount(url, 'admin@demo.plinth.dev')
+      await admin.rest('POST', 'rpc/admin_approve_template', { pending_template_id: pending.id })
+      const [published] = await creator.get(`templates?title=eq.${encodeURIComponent(title)}&select=id`)
+      expect(published?.id, 'the template is published')
+
+      // A signed-in visitor downloads it: the file arrives as an attachment, no tab opens, the page stays.
+      const email = `e2e-file-buyer-${viewport}-${stamp}@example.com`
+      await apiVisitor(url, email)
+      const template = `/template/${published.id}`
+      await signIn(page, url, email, PASSWORD, template)
+      await page.waitForURL((u) => u.pathname === template)
+      await page.getByRole('heading', { level: 1, name: title }).waitFor()
+      const tabs = []
+      page.context().on('page', (p) => tabs.push(p))
+      const downloaded = page.waitForEvent('download')
+      await page.getByTestId('price-card').getByRole('button', { name: 'Download Free' }).click()
+      const download = await downloaded
+      expect(download.suggestedFilename() === 'Focus kit.md', `saved as ${download.suggestedFilename()}`)
+      expect(new URL(download.url()).pathname.startsWith('/storage/v1/object/sign/templates/'), `a signed storage URL: ${download.url()}`)
+      const path = await download.path()
+      expect((await readFile(path, 'utf8')).includes('# Focus kit'), 'the saved file is the stored one')
+      await page.getByText('Your download has started.').first().waitFor()
+      expect(new URL(page.url()).pathname === template, `the page stayed on the template, not ${page.url()}`)
+      await page.getByRole('heading', { level: 1, name: title }).waitFor()
+      expect(tabs.length === 0, `no tab opened for a stored file (${tabs.length})`)
     },
   },
   {

@@ -61,13 +61,16 @@ export const walks = [
         await page.keyboard.press('Escape')
         await dialog.waitFor({ state: 'hidden' }).catch(() => {})
       }
-      // A web link is still followed.
+      // A web link is still followed, in a new tab (issue 15, item 16).
       await answer(page, 'create-free-order', { downloadUrl: `${url}/demo/files/planner.md`, orderId: '00000000-0000-4000-8000-0000000000e3', emailSent: true })
       await page.getByTestId('price-card').getByRole('button', { name: 'Download Free' }).click()
       const dialog = page.getByRole('dialog', { name: 'Get Your Free Template' })
       await dialog.getByRole('textbox').fill(email)
+      const opened = page.context().waitForEvent('page')
       await dialog.getByRole('button', { name: 'Send Download Link' }).click()
-      await page.waitForURL((u) => u.pathname === '/demo/files/planner.md')
+      const tab = await opened
+      await tab.waitForURL((u) => u.pathname === '/demo/files/planner.md')
+      expect(page.url() === here, `the template page stayed, not ${page.url()}`)
     },
   },
   {
