@@ -133,3 +133,37 @@ export async function visit(page, url, path) {
   await page.goto(url + path)
   await page.waitForURL((u) => u.pathname + u.search === path)
 }
+
+/**
+ * Fails when the page is wider than its viewport (it would pan sideways),
+ * naming what sticks out. `window.innerWidth` alone does not tell: a phone
+ * browser zooms out to fit a page that is too wide, and then reports the
+ * wider width as innerWidth. So the page must fit the viewport the browser
+ * was given, too.
+ */
+export async function expectNoSidewaysPan(page, what) {
+  const width = page.viewportSize().width
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }))
+  if (scrollWidth > innerWidth || scrollWidth > width) {
+    const wide = await page.evaluate(
+      (w) =>
+        [...document.querySelectorAll('body *')]
+          .filter((el) => el.getBoundingClientRect().right > w + 1)
+          // Skip what a scrolling box clips (an absolute element is not clipped by a box that is not positioned).
+          .filter((el) => {
+            if (getComputedStyle(el).position === 'absolute') return true
+            for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+              if (getComputedStyle(a).overflowX !== 'visible') return false
+            }
+            return true
+          })
+          .slice(0, 5)
+          .map((el) => `${el.tagName}.${String(el.className).slice(0, 60)}`),
+      width,
+    )
+    throw new Error(`${what} is ${scrollWidth} px wide in a ${width} px viewport (innerWidth ${innerWidth}); beyond it: ${wide.join(' | ')}`)
+  }
+}

@@ -3,43 +3,13 @@
 // sideways, and the active tab is in view; a template's price and main action
 // are in view on a phone without scrolling (a sticky bar), not duplicated on a
 // desktop.
-import { apiVisitor, expect, signIn } from '../lib.mjs'
+import { apiVisitor, expect, expectNoSidewaysPan, signIn } from '../lib.mjs'
 
 const ADMIN = 'admin@demo.plinth.dev'
 
 // The issue measured a 375 px phone; the runner's phone is 390 px wide.
 async function narrowPhone(page, viewport) {
   if (viewport === 'phone') await page.setViewportSize({ width: 375, height: 812 })
-}
-
-// `window.innerWidth` alone does not tell: a phone browser zooms out to fit a
-// page that is too wide, and then reports the wider width as innerWidth. So
-// the page must fit the viewport the browser was given, too.
-async function expectNoSidewaysPan(page, what) {
-  const width = page.viewportSize().width
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: window.innerWidth,
-  }))
-  if (scrollWidth > innerWidth || scrollWidth > width) {
-    const wide = await page.evaluate(
-      (w) =>
-        [...document.querySelectorAll('body *')]
-          .filter((el) => el.getBoundingClientRect().right > w + 1)
-          // Skip what a scrolling box clips (an absolute element is not clipped by a box that is not positioned).
-          .filter((el) => {
-            if (getComputedStyle(el).position === 'absolute') return true
-            for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-              if (getComputedStyle(a).overflowX !== 'visible') return false
-            }
-            return true
-          })
-          .slice(0, 5)
-          .map((el) => `${el.tagName}.${String(el.className).slice(0, 60)}`),
-      width,
-    )
-    throw new Error(`${what} is ${scrollWidth} px wide in a ${width} px viewport (innerWidth ${innerWidth}); beyond it: ${wide.join(' | ')}`)
-  }
 }
 
 export const walks = [
