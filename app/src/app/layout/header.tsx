@@ -124,9 +124,10 @@ function AccountMenu() {
       </Menu.Trigger>
       <Menu.Portal>
         <Menu.Content align="end" sideOffset={8} className={cn(menuContent, 'w-60')}>
-          <div className="px-3 py-2">
-            <p className="truncate text-sm font-semibold text-slate-900">{name}</p>
-            <p className="truncate text-xs text-slate-600">{handle}</p>
+          {/* Shown whole: a long name or e-mail wraps rather than being cut (issue 15, item 18). */}
+          <div className="px-3 py-2" data-testid="account-identity">
+            <p className="text-sm font-semibold text-slate-900 [overflow-wrap:anywhere]">{name}</p>
+            <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{handle}</p>
           </div>
           <Menu.Separator className="my-1 h-px bg-slate-100" />
           <Menu.Item className={menuItem} onSelect={() => navigate(profilePath({ id: user.id, username: profile?.username ?? null }))}>
@@ -176,8 +177,8 @@ function MobileDrawer() {
             <div className="mb-4 flex items-center gap-3 rounded-xl bg-slate-50 p-3">
               <Avatar url={profile?.avatar_url} name={name || 'Account'} size="md" />
               <div className="min-w-0">
-                <p className="truncate text-sm font-semibold text-slate-900">{name}</p>
-                <p className="truncate text-xs text-slate-600">{profile?.username ? `@${profile.username}` : user.email}</p>
+                <p className="text-sm font-semibold text-slate-900 [overflow-wrap:anywhere]">{name}</p>
+                <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{profile?.username ? `@${profile.username}` : user.email}</p>
               </div>
             </div>
           )}

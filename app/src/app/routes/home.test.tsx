@@ -14,6 +14,10 @@ describe('home', () => {
     await waitFor(() => expect(within(trending).getAllByRole('article')).toHaveLength(3))
     const titles = within(trending).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)
     expect(titles).toEqual(['Calm Weekly Planner', 'Budget Planner', 'Startup CRM'])
+    // Ranks sit beside the category, off the preview, whose window dots they covered (issue 15, item 18).
+    const ranks = within(trending).getAllByTestId('rank')
+    expect(ranks.map((r) => r.textContent)).toEqual(['#1', '#2', '#3'])
+    for (const rank of ranks) expect(rank.closest('article')!.querySelector('img, .aspect-\\[16\\/10\\]')!.contains(rank)).toBe(false)
 
     const latest = screen.getByRole('region', { name: 'Latest Templates' })
     await waitFor(() => expect(within(latest).getAllByRole('article')).toHaveLength(3))

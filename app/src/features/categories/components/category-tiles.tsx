@@ -36,7 +36,7 @@ export function CategoryTiles() {
             <li key={c.slug}>
               <Link
                 to={`/category/${c.slug}`}
-                className="flex flex-col items-center gap-3 rounded-2xl border border-slate-200 bg-white p-5 text-center font-medium text-slate-800 shadow-sm transition hover:-translate-y-0.5 hover:shadow-md focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
+                className="flex flex-col items-center gap-3 whitespace-nowrap rounded-2xl border border-slate-200 bg-white px-3 py-5 text-center text-sm font-medium text-slate-800 sm:p-5 sm:text-base shadow-sm transition hover:-translate-y-0.5 hover:shadow-md focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
               >
                 <span className={`flex h-12 w-12 items-center justify-center rounded-xl ${tone}`}>
                   <Icon className="h-6 w-6" aria-hidden />

@@ -104,9 +104,12 @@ function Checkout({ request }: { request: CheckoutRequest }) {
             <dd className="text-right font-medium text-slate-900">{template.data.title}</dd>
           </div>
         )}
-        <div className="flex justify-between gap-4">
+        {/* A long e-mail moves whole to its own line; it breaks only where it is wider than the card (issue 15, item 18). */}
+        <div className="flex flex-wrap justify-between gap-x-4">
           <dt className="shrink-0 text-slate-600">Receipt to</dt>
-          <dd className="min-w-0 break-all text-right text-slate-900">{request.buyerEmail}</dd>
+          <dd className="ml-auto min-w-0 text-right text-slate-900 [overflow-wrap:anywhere]" data-testid="checkout-email">
+            {request.buyerEmail}
+          </dd>
         </div>
         <div className="flex justify-between gap-4 border-t border-slate-200 pt-2">
           <dt className="font-semibold text-slate-900">Total</dt>
@@ -153,12 +156,17 @@ function Payment({ request, payment }: { request: CheckoutRequest; payment: Crea
     onPaid: () => setStage({ kind: 'paid' }),
     onFailed: (message) => setStage({ kind: 'failed', message }),
   }
-  const simulatedPay = () => {
+  // The texts (spec section 8) come from confirmSimulatedPayment: a declined
+  // card shows the provider's message; the form stays, for another card.
+  const simulatedPay = (cardNumber: string) => {
     props.onPaying()
-    confirm.mutate(payment, {
-      onSuccess: props.onPaid,
-      onError: (error) => props.onFailed(error.message || 'Payment failed.'),
-    })
+    confirm.mutate(
+      { payment, cardNumber },
+      {
+        onSuccess: props.onPaid,
+        onError: (error) => props.onFailed(error.message || 'Payment failed.'),
+      },
+    )
   }
 
   return (

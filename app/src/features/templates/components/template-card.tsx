@@ -37,14 +37,19 @@ export function TemplateCard({ template, rank }: { template: Template; rank?: nu
         >
           {price}
         </span>
-        {rank !== undefined && (
-          <span className="absolute left-3 top-3 rounded-full bg-slate-900/85 px-2.5 py-1 text-xs font-semibold text-white">
-            #{rank}
-          </span>
-        )}
       </div>
       <div className="flex flex-1 flex-col p-4">
-        {template.category && <p className="text-xs font-medium uppercase tracking-wide text-brand-700">{template.category.name}</p>}
+        {/* The rank sits beside the category, not on the preview, where it covered the window's dots (issue 15, item 18). */}
+        {(rank !== undefined || template.category) && (
+          <p className="flex items-center gap-2 text-xs font-medium uppercase tracking-wide text-brand-700">
+            {rank !== undefined && (
+              <span className="rounded-full bg-slate-900 px-2 py-0.5 font-semibold normal-case tracking-normal text-white" data-testid="rank">
+                #{rank}
+              </span>
+            )}
+            {template.category?.name}
+          </p>
+        )}
         <h3 className="mt-1 text-base font-semibold text-slate-900">
           <Link to={`/template/${template.id}`} className="after:absolute after:inset-0 focus-visible:outline-none">
             {template.title}
