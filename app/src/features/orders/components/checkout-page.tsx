@@ -156,17 +156,12 @@ function Payment({ request, payment }: { request: CheckoutRequest; payment: Crea
     onPaid: () => setStage({ kind: 'paid' }),
     onFailed: (message) => setStage({ kind: 'failed', message }),
   }
-  // The texts (spec section 8) come from confirmSimulatedPayment: a declined
-  // card shows the provider's message; the form stays, for another card.
-  const simulatedPay = (cardNumber: string) => {
+  const simulatedPay = () => {
     props.onPaying()
-    confirm.mutate(
-      { payment, cardNumber },
-      {
-        onSuccess: props.onPaid,
-        onError: (error) => props.onFailed(error.message || 'Payment failed.'),
-      },
-    )
+    confirm.mutate(payment, {
+      onSuccess: props.onPaid,
+      onError: (error) => props.onFailed(error.message || 'Payment failed.'),
+    })
   }
 
   return (
