@@ -3,15 +3,13 @@
 //! and the test schema below), served on 127.0.0.1:0, driven with raw HTTP
 //! (reqwest) and with postgrest-rs as a real PostgREST client.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+mod support;
 
-use plinth_db::testing::TestDb;
 use plinth_db::{JwtSecret, MigrationSet};
-use plinth_rest::{RestConfig, RestState};
-use reqwest::header::HeaderMap;
+use plinth_rest::RestConfig;
 use serde_json::{Value, json};
+use support::{App, Res, default_config, now};
 
-const SECRET: &str = "rest-tests-secret-of-at-least-32-characters";
 const ALICE: &str = "00000000-0000-0000-0000-00000000000a";
 const BOB: &str = "00000000-0000-0000-0000-00000000000b";
 
@@ -153,131 +151,12 @@ fn test_schema() -> MigrationSet {
     .expect("test schema set")
 }
 
-struct App {
-    base: String,
-    http: reqwest::Client,
-    secret: JwtSecret,
-    state: RestState,
-    test_db: TestDb,
-}
-
-fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
-
 async fn spawn_app() -> App {
-    spawn_with(RestConfig {
-        db_schemas: vec!["public".into(), "api".into()],
-        aggregates_enabled: true,
-        plan_enabled: true,
-        tx_end: "commit-allow-override".into(),
-        ..RestConfig::default()
-    })
-    .await
+    spawn_with(default_config()).await
 }
 
 async fn spawn_with(config: RestConfig) -> App {
-    let test_db = TestDb::new(&[
-        plinth_db::platform_migrations(),
-        plinth_rest::migrations(),
-        test_schema(),
-    ])
-    .await;
-    let secret = JwtSecret::new(SECRET).expect("secret");
-    let state = RestState::new(test_db.db.clone(), secret.clone(), config)
-        .await
-        .expect("rest state");
-    let app = axum::Router::new().nest("/rest/v1", plinth_rest::router(state.clone()));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    App {
-        base: format!("http://{addr}/rest/v1"),
-        http: reqwest::Client::new(),
-        secret,
-        state,
-        test_db,
-    }
-}
-
-#[derive(Debug)]
-struct Res {
-    status: u16,
-    headers: HeaderMap,
-    text: String,
-}
-
-impl Res {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
-    }
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-    fn code(&self) -> String {
-        self.json()["code"].as_str().unwrap_or_default().to_owned()
-    }
-}
-
-impl App {
-    fn user(&self, sub: &str) -> String {
-        self.secret.sign(&json!({"sub": sub, "role": "authenticated", "aud": "authenticated", "exp": now() + 600}))
-    }
-    fn service(&self) -> String {
-        self.secret.api_key("service_role", now(), now() + 600)
-    }
-    fn anon(&self) -> String {
-        self.secret.api_key("anon", now(), now() + 600)
-    }
-
-    async fn req(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        headers: &[(&str, &str)],
-        body: Option<Value>,
-    ) -> Res {
-        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
-        let mut rb = self.http.request(method, format!("{}{}", self.base, path));
-        if let Some(t) = token {
-            rb = rb
-                .header("apikey", t)
-                .header("authorization", format!("Bearer {t}"));
-        }
-        for (k, v) in headers {
-            rb = rb.header(*k, *v);
-        }
-        if let Some(b) = body {
-            rb = rb
-                .header("content-type", "application/json")
-                .body(b.to_string());
-        }
-        let r = rb.send().await.expect("request");
-        let status = r.status().as_u16();
-        let headers = r.headers().clone();
-        let text = r.text().await.expect("body");
-        Res {
-            status,
-            headers,
-            text,
-        }
-    }
-
-    async fn get(&self, path: &str) -> Res {
-        self.req("GET", path, None, &[], None).await
-    }
-
-    async fn get_as(&self, path: &str, token: &str) -> Res {
-        self.req("GET", path, Some(token), &[], None).await
-    }
+    support::spawn_with(test_schema(), config).await
 }
 
 fn ids(v: &Value) -> Vec<i64> {

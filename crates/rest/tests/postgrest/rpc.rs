@@ -1,0 +1,4 @@
+//! rpc: PostgREST v14 cases.
+
+#[allow(unused_imports)]
+use crate::spawn;

@@ -1,0 +1,1 @@
+-- rpc: cases of PostgREST v14's behaviour (filled in by the rpc tests).

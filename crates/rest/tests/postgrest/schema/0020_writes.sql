@@ -1,0 +1,1 @@
+-- writes: cases of PostgREST v14's behaviour (filled in by the writes tests).

@@ -1,0 +1,1 @@
+-- embeds: cases of PostgREST v14's behaviour (filled in by the embeds tests).

@@ -1,0 +1,1 @@
+-- formats: cases of PostgREST v14's behaviour (filled in by the formats tests).

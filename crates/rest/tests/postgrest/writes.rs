@@ -1,0 +1,4 @@
+//! writes: PostgREST v14 cases.
+
+#[allow(unused_imports)]
+use crate::spawn;
