@@ -121,8 +121,44 @@ const OWN_PARAMS: [&str; 7] = [
 
 /// `GET /authorize?provider=&redirect_to=&scopes=&code_challenge=&code_challenge_method=`:
 /// 302 to the provider.
+///
+/// An unknown or disabled provider answers GoTrue's JSON error, unless the
+/// request names an allowed `redirect_to`: then the browser goes back there
+/// with `error`, `error_code` and `error_description`, as the callback sends
+/// its failures, instead of stranding the person on a JSON page. A
+/// `redirect_to` that is not allowed is never followed.
 pub async fn authorize(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    let provider = provider_from(input.query.get("provider"), &state)?;
+    let provider = match provider_from(input.query.get("provider"), &state) {
+        Ok(provider) => provider,
+        Err(e) => {
+            let allowed = input
+                .query
+                .get("redirect_to")
+                .map(|r| r.trim())
+                .filter(|r| {
+                    redirect::is_allowed(
+                        r,
+                        &state.config().site_url,
+                        &state.config().uri_allow_list,
+                    )
+                });
+            let Some(target) = allowed else {
+                return Err(e);
+            };
+            let pkce = input
+                .query
+                .get("code_challenge")
+                .is_some_and(|c| !c.is_empty());
+            let (_, code, message) = e.parts();
+            return Ok(error_redirect(
+                target,
+                pkce,
+                "invalid_request",
+                code,
+                &message,
+            ));
+        }
+    };
     let challenge = challenge_from(
         input.query.get("code_challenge").map(String::as_str),
         input.query.get("code_challenge_method").map(String::as_str),

@@ -1680,6 +1680,108 @@ async fn oauth_errors() {
     );
 }
 
+/// Issue 15, item 3: a failed social sign-in sends the browser back to an
+/// allowed `redirect_to` with the platform's error parameters, never to a
+/// URL outside the allow-list.
+#[tokio::test]
+async fn oauth_failures_go_back_to_an_allowed_redirect_with_the_error() {
+    let (provider, _fake) = spawn_provider("octo@example.com").await;
+    let app = spawn_app_with(|c| point_at(&mut c.github, &provider)).await;
+    let back_to = "redirect_to=http%3A%2F%2Fapp.test%2Fauth%3Fmode%3Dsign-in";
+
+    // A provider that is not enabled, implicit flow: the fragment.
+    let disabled = app
+        .get_raw(&app.url(&format!("/authorize?provider=google&{back_to}")))
+        .await;
+    assert_eq!(disabled.status, 302, "{}", disabled.text);
+    let location = disabled.location();
+    assert!(
+        location.starts_with("http://app.test/auth?mode=sign-in#"),
+        "{location}"
+    );
+    let params = fragment(&location);
+    assert_eq!(params["error"], "invalid_request");
+    assert_eq!(params["error_code"], "provider_disabled");
+    assert_eq!(
+        params["error_description"],
+        "Unsupported provider: provider is not enabled"
+    );
+    assert!(!query(&location).contains_key("error"), "{location}");
+
+    // PKCE: in the query too; an unknown provider; the site URL is allowed.
+    let (_, challenge) = pkce_pair();
+    let unknown = app
+        .get_raw(&app.url(&format!(
+            "/authorize?provider=myspace&redirect_to=http%3A%2F%2Flocalhost%3A3000%2Fauth&code_challenge={challenge}&code_challenge_method=s256"
+        )))
+        .await;
+    assert_eq!(unknown.status, 302, "{}", unknown.text);
+    let location = unknown.location();
+    assert!(
+        location.starts_with("http://localhost:3000/auth?"),
+        "{location}"
+    );
+    assert_eq!(query(&location)["error_code"], "validation_failed");
+    assert_eq!(fragment(&location)["error_code"], "validation_failed");
+    let count: i64 = app.sql_scalar("select count(*) from auth.flow_state").await;
+    assert_eq!(count, 0, "a refused start leaves no flow behind");
+
+    // A redirect_to outside the allow-list is not followed: GoTrue's JSON.
+    for evil in [
+        "https%3A%2F%2Fevil.example%2Fauth",
+        "https%3A%2F%2Fevil.example%2F%3Fhttp%3A%2F%2Fapp.test%2F",
+        "javascript%3Aalert(1)",
+        "%2F%2Fevil.example",
+    ] {
+        let refused = app
+            .get_raw(&app.url(&format!("/authorize?provider=google&redirect_to={evil}")))
+            .await;
+        assert_eq!(refused.status, 400, "{evil}: {}", refused.text);
+        assert!(refused.headers.get(header::LOCATION.as_str()).is_none());
+        assert_eq!(refused.body["error_code"], "provider_disabled");
+    }
+
+    // The person cancels at the provider (GitHub's answer): back with its text.
+    let start = app
+        .get_raw(&app.url(&format!("/authorize?provider=github&{back_to}")))
+        .await;
+    let state = query(&start.location())["state"].clone();
+    let denied = app
+        .get_raw(&app.url(&format!(
+            "/callback?error=access_denied&error_description=The+user+has+denied+your+application+access.&error_uri=https%3A%2F%2Fdocs.github.com&state={state}"
+        )))
+        .await;
+    assert_eq!(denied.status, 302, "{}", denied.text);
+    let location = denied.location();
+    assert!(
+        location.starts_with("http://app.test/auth?mode=sign-in#"),
+        "{location}"
+    );
+    let params = fragment(&location);
+    assert_eq!(params["error"], "access_denied");
+    assert_eq!(
+        params["error_description"],
+        "The user has denied your application access."
+    );
+
+    // The provider refuses the code: back with the exchange's error.
+    let start = app
+        .get_raw(&app.url(&format!("/authorize?provider=github&{back_to}")))
+        .await;
+    let state = query(&start.location())["state"].clone();
+    let refused = app
+        .get_raw(&app.url(&format!("/callback?code=not-a-code&state={state}")))
+        .await;
+    assert_eq!(refused.status, 302, "{}", refused.text);
+    let location = refused.location();
+    assert!(location.starts_with("http://app.test/auth"), "{location}");
+    assert_eq!(fragment(&location)["error"], "server_error");
+    assert_eq!(
+        fragment(&location)["error_description"],
+        "Unable to exchange external code"
+    );
+}
+
 // ------------------------------------------------------------ SMTP
 
 /// A minimal SMTP server: accepts one session at a time and hands each
