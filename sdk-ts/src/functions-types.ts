@@ -154,12 +154,38 @@ export interface SimulatedConfirmRequest {
 	client_secret: string;
 	/** Same-site page to redirect to (303) instead of answering JSON. */
 	return_url?: string;
+	/**
+	 * The number the buyer typed: Stripe's test cards decline as Stripe's
+	 * do (`test_card`); absent, the payment succeeds. Never stored or
+	 * logged (`Debug` hides it).
+	 */
+	card_number?: string;
 }
 
 export interface SimulatedConfirmResponse {
 	/** `succeeded`. */
 	status: string;
 	orderId?: string;
+}
+
+export interface CardError {
+	/** `card_error`. */
+	type: string;
+	/** `card_declined`, `processing_error`, `incorrect_number`. */
+	code: string;
+	/** `generic_decline`, `insufficient_funds` (with `card_declined`). */
+	decline_code?: string;
+	/** For the buyer, as Stripe words it. */
+	message: string;
+}
+
+/**
+ * A declined card of the simulated confirmation (status 402), in Stripe's
+ * error shape: `{"error": {"type": "card_error", "code", "decline_code",
+ * "message"}}`.
+ */
+export interface CardErrorResponse {
+	error: CardError;
 }
 
 /**

@@ -5,9 +5,13 @@
 //
 // Every wrapper answers `{ data, error }` as supabase-js does: `data` on
 // success, else `error`, a PlinthFunctionError with the HTTP status and the
-// server's `{ error }` body. Wrappers never throw for a refused request.
+// server's `{ error }` body (or, for a declined card of the simulated
+// provider, Stripe's `{ error: { type, code, decline_code, message } }`:
+// `cardError`). Wrappers never throw for a refused request.
 import type { SupabaseClient } from '@supabase/supabase-js'
 import type {
+  CardError,
+  CardErrorResponse,
   CreateFreeOrderRequest,
   CreateFreeOrderResponse,
   CreatePaymentIntentRequest,
@@ -35,12 +39,20 @@ export class PlinthFunctionError extends Error {
   readonly status: number
   /** The server's error body (`{ error, ... }`), when it sent one. */
   readonly body: ErrorResponse | null
+  /** A declined card (status 402), in Stripe's error shape; `message` is its `message`. */
+  readonly cardError: CardError | null
 
-  constructor(message: string, status: number, body: ErrorResponse | null, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    status: number,
+    body: ErrorResponse | null,
+    options?: { cause?: unknown; cardError?: CardError },
+  ) {
     super(message, options)
     this.name = 'PlinthFunctionError'
     this.status = status
     this.body = body
+    this.cardError = options?.cardError ?? null
   }
 }
 
@@ -78,6 +90,13 @@ function isErrorResponse(value: unknown): value is ErrorResponse {
   return typeof value === 'object' && value !== null && typeof (value as { error?: unknown }).error === 'string'
 }
 
+function isCardErrorResponse(value: unknown): value is CardErrorResponse {
+  const error = typeof value === 'object' && value !== null ? (value as { error?: unknown }).error : null
+  if (typeof error !== 'object' || error === null) return false
+  const { type, code, message } = error as Record<string, unknown>
+  return type === 'card_error' && typeof code === 'string' && typeof message === 'string'
+}
+
 async function readJson(response: Response): Promise<unknown> {
   const text = await response.text()
   if (!text) return null
@@ -89,6 +108,9 @@ async function readJson(response: Response): Promise<unknown> {
 }
 
 function refused(status: number, body: unknown, fallback: string, cause?: unknown): PlinthFunctionError {
+  if (isCardErrorResponse(body)) {
+    return new PlinthFunctionError(body.error.message || fallback, status, null, { cause, cardError: body.error })
+  }
   const error = isErrorResponse(body) ? body : null
   return new PlinthFunctionError(error?.error ?? fallback, status, error, { cause })
 }
@@ -205,7 +227,10 @@ export function updateStripeAccount(client: ClientLike, request: UpdateStripeAcc
 
 /**
  * Confirms a payment of the simulated provider (a server without a Stripe
- * key): `paymentId` is the last segment of `confirmUrl`'s path.
+ * key): `paymentId` is the last segment of `confirmUrl`'s path. With a
+ * `card_number`, Stripe's declining test cards are refused with status 402
+ * and `error.cardError` (4000 0000 0000 0002, 4000 0000 0000 9995,
+ * 4000 0000 0000 0119); other valid numbers, or none, succeed.
  */
 export function confirmSimulatedPayment(
   client: ClientLike,

@@ -20,7 +20,7 @@ use crate::wire::{
     SimulatedConfirmResponse, StripeConnectRequest, StripeConnectResponse,
     UpdateStripeAccountRequest, UpdateStripeAccountResponse, WebhookResponse,
 };
-use crate::{FunctionsState, now_secs, orders, secrets};
+use crate::{Confirmation, FunctionsState, now_secs, orders, secrets};
 
 const ORDER_NOT_FOUND: &str = "Order not found or you do not have access.";
 const MUST_SIGN_IN: &str = "You must be logged in to connect your Stripe account.";
@@ -361,8 +361,10 @@ pub async fn simulated_page(
     )))
 }
 
-/// Confirms a simulated payment (`{client_secret[, return_url]}` as JSON or
-/// a form) and marks its order paid, as Stripe's webhook would. Answers
+/// Confirms a simulated payment (`{client_secret[, return_url,
+/// card_number]}` as JSON or a form) and marks its order paid, as Stripe's
+/// webhook would; a declined test card ([`crate::test_card`]) marks the
+/// order failed instead and answers 402 with Stripe's card error. Answers
 /// `{status, orderId}`, or redirects (303) to `return_url` resolved against
 /// the site when it stays on the site ([`same_site_target`]), else to the
 /// site's home page.
@@ -375,14 +377,26 @@ pub async fn simulated_confirm(
     let request: SimulatedConfirmRequest = Params::json_or_form(&body)?.into_request()?;
     let secret = present(&request.client_secret)
         .ok_or_else(|| FunctionError::BadRequest("Missing client_secret.".into()))?;
-    let confirmed = simulated
-        .confirm(&id, secret)
+    let confirmation = simulated
+        .confirm(&id, secret, request.card_number.as_deref())
         .await
         .map_err(|e| FunctionError::internal(e.0))?;
-    if !confirmed {
-        return Err(FunctionError::Forbidden(
-            "Invalid payment confirmation.".into(),
-        ));
+    match confirmation {
+        Confirmation::Succeeded => {}
+        Confirmation::Declined(decline) => {
+            // As Stripe's `payment_intent.payment_failed` webhook would: the
+            // order is failed (unpaid; another card may still pay it), and
+            // the browser gets Stripe's 402 card error.
+            let mut tx = state.service_tx().await?;
+            orders::mark_failed(&mut tx, &id).await?;
+            tx.commit().await?;
+            return Err(FunctionError::CardDeclined(decline));
+        }
+        Confirmation::Refused => {
+            return Err(FunctionError::Forbidden(
+                "Invalid payment confirmation.".into(),
+            ));
+        }
     }
     let mut tx = state.service_tx().await?;
     orders::mark_paid(&mut tx, &id, None, None).await?;

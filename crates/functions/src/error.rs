@@ -6,7 +6,8 @@ use axum::Json;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::wire::ErrorResponse;
+use crate::provider::CardDecline;
+use crate::wire::{CardError, CardErrorResponse, ErrorResponse};
 
 pub type Result<T, E = FunctionError> = std::result::Result<T, E>;
 
@@ -21,6 +22,10 @@ pub enum FunctionError {
     /// 402: the order is not paid yet.
     #[error("Payment not completed. Please complete your purchase first.")]
     PaymentRequired,
+    /// 402: the simulated provider declined the card; answered in Stripe's
+    /// error shape ([`CardErrorResponse`]), as Stripe answers a decline.
+    #[error("{}", .0.message)]
+    CardDeclined(CardDecline),
     /// 403: signed in, but not allowed (someone else's account, a wrong
     /// download token).
     #[error("{0}")]
@@ -59,7 +64,7 @@ impl FunctionError {
         match self {
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Self::PaymentRequired => StatusCode::PAYMENT_REQUIRED,
+            Self::PaymentRequired | Self::CardDeclined(_) => StatusCode::PAYMENT_REQUIRED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -81,6 +86,17 @@ impl From<sqlx::Error> for FunctionError {
 impl IntoResponse for FunctionError {
     fn into_response(self) -> Response {
         let status = self.status();
+        if let Self::CardDeclined(decline) = &self {
+            let body = CardErrorResponse {
+                error: CardError {
+                    kind: "card_error".into(),
+                    code: decline.code.into(),
+                    decline_code: decline.decline_code.map(Into::into),
+                    message: decline.message.into(),
+                },
+            };
+            return (status, Json(body)).into_response();
+        }
         let message = match &self {
             Self::Internal(cause) => {
                 tracing::error!(%cause, "function failed");

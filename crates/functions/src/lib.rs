@@ -73,8 +73,8 @@ pub use config::{FunctionsConfig, RateLimits};
 pub use error::FunctionError;
 pub use files::{FileLocation, PAID_FILES_BUCKET, locate};
 pub use provider::{
-    AccountState, CreatedPayment, PaymentProvider, PaymentRequest, PaymentState, ProviderError,
-    SimulatedProvider, StripeProvider,
+    AccountState, CardDecline, Confirmation, CreatedPayment, PaymentProvider, PaymentRequest,
+    PaymentState, ProviderError, SimulatedProvider, StripeProvider, test_card,
 };
 pub use secrets::{SignatureError, sign_webhook, verify_webhook};
 

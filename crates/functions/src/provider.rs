@@ -244,6 +244,82 @@ impl PaymentProvider for StripeProvider {
 
 // --------------------------------------------------------------- simulated
 
+/// Why a card was declined, in Stripe's words: its error's `code`,
+/// `decline_code` and `message` (`type` is always `card_error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CardDecline {
+    pub code: &'static str,
+    pub decline_code: Option<&'static str>,
+    pub message: &'static str,
+}
+
+/// What confirming a simulated payment did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confirmation {
+    /// The payment succeeded (now or before).
+    Succeeded,
+    /// The card was declined; the payment is unchanged.
+    Declined(CardDecline),
+    /// Not this payment's secret, or no such payment.
+    Refused,
+}
+
+/// The simulated provider's test cards, as Stripe's
+/// (docs.stripe.com/testing#declined-payments): these numbers are declined
+/// with Stripe's codes and texts; any other number that passes the Luhn
+/// check succeeds (4242 4242 4242 4242, for one). Spaces and dashes are
+/// ignored; anything else that is not 12 to 19 digits passing the check is
+/// declined as Stripe declines a mistyped number (`incorrect_number`).
+pub fn test_card(number: &str) -> Result<(), CardDecline> {
+    const DECLINED: &str = "Your card was declined.";
+    let digits: String = number.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
+    let well_formed = (12..=19).contains(&digits.len())
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && luhn(&digits);
+    let decline = |code, decline_code, message| {
+        Err(CardDecline {
+            code,
+            decline_code,
+            message,
+        })
+    };
+    if !well_formed {
+        return decline("incorrect_number", None, "Your card number is incorrect.");
+    }
+    match digits.as_str() {
+        "4000000000000002" => decline("card_declined", Some("generic_decline"), DECLINED),
+        "4000000000009995" => decline(
+            "card_declined",
+            Some("insufficient_funds"),
+            "Your card has insufficient funds.",
+        ),
+        "4000000000000119" => decline(
+            "processing_error",
+            None,
+            "An error occurred while processing your card. Try again in a little bit.",
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The Luhn check digit of card numbers holds for `digits` (ASCII digits).
+fn luhn(digits: &str) -> bool {
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            if i % 2 == 1 {
+                if d > 4 { d * 2 - 9 } else { d * 2 }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum % 10 == 0
+}
+
 /// Payments without a network: a payment is a row of
 /// `functions.simulated_payments`, confirmed when the buyer presses Pay on
 /// the local page (`/api/simulated-payments/{id}`); connected accounts are
@@ -259,10 +335,19 @@ impl SimulatedProvider {
         Self { pool }
     }
 
-    /// Confirms payment `id` when `client_secret` is its secret; `Ok(false)`
-    /// when it is not (or the payment does not exist). Confirming twice is
-    /// harmless.
-    pub async fn confirm(&self, id: &str, client_secret: &str) -> Result<bool, ProviderError> {
+    /// Confirms payment `id` with `client_secret` and, when the browser sent
+    /// one, the card number the buyer typed ([`test_card`] decides its
+    /// outcome; the number is neither stored nor logged). A wrong secret or
+    /// an unknown payment is [`Confirmation::Refused`]; a declined card
+    /// leaves the payment as it was (`requires_payment_method`, as Stripe
+    /// leaves a PaymentIntent after a decline), so the buyer can try another
+    /// card. Confirming twice is harmless.
+    pub async fn confirm(
+        &self,
+        id: &str,
+        client_secret: &str,
+        card_number: Option<&str>,
+    ) -> Result<Confirmation, ProviderError> {
         let stored: Option<String> = sqlx::query_scalar(
             "select client_secret_hash from functions.simulated_payments where id = $1",
         )
@@ -271,7 +356,10 @@ impl SimulatedProvider {
         .await
         .map_err(db_error)?;
         if !secrets::token_matches(client_secret, stored.as_deref()) {
-            return Ok(false);
+            return Ok(Confirmation::Refused);
+        }
+        if let Some(Err(decline)) = card_number.map(test_card) {
+            return Ok(Confirmation::Declined(decline));
         }
         sqlx::query(
             "update functions.simulated_payments set status = 'succeeded', confirmed_at = now() \
@@ -281,7 +369,7 @@ impl SimulatedProvider {
         .execute(&self.pool)
         .await
         .map_err(db_error)?;
-        Ok(true)
+        Ok(Confirmation::Succeeded)
     }
 
     /// Amount, currency and status of a payment (the confirmation page).
@@ -401,5 +489,59 @@ impl PaymentProvider for SimulatedProvider {
                 ready: true,
             }))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_card;
+
+    #[test]
+    fn test_cards_decline_as_stripe_does() {
+        for ok in [
+            "4242 4242 4242 4242",
+            "4242-4242-4242-4242",
+            "5555555555554444",
+            "4000056655665556",
+        ] {
+            assert_eq!(test_card(ok), Ok(()), "{ok}");
+        }
+        let outcome = |n| test_card(n).unwrap_err();
+        let generic = outcome("4000 0000 0000 0002");
+        assert_eq!(
+            (generic.code, generic.decline_code, generic.message),
+            (
+                "card_declined",
+                Some("generic_decline"),
+                "Your card was declined."
+            )
+        );
+        let funds = outcome("4000000000009995");
+        assert_eq!(
+            (funds.code, funds.decline_code, funds.message),
+            (
+                "card_declined",
+                Some("insufficient_funds"),
+                "Your card has insufficient funds."
+            )
+        );
+        let processing = outcome("4000 0000 0000 0119");
+        assert_eq!(processing.code, "processing_error");
+        assert_eq!(processing.decline_code, None);
+        assert!(
+            processing
+                .message
+                .starts_with("An error occurred while processing your card.")
+        );
+        for bad in [
+            "4242424242424241",
+            "4242",
+            "",
+            "4242 4242 4242 424x",
+            "42424242424242424242",
+            "\u{0664}242424242424242",
+        ] {
+            assert_eq!(outcome(bad).code, "incorrect_number", "{bad:?}");
+        }
     }
 }

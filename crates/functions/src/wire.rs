@@ -263,7 +263,7 @@ pub struct WebhookResponse {
 
 /// `POST /api/simulated-payments/{id}/confirm`, as JSON or a form.
 #[typeshare]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SimulatedConfirmRequest {
     #[serde(deserialize_with = "lenient_text")]
@@ -274,6 +274,24 @@ pub struct SimulatedConfirmRequest {
         skip_serializing_if = "Option::is_none"
     )]
     pub return_url: Option<String>,
+    /// The number the buyer typed: Stripe's test cards decline as Stripe's
+    /// do (`test_card`); absent, the payment succeeds. Never stored or
+    /// logged (`Debug` hides it).
+    #[serde(
+        deserialize_with = "lenient_optional_text",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub card_number: Option<String>,
+}
+
+impl std::fmt::Debug for SimulatedConfirmRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimulatedConfirmRequest")
+            .field("client_secret", &"..")
+            .field("return_url", &self.return_url)
+            .field("card_number", &self.card_number.as_ref().map(|_| ".."))
+            .finish()
+    }
 }
 
 #[typeshare]
@@ -284,6 +302,30 @@ pub struct SimulatedConfirmResponse {
     pub status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub order_id: Option<Uuid>,
+}
+
+/// A declined card of the simulated confirmation (status 402), in Stripe's
+/// error shape: `{"error": {"type": "card_error", "code", "decline_code",
+/// "message"}}`.
+#[typeshare]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardErrorResponse {
+    pub error: CardError,
+}
+
+#[typeshare]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardError {
+    /// `card_error`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `card_declined`, `processing_error`, `incorrect_number`.
+    pub code: String,
+    /// `generic_decline`, `insufficient_funds` (with `card_declined`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decline_code: Option<String>,
+    /// For the buyer, as Stripe words it.
+    pub message: String,
 }
 
 // ------------------------------------------------------------------ errors
