@@ -105,7 +105,8 @@ describe('checkout', () => {
     const calls = fake.callsTo('api:/simulated-payments/pi_sim_abc/confirm')
     expect(calls).toHaveLength(1)
     expect(calls[0].op).toBe('post')
-    expect(calls[0].payload).toEqual({ client_secret: 'pi_sim_abc_secret_xyz' })
+    // Only the card number goes to the server (its test cards decide), digits only.
+    expect(calls[0].payload).toEqual({ client_secret: 'pi_sim_abc_secret_xyz', card_number: '4242424242424242' })
     release()
     expect(await screen.findByText('Payment successful!')).toBeInTheDocument()
     expect(screen.getByText('Redirecting to your download...')).toBeInTheDocument()
@@ -127,6 +128,66 @@ describe('checkout', () => {
     expect(screen.getByRole('button', { name: 'Pay & Download' })).toBeEnabled()
     expect(here(router)).toBe(CHECKOUT)
     expect(fake.callsTo('api:/simulated-payments/pi_sim_abc/confirm')).toHaveLength(1)
+  })
+
+  it("shows a declined card's message (Stripe's error shape), then pays with another card on the same page", async () => {
+    const user = userEvent.setup()
+    const declines: Record<string, { code: string; decline_code?: string; message: string }> = {
+      '4000000000000002': { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' },
+      '4000000000009995': { code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
+      '4000000000000119': { code: 'processing_error', message: 'An error occurred while processing your card. Try again in a little bit.' },
+    }
+    const { fake, router } = renderApp(
+      CHECKOUT,
+      options({
+        api: {
+          '/simulated-payments/pi_sim_abc/confirm': (body) => {
+            const decline = declines[(body as { card_number?: string }).card_number ?? '']
+            if (decline) return { status: 402, body: { error: { type: 'card_error', ...decline } } }
+            return { body: { status: 'succeeded', orderId: ORDER } }
+          },
+        },
+      }),
+    )
+    await fillCard(user)
+    const number = screen.getByLabelText('Card number')
+    for (const [card, { message }] of Object.entries(declines)) {
+      await user.clear(number)
+      await user.type(number, card)
+      await user.click(screen.getByRole('button', { name: 'Pay & Download' }))
+      expect(await screen.findByText(message)).toHaveAttribute('role', 'alert')
+      expect(screen.getByRole('button', { name: 'Pay & Download' })).toBeEnabled()
+      expect(here(router)).toBe(CHECKOUT)
+    }
+    await user.clear(number)
+    await user.type(number, '4242424242424242')
+    await user.click(screen.getByRole('button', { name: 'Pay & Download' }))
+    expect(await screen.findByText('Payment successful!')).toBeInTheDocument()
+    expect(screen.queryByText('An error occurred while processing your card. Try again in a little bit.')).not.toBeInTheDocument()
+    expect(fake.callsTo('api:/simulated-payments/pi_sim_abc/confirm').map((c) => (c.payload as { card_number: string }).card_number)).toEqual([
+      ...Object.keys(declines),
+      '4242424242424242',
+    ])
+  })
+
+  it("says 'Payment failed.' when a decline has no message or the confirmation is not answered", async () => {
+    const user = userEvent.setup()
+    let calls = 0
+    renderApp(
+      CHECKOUT,
+      options({
+        api: {
+          '/simulated-payments/pi_sim_abc/confirm': () =>
+            ++calls === 1 ? { status: 402, body: { error: { type: 'card_error', code: 'card_declined', message: '' } } } : { status: 502, body: 'Bad gateway' },
+        },
+      }),
+    )
+    await fillCard(user)
+    await user.click(screen.getByRole('button', { name: 'Pay & Download' }))
+    expect(await screen.findByText('Payment failed.')).toBeInTheDocument()
+    await user.click(screen.getByRole('button', { name: 'Pay & Download' }))
+    await waitFor(() => expect(calls).toBe(2))
+    expect(await screen.findByText('Payment failed.')).toBeInTheDocument()
   })
 
   it("says 'Payment was not successful.' when the payment did not succeed", async () => {

@@ -156,12 +156,17 @@ function Payment({ request, payment }: { request: CheckoutRequest; payment: Crea
     onPaid: () => setStage({ kind: 'paid' }),
     onFailed: (message) => setStage({ kind: 'failed', message }),
   }
-  const simulatedPay = () => {
+  // The texts (spec section 8) come from confirmSimulatedPayment: a declined
+  // card shows the provider's message; the form stays, for another card.
+  const simulatedPay = (cardNumber: string) => {
     props.onPaying()
-    confirm.mutate(payment, {
-      onSuccess: props.onPaid,
-      onError: (error) => props.onFailed(error.message || 'Payment failed.'),
-    })
+    confirm.mutate(
+      { payment, cardNumber },
+      {
+        onSuccess: props.onPaid,
+        onError: (error) => props.onFailed(error.message || 'Payment failed.'),
+      },
+    )
   }
 
   return (

@@ -1,8 +1,9 @@
 // The card form of the simulated provider (a server without a Stripe key: no
-// network, no charge). The simulated provider ignores card data entirely; the
-// fields and their light format checks are here so that the checkout reads
-// and behaves like a real card form. 'Pay & Download' confirms the payment
-// through /api/simulated-payments/{id}/confirm.
+// network, no charge). Only the card number goes to the server, whose test
+// cards decline as Stripe's do (4000 0000 0000 0002, ...9995, ...0119; any
+// other valid number pays); expiry and CVC get light format checks so that
+// the checkout reads and behaves like a real card form. 'Pay & Download'
+// confirms the payment through /api/simulated-payments/{id}/confirm.
 import { useState, type FormEvent } from 'react'
 import { FieldError, Input, Label } from '@/components/ui/field'
 import { cardNumberError, cvcError, expiryError, formatCardNumber, formatExpiry } from '../card-checks'
@@ -11,7 +12,7 @@ import { PayButton } from './pay-button'
 
 type Field = 'number' | 'expiry' | 'cvc'
 
-export function SimulatedCardForm({ busy, onPay }: PaymentFormProps & { onPay: () => void }) {
+export function SimulatedCardForm({ busy, onPay }: PaymentFormProps & { onPay: (cardNumber: string) => void }) {
   const [values, setValues] = useState<Record<Field, string>>({ number: '', expiry: '', cvc: '' })
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({})
 
@@ -26,7 +27,7 @@ export function SimulatedCardForm({ busy, onPay }: PaymentFormProps & { onPay: (
     if (expiry) found.expiry = expiry
     if (cvc) found.cvc = cvc
     setErrors(found)
-    if (Object.keys(found).length === 0) onPay()
+    if (Object.keys(found).length === 0) onPay(values.number)
   }
 
   const field = (name: Field, label: string, props: React.InputHTMLAttributes<HTMLInputElement>, format: (v: string) => string) => (
@@ -49,7 +50,8 @@ export function SimulatedCardForm({ busy, onPay }: PaymentFormProps & { onPay: (
   return (
     <form onSubmit={submit} noValidate aria-label="Card payment" className="space-y-4">
       <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-900">
-        Test payments: this server has no card processor, so no card is charged.
+        Test payments: this server has no card processor, so no card is charged. Card 4242 4242 4242 4242 pays; 4000 0000
+        0000 0002 is declined.
       </p>
       {field('number', 'Card number', { autoComplete: 'cc-number', placeholder: '4242 4242 4242 4242', maxLength: 23 }, formatCardNumber)}
       <div className="grid grid-cols-2 gap-4">
