@@ -1545,3 +1545,140 @@ async fn a_free_download_link_answers_an_attachment_named_like_the_file() {
     );
     assert_eq!(&got.bytes().await.unwrap()[..], b"\x89PNG free kit");
 }
+
+/// The simulated provider's test cards decline as Stripe's do (issue 15):
+/// each answers 402 with Stripe's card error, leaves the payment payable
+/// (`requires_payment_method`) and the order failed, so its download is
+/// refused with 402; then 4242 4242 4242 4242 pays the same payment and the
+/// download opens. The card number is kept nowhere.
+#[tokio::test]
+async fn simulated_test_cards_decline_as_stripe_does_and_another_card_pays() {
+    let app = spawn_marketplace().await;
+    let p = people(&app).await;
+    let paid = published_template(&app, p.creator, "Paid Cards", p.category, 9.0).await;
+    sqlx::query(
+        "update public.templates set template_url = 'https://workspace.test/cards' where id = $1",
+    )
+    .bind(paid)
+    .execute(owner_pool(&app))
+    .await
+    .unwrap();
+    let (status, intent) = call_function(
+        &app,
+        Actor::Anon,
+        "/functions/v1/create-payment-intent",
+        json!({"templateId": paid, "buyerEmail": "cards@test.dev"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{intent}");
+    let order = uuid_of(&intent["orderId"]);
+    let payment = intent["confirmUrl"]
+        .as_str()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let confirm_path = format!("/api/simulated-payments/{payment}/confirm");
+    let confirm = |card: &str, secret: Value| {
+        call_function(
+            &app,
+            Actor::Anon,
+            &confirm_path,
+            json!({"client_secret": secret, "card_number": card}),
+        )
+    };
+    let states = || async {
+        let order_status: String =
+            sqlx::query_scalar("select payment_status from public.orders where id = $1")
+                .bind(order)
+                .fetch_one(owner_pool(&app))
+                .await
+                .unwrap();
+        let payment_status: String =
+            sqlx::query_scalar("select status from functions.simulated_payments where id = $1")
+                .bind(&payment)
+                .fetch_one(owner_pool(&app))
+                .await
+                .unwrap();
+        (order_status, payment_status)
+    };
+    let download = || {
+        call_function(
+            &app,
+            Actor::Anon,
+            "/functions/v1/validate-download",
+            json!({"orderId": order, "token": intent["downloadToken"]}),
+        )
+    };
+
+    for (card, error) in [
+        (
+            "4000 0000 0000 0002",
+            json!({"type": "card_error", "code": "card_declined",
+                   "decline_code": "generic_decline", "message": "Your card was declined."}),
+        ),
+        (
+            "4000000000009995",
+            json!({"type": "card_error", "code": "card_declined",
+                   "decline_code": "insufficient_funds",
+                   "message": "Your card has insufficient funds."}),
+        ),
+        (
+            "4000-0000-0000-0119",
+            json!({"type": "card_error", "code": "processing_error",
+                   "message": "An error occurred while processing your card. Try again in a little bit."}),
+        ),
+        (
+            "4242 4242 4242 4241",
+            json!({"type": "card_error", "code": "incorrect_number",
+                   "message": "Your card number is incorrect."}),
+        ),
+    ] {
+        let (status, body) = confirm(card, intent["clientSecret"].clone()).await;
+        assert_eq!(status, StatusCode::PAYMENT_REQUIRED, "{card}: {body}");
+        assert_eq!(body, json!({ "error": error }), "{card}");
+        assert_eq!(
+            states().await,
+            ("failed".to_owned(), "requires_payment_method".to_owned()),
+            "{card}: the order is unpaid, the payment still payable"
+        );
+        let (status, body) = download().await;
+        assert_eq!(status, StatusCode::PAYMENT_REQUIRED, "{card}: {body}");
+        assert_eq!(body["isPaid"], false, "{card}: {body}");
+    }
+
+    // A good card with a wrong secret is still refused, and pays nothing.
+    let (status, body) = confirm("4242 4242 4242 4242", json!("pi_sim_x_secret_wrong")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(states().await.0, "failed");
+
+    let (status, body) = confirm("4242 4242 4242 4242", intent["clientSecret"].clone()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, json!({"status": "succeeded", "orderId": order}));
+    assert_eq!(states().await, ("paid".to_owned(), "succeeded".to_owned()));
+    let (status, body) = download().await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["isPaid"], true);
+    assert_eq!(body["downloadUrl"], "https://workspace.test/cards");
+
+    // No card number (or part of one) is stored with the payment.
+    let stored: String = sqlx::query_scalar(
+        "select row_to_json(p)::text from functions.simulated_payments p where id = $1",
+    )
+    .bind(&payment)
+    .fetch_one(owner_pool(&app))
+    .await
+    .unwrap();
+    for digits in [
+        "4242424242424242",
+        "4000000000000002",
+        "4000000000009995",
+        "4000000000000119",
+    ] {
+        assert!(!stored.contains(digits), "{digits} stored: {stored}");
+    }
+}
