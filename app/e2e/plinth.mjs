@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { startFakeGitHub } from './fake-github.mjs'
 import { startFakeNewsletterWebhook } from './fake-newsletter-webhook.mjs'
 
 const app = resolve(import.meta.dirname, '..')
@@ -55,6 +56,8 @@ export async function startPlinth() {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const dataDir = mkdtempSync(join(tmpdir(), 'plinth-e2e-'))
+  // GitHub sign-in is enabled, against a local stand-in; Google is not.
+  const github = await startFakeGitHub()
   // The newsletter's external webhook: a local stand-in (walks: ctx.newsletter),
   // and what the fallback function stored (a server-only table).
   const newsletter = await startFakeNewsletterWebhook()
@@ -82,6 +85,7 @@ export async function startPlinth() {
     GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS: '10000',
     GOTRUE_RATE_LIMIT_EMAIL_SENT: '10000',
     GOTRUE_RATE_LIMIT_VERIFY: '10000',
+    ...github.env,
     ...newsletter.env,
   }
   const child = spawn(binary, ['serve', '--port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -125,6 +129,7 @@ export async function startPlinth() {
     await cleanup.query(`drop database if exists "${dbName}" with (force)`)
     await cleanup.end()
     rmSync(dataDir, { recursive: true, force: true })
+    await github.stop()
     await newsletter.stop()
   }
   return { url, stop, output, newsletter }
