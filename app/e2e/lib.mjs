@@ -88,6 +88,32 @@ async function anonKeyOf(url) {
   return (await (await fetch(`${url}/_/app-config.json`)).json()).anonKey
 }
 
+/** A guest's paid order, started through create-payment-intent outside the browser: the intent's answer. */
+export async function startGuestPayment(url, templateId, buyerEmail) {
+  const anonKey = await anonKeyOf(url)
+  const headers = { apikey: anonKey, authorization: `Bearer ${anonKey}`, 'content-type': 'application/json' }
+  const created = await fetch(`${url}/functions/v1/create-payment-intent`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ templateId, buyerEmail }),
+  })
+  const intent = await created.json()
+  expect(created.ok && intent.provider === 'simulated', `create-payment-intent: ${created.status} ${JSON.stringify(intent)}`)
+  return intent
+}
+
+/** Pays a started simulated payment, as its confirmation page does. */
+export async function confirmSimulated(url, intent) {
+  const anonKey = await anonKeyOf(url)
+  const paymentId = new URL(intent.confirmUrl).pathname.split('/').pop()
+  const confirmed = await fetch(`${url}/api/simulated-payments/${paymentId}/confirm`, {
+    method: 'POST',
+    headers: { apikey: anonKey, authorization: `Bearer ${anonKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ client_secret: intent.clientSecret }),
+  })
+  expect(confirmed.ok, `the simulated confirmation answered ${confirmed.status}`)
+}
+
 /** Another visitor, outside the browser: signs up through the API. */
 export async function apiVisitor(url, email) {
   const anonKey = await anonKeyOf(url)

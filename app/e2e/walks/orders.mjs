@@ -6,7 +6,7 @@
 // ends on its not-ready message. A free download keeps the marketplace tab: a
 // stored file is saved as an attachment, a web link opens in a new tab.
 import { readFile } from 'node:fs/promises'
-import { apiAccount, apiVisitor, expect, mailboxMessages, signIn, waitUntil } from '../lib.mjs'
+import { apiAccount, apiVisitor, confirmSimulated, expect, mailboxMessages, signIn, startGuestPayment, waitUntil } from '../lib.mjs'
 
 const PAID = 'e0000000-0000-4000-8000-000000000003' // Startup CRM, $19.00
 const PASSWORD = 'a-long-password-1'
@@ -228,26 +228,12 @@ export const walks = [
   {
     name: 'orders: an unpaid download link says so, and opens after the payment on Retry',
     async run(page, { url, viewport }) {
-      const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
-      const headers = { apikey: anonKey, authorization: `Bearer ${anonKey}`, 'content-type': 'application/json' }
-      const created = await fetch(`${url}/functions/v1/create-payment-intent`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ templateId: PAID, buyerEmail: `e2e-unpaid-${viewport}-${Date.now()}@example.com` }),
-      })
-      const intent = await created.json()
-      expect(created.ok && intent.provider === 'simulated', `create-payment-intent: ${created.status} ${JSON.stringify(intent)}`)
+      const intent = await startGuestPayment(url, PAID, `e2e-unpaid-${viewport}-${Date.now()}@example.com`)
       await page.goto(`${url}/download-secure/${intent.orderId}?token=${encodeURIComponent(intent.downloadToken)}`)
       await page.getByText('Payment not completed. Please complete your purchase first.').waitFor()
       await page.getByText(/wait a moment and try again/).waitFor()
 
-      const paymentId = new URL(intent.confirmUrl).pathname.split('/').pop()
-      const confirmed = await fetch(`${url}/api/simulated-payments/${paymentId}/confirm`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ client_secret: intent.clientSecret }),
-      })
-      expect(confirmed.ok, `the simulated confirmation answered ${confirmed.status}`)
+      await confirmSimulated(url, intent)
       const validated = soon(page.waitForResponse((r) => r.url().endsWith('/functions/v1/validate-download')))
       await page.getByRole('button', { name: 'Retry' }).click()
       await expectSecureDownload(page, validated)

@@ -5,7 +5,7 @@
 // (an expected 4xx read must not print either: the browser logs every failed
 // request), any uncaught page error, or a page wider than its viewport (it
 // would pan sideways). Every problem of a walk is listed at its end.
-import { apiAccount, expect, expectNoSidewaysPan, signIn } from '../lib.mjs'
+import { apiAccount, confirmSimulated, expect, expectNoSidewaysPan, signIn, startGuestPayment } from '../lib.mjs'
 
 const FREE = 'e0000000-0000-4000-8000-000000000001' // Calm Weekly Planner, Maya's
 const MAYA_PAID = 'e0000000-0000-4000-8000-000000000002' // Second Brain Lite, $12.00
@@ -68,22 +68,8 @@ async function walkScreens(page, url, viewport, screens, signInAs) {
 
 /** A paid order of a guest, paid with the simulated provider: its id and secure-download token. */
 async function paidGuestOrder(url, email) {
-  const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
-  const headers = { apikey: anonKey, authorization: `Bearer ${anonKey}`, 'content-type': 'application/json' }
-  const created = await fetch(`${url}/functions/v1/create-payment-intent`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ templateId: LEO_PAID, buyerEmail: email }),
-  })
-  const intent = await created.json()
-  expect(created.ok, `create-payment-intent: ${created.status} ${JSON.stringify(intent)}`)
-  const paymentId = new URL(intent.confirmUrl).pathname.split('/').pop()
-  const confirmed = await fetch(`${url}/api/simulated-payments/${paymentId}/confirm`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ client_secret: intent.clientSecret }),
-  })
-  expect(confirmed.ok, `the simulated confirmation answered ${confirmed.status}`)
+  const intent = await startGuestPayment(url, LEO_PAID, email)
+  await confirmSimulated(url, intent)
   return { orderId: intent.orderId, token: intent.downloadToken }
 }
 

@@ -1,6 +1,8 @@
 //! The one error type of the gateway and its HTTP form: PostgREST's
 //! `{code, message, details, hint}` with PostgREST's statuses.
 
+pub mod fuzzy;
+
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};

@@ -6,11 +6,14 @@
 //! relationship, PGRST202/203 function, PGRST204 payload column, 42703
 //! column) or PGRST108/123 for misuse.
 
+use std::collections::BTreeSet;
+
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use crate::RestConfig;
 use crate::error::ApiError;
+use crate::error::fuzzy::{self, FuzzySet};
 use crate::request::{
     AggregateFn, ApiRequest, CountPref, Field, Filter, FtsKind, IsValue, JoinType, JsonStep, Logic,
     MediaType, Method, Operation, Operator, OrderTerm, Preferences, Quantifier, Range, Resolution,
@@ -1389,106 +1392,170 @@ impl<'a> Planner<'a> {
     }
 
     /// RPC: choose the function and plan its call. Returns whether it is volatile.
+    ///
+    /// The choice is PostgREST's (Plan.hs `findProc`): the overloads whose
+    /// parameters match the argument names exactly (required ones all
+    /// given, the rest among the defaulted ones) win; failing those, a POST
+    /// falls back to the overload with one unnamed parameter of the body's
+    /// type (`json`/`jsonb` for JSON, `text`, `xml`, `bytea` for
+    /// `text/plain`, `text/xml`, `application/octet-stream`). Several
+    /// winners are 300 PGRST203, none 404 PGRST202.
     fn call(&mut self, req: &ApiRequest, name: &str) -> Result<(Action, bool), ApiError> {
-        let candidates = self.cache.functions(self.schema, name);
         let is_read = req.method.is_read();
-        // Argument names on offer.
-        let (keys, body): (Vec<String>, Option<&Value>) = if is_read {
-            (
-                req.rpc_params.iter().map(|(k, _)| k.clone()).collect(),
-                None,
-            )
+        // Only what PostgREST can call (SchemaCache.hs `callable`): at most
+        // one unnamed parameter, and that one of the raw body types.
+        let mut candidates: Vec<&Function> = self
+            .cache
+            .functions(self.schema, name)
+            .iter()
+            .filter(|f| rpc_callable(f))
+            .collect();
+        // PostgREST's order of overloads (Routine.hs `Ord`): fewest
+        // parameters first, then description, then the parameters.
+        candidates.sort_by(|a, b| {
+            a.params
+                .len()
+                .cmp(&b.params.len())
+                .then_with(|| a.description.cmp(&b.description))
+                .then_with(|| param_keys(a).cmp(&param_keys(b)))
+        });
+        // GET: a query parameter whose value is not a filter is an
+        // argument (QueryParams.hs `NoOpExpr`); the others filter the result.
+        let mut get_args: Vec<(String, String)> = Vec::new();
+        let mut filter_params: Vec<(String, String)> = Vec::new();
+        if is_read {
+            for (k, v) in &req.rpc_params {
+                if parse_filter_param(k, v).is_ok() {
+                    filter_params.push((k.clone(), v.clone()));
+                } else {
+                    get_args.push((k.clone(), v.clone()));
+                }
+            }
         } else {
+            filter_params.extend(req.rpc_params.iter().cloned());
+        }
+        let raw_kind = if is_read {
+            None
+        } else {
+            req.raw_body.as_ref().map(|r| r.kind)
+        };
+        // The JSON body as PostgREST passes it on (Payload.hs
+        // `payloadAttributes`): an object, or an array of objects with the
+        // same keys; any other value becomes `[]`.
+        let mut body_text: Option<String> = None;
+        // Argument names on offer.
+        let mut keys: BTreeSet<String> = BTreeSet::new();
+        if is_read {
+            keys.extend(get_args.iter().map(|(k, _)| k.clone()));
+        } else if raw_kind.is_none() {
             match &req.body {
-                Some(Value::Object(o)) => (o.keys().cloned().collect(), req.body.as_ref()),
-                Some(v) => (Vec::new(), Some(v)),
-                None => (Vec::new(), None),
+                Some(Value::Object(o)) => {
+                    keys.extend(o.keys().cloned());
+                    body_text = req.body.as_ref().map(Value::to_string);
+                }
+                Some(Value::Array(items)) => match items.first() {
+                    None => body_text = Some("[]".into()),
+                    Some(Value::Object(first)) => {
+                        let same = items.iter().all(|i| {
+                            i.as_object().is_some_and(|o| {
+                                o.len() == first.len() && o.keys().all(|k| first.contains_key(k))
+                            })
+                        });
+                        if !same {
+                            return Err(ApiError::new(
+                                StatusCode::BAD_REQUEST,
+                                "PGRST102",
+                                "All object keys must match",
+                            ));
+                        }
+                        keys.extend(first.keys().cloned());
+                        body_text = req.body.as_ref().map(Value::to_string);
+                    }
+                    Some(_) => {
+                        return Err(ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            "PGRST102",
+                            "All object keys must match",
+                        ));
+                    }
+                },
+                Some(_) => body_text = Some("[]".into()),
+                // An empty body calls with no arguments.
+                None => body_text = Some("{}".into()),
             }
-        };
-        let single_json = |f: &Function| {
-            f.params.len() == 1
-                && (f.params[0].name.is_empty() || req.prefer.single_object)
-                && matches!(f.params[0].ty.name.as_str(), "json" | "jsonb")
-                && f.params[0].ty.schema == "pg_catalog"
-        };
-        let mut matches: Vec<(&Function, bool)> = Vec::new();
-        for f in candidates {
-            if !is_read
-                && single_json(f)
-                && (req.prefer.single_object
-                    || !keys.iter().all(|k| f.params.iter().any(|p| &p.name == k))
-                    || f.params[0].name.is_empty())
-            {
-                matches.push((f, true));
-                continue;
+            if let Some(columns) = &req.columns {
+                keys = columns.iter().cloned().collect();
             }
-            let names_ok = if is_read {
-                true
-            } else {
-                keys.iter().all(|k| f.params.iter().any(|p| &p.name == k))
-            };
-            let required_ok = f
+        }
+        let body_media = if is_read {
+            None
+        } else {
+            Some(match raw_kind {
+                Some(k) => k.param_type(),
+                None => "json",
+            })
+        };
+        let matches_params = |f: &Function| {
+            if f.params.is_empty() {
+                return keys.is_empty() && raw_kind.is_none();
+            }
+            let required: BTreeSet<String> = f
                 .params
                 .iter()
-                .all(|p| p.has_default || keys.contains(&p.name));
-            if names_ok && required_ok && f.params.iter().all(|p| !p.name.is_empty()) {
-                matches.push((f, false));
+                .filter(|p| !p.has_default)
+                .map(|p| p.name.clone())
+                .collect();
+            let optional: BTreeSet<String> = f
+                .params
+                .iter()
+                .filter(|p| p.has_default)
+                .map(|p| p.name.clone())
+                .collect();
+            keys.difference(&optional).cloned().collect::<BTreeSet<_>>() == required
+        };
+        let single_unnamed = |f: &Function| match (body_media, f.params.as_slice()) {
+            (Some(media), [p]) => {
+                let ty_ok = p.ty.schema == "pg_catalog"
+                    && (p.ty.name == media
+                        || (media == "json" && p.ty.name == "jsonb"));
+                // `Prefer: params=single-object` (before PostgREST v12) also
+                // passes the body to one named json/jsonb parameter.
+                ty_ok && (p.name.is_empty() || (req.prefer.single_object && media == "json"))
+            }
+            _ => false,
+        };
+        let mut named: Vec<&Function> = Vec::new();
+        let mut fallback: Vec<&Function> = Vec::new();
+        for f in &candidates {
+            if matches_params(f) && !(req.prefer.single_object && single_unnamed(f)) {
+                named.push(f);
+            } else if single_unnamed(f) {
+                fallback.push(f);
             }
         }
-        if is_read && matches.len() > 1 {
-            // Prefer the overloads that use the most of the given parameters.
-            let score = |f: &Function| f.params.iter().filter(|p| keys.contains(&p.name)).count();
-            let best = matches.iter().map(|(f, _)| score(f)).max().unwrap_or(0);
-            matches.retain(|(f, _)| score(f) == best);
-        }
-        if !is_read && matches.len() > 1 && matches.iter().any(|(_, s)| !*s) {
-            matches.retain(|(_, s)| !*s);
-        }
-        let (function, single) = match matches.len() {
-            0 => {
-                let mut sorted = keys.clone();
-                sorted.sort();
-                return Err(ApiError::new(
-                    StatusCode::NOT_FOUND,
-                    "PGRST202",
-                    format!(
-                        "Could not find the function {}.{}({}) in the schema cache",
-                        self.schema,
-                        name,
-                        sorted.join(", ")
-                    ),
-                )
-                .details(format!(
-                    "Searched for the function {}.{} with parameters {} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
-                    self.schema,
-                    name,
-                    sorted.join(", ")
-                ))
-                .hint(if candidates.is_empty() {
-                    Value::Null
-                } else {
-                    json!(format!(
-                        "Perhaps you meant to call the function {}.{}({})",
-                        self.schema,
-                        name,
-                        candidates[0].params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
-                    ))
-                }));
+        let keys_list: Vec<String> = keys.iter().cloned().collect();
+        let function = match (named.as_slice(), fallback.as_slice()) {
+            ([], []) => {
+                return Err(self.no_function(name, &keys_list, raw_kind, is_read, &candidates));
             }
-            1 => matches.remove(0),
-            _ => {
+            ([], [f]) | ([f], _) => *f,
+            ([], several) | (several, _) => {
                 return Err(ApiError::new(
                     StatusCode::MULTIPLE_CHOICES,
                     "PGRST203",
                     format!(
                         "Could not choose the best candidate function between: {}",
-                        matches
+                        several
                             .iter()
-                            .map(|(f, _)| format!(
+                            .map(|f| format!(
                                 "{}.{}({})",
                                 f.name.schema,
                                 f.name.name,
-                                f.params.iter().map(|p| format!("{} => {}", p.name, p.ty.name)).collect::<Vec<_>>().join(", ")
+                                f.params
+                                    .iter()
+                                    .map(|p| format!("{} => {}", p.name, p.type_text))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
                             ))
                             .collect::<Vec<_>>()
                             .join(", ")
@@ -1498,24 +1565,41 @@ impl<'a> Planner<'a> {
             }
         };
 
-        // Arguments; for GET the other parameters are filters on the result.
-        let mut filter_params = Vec::new();
-        let args = if single {
-            Args::Single {
-                body: body.map(Value::to_string).unwrap_or_else(|| "{}".into()),
-                ty: function.params[0].ty.clone(),
-            }
+        // Arguments: one unnamed parameter takes the whole body
+        // (CallPlan `OnePosParam`); otherwise the named ones given.
+        let single = function.params.len() == 1
+            && (function.params[0].name.is_empty() || (req.prefer.single_object && single_unnamed(function)));
+        let args = if single && !is_read {
+            let ty = function.params[0].ty.clone();
+            let body = match &req.raw_body {
+                Some(raw) if raw.kind == crate::request::RawKind::Octet => {
+                    // Bound as text in bytea's hex input form.
+                    let mut hex = String::with_capacity(2 + raw.bytes.len() * 2);
+                    hex.push_str("\\x");
+                    for b in &raw.bytes {
+                        hex.push_str(&format!("{b:02x}"));
+                    }
+                    hex
+                }
+                Some(raw) => String::from_utf8(raw.bytes.clone()).map_err(|_| {
+                    ApiError::new(
+                        StatusCode::BAD_REQUEST,
+                        "22021",
+                        "invalid byte sequence for encoding \"UTF8\"",
+                    )
+                })?,
+                None => body_text.clone().unwrap_or_else(|| "{}".into()),
+            };
+            Args::Single { body, ty }
         } else if is_read {
             let mut args = Vec::new();
-            for (k, v) in &req.rpc_params {
-                match function.params.iter().find(|p| &p.name == k) {
-                    Some(p) => args.push((p.name.clone(), p.ty.clone(), p.variadic, v.clone())),
-                    None => filter_params.push((k.clone(), v.clone())),
+            for (k, v) in &get_args {
+                if let Some(p) = function.params.iter().find(|p| &p.name == k) {
+                    args.push((p.name.clone(), p.ty.clone(), p.variadic, v.clone()));
                 }
             }
             Args::Text(args)
         } else {
-            filter_params.extend(req.rpc_params.iter().cloned());
             let params = function
                 .params
                 .iter()
@@ -1523,7 +1607,7 @@ impl<'a> Planner<'a> {
                 .map(|p| (p.name.clone(), p.ty.clone(), p.variadic))
                 .collect();
             Args::Json {
-                body: body.map(Value::to_string).unwrap_or_else(|| "{}".into()),
+                body: body_text.clone().unwrap_or_else(|| "{}".into()),
                 params,
             }
         };
@@ -1572,6 +1656,107 @@ impl<'a> Planner<'a> {
             function.volatility == Volatility::Volatile,
         ))
     }
+    /// 404 PGRST202 in PostgREST's words (Error.hs `NoRpc`), with its hint:
+    /// the closest overload's parameters when the name exists, else the
+    /// closest function name of the schema (Error.hs `noRpcHint`).
+    fn no_function(
+        &self,
+        name: &str,
+        keys: &[String],
+        raw: Option<crate::request::RawKind>,
+        is_read: bool,
+        overloads: &[&Function],
+    ) -> ApiError {
+        let func = format!("{}.{}", self.schema, name);
+        let listed = keys.join(", ");
+        let without = |text: String| {
+            if keys.is_empty() {
+                " without parameters".to_owned()
+            } else {
+                text
+            }
+        };
+        let message = match raw {
+            Some(_) if !is_read => format!("Could not find the function {func} in the schema cache"),
+            _ => format!(
+                "Could not find the function {func}{} in the schema cache",
+                without(format!("({listed})"))
+            ),
+        };
+        let with_params = without(format!(
+            " with parameter{} {listed}",
+            if keys.len() > 1 { "s" } else { "" }
+        ));
+        let searched = match (is_read, raw) {
+            (false, Some(kind)) => format!(" with a single unnamed {} parameter", kind.param_type()),
+            (false, None) => format!("{with_params} or with a single unnamed json/jsonb parameter"),
+            (true, _) => with_params,
+        };
+        let hint = if raw.is_some() && !is_read {
+            None
+        } else if overloads.is_empty() {
+            let mut names: Vec<&str> = self
+                .cache
+                .functions
+                .iter()
+                .filter(|(q, fs)| q.schema == self.schema && fs.iter().any(rpc_callable))
+                .map(|(q, _)| q.name.as_str())
+                .collect();
+            names.sort_unstable();
+            FuzzySet::from_names(names)
+                .get_one(name, fuzzy::NAME_MIN_SCORE)
+                .map(|g| format!("Perhaps you meant to call the function {}.{g}", self.schema))
+        } else {
+            let as_list = |names: Vec<&str>| {
+                let mut names = names;
+                names.sort_unstable();
+                format!("({})", names.join(", "))
+            };
+            let lists: Vec<String> = overloads
+                .iter()
+                .map(|f| as_list(f.params.iter().map(|p| p.name.as_str()).collect()))
+                .collect();
+            FuzzySet::from_names(lists)
+                .get_one(
+                    &as_list(keys.iter().map(String::as_str).collect()),
+                    fuzzy::DEFAULT_MIN_SCORE,
+                )
+                .map(|l| format!("Perhaps you meant to call the function {func}{l}"))
+        };
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "PGRST202",
+            message,
+        )
+        .details(format!(
+            "Searched for the function {func}{searched}, but no matches were found in the schema cache."
+        ))
+        .hint(hint.map_or(Value::Null, Value::String))
+    }
+}
+
+/// Whether PostgREST can call a function over HTTP (SchemaCache.hs
+/// `callable`): no unnamed parameter, or one of type bytea, json, jsonb,
+/// text or xml.
+fn rpc_callable(f: &Function) -> bool {
+    let mut unnamed = f.params.iter().filter(|p| p.name.is_empty());
+    match (unnamed.next(), unnamed.next()) {
+        (None, _) => true,
+        (Some(p), None) => {
+            p.ty.schema == "pg_catalog"
+                && matches!(p.ty.name.as_str(), "bytea" | "json" | "jsonb" | "text" | "xml")
+        }
+        _ => false,
+    }
+}
+
+/// A function's parameters as PostgREST orders overloads by them
+/// (RoutineParam's derived `Ord`: name, type, required, variadic).
+fn param_keys(f: &Function) -> Vec<(&str, &str, bool, bool)> {
+    f.params
+        .iter()
+        .map(|p| (p.name.as_str(), p.type_text.as_str(), !p.has_default, p.variadic))
+        .collect()
 }
 
 enum Found<'a> {

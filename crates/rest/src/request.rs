@@ -557,6 +557,50 @@ pub struct ApiRequest {
     pub strip_nulls: bool,
     /// The JSON body of POST/PATCH/PUT (`None` for an empty body).
     pub body: Option<Value>,
+    /// RPC POST with `Content-Type: text/plain`, `text/xml` or
+    /// `application/octet-stream`: the body as sent, for a function's one
+    /// unnamed `text`/`xml`/`bytea` parameter (then `body` is `None`).
+    pub raw_body: Option<RawBody>,
+}
+
+/// A body PostgREST passes through unparsed (Payload.hs `RawPay`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawBody {
+    pub kind: RawKind,
+    pub bytes: Vec<u8>,
+}
+
+/// The media type of a [`RawBody`] and the parameter type it calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawKind {
+    /// `text/plain` -> `text`
+    Text,
+    /// `text/xml` -> `xml`
+    Xml,
+    /// `application/octet-stream` -> `bytea`
+    Octet,
+}
+
+impl RawKind {
+    /// The content type naming a raw body, if it is one.
+    pub fn of(content_type: Option<&str>) -> Option<Self> {
+        let ct = content_type?.split(';').next()?.trim().to_ascii_lowercase();
+        match ct.as_str() {
+            "text/plain" => Some(Self::Text),
+            "text/xml" => Some(Self::Xml),
+            "application/octet-stream" => Some(Self::Octet),
+            _ => None,
+        }
+    }
+
+    /// The type of the one unnamed parameter such a body calls.
+    pub fn param_type(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Xml => "xml",
+            Self::Octet => "bytea",
+        }
+    }
 }
 
 /// Raw material of a request, as the HTTP layer hands it over.
@@ -606,6 +650,7 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
         media,
         strip_nulls,
         body: None,
+        raw_body: None,
     };
     if req.prefer.strict && !req.prefer.invalid.is_empty() {
         return Err(ApiError::new(
@@ -706,7 +751,15 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
         }
     }
 
-    if matches!(method, Method::Post | Method::Patch | Method::Put)
+    if is_rpc
+        && method == Method::Post
+        && let Some(kind) = RawKind::of(raw.content_type)
+    {
+        req.raw_body = Some(RawBody {
+            kind,
+            bytes: raw.body.to_vec(),
+        });
+    } else if matches!(method, Method::Post | Method::Patch | Method::Put)
         || (method == Method::Delete && !raw.body.is_empty())
     {
         req.body = parse_body(raw.body, raw.content_type)?;

@@ -67,7 +67,31 @@ pub fn respond(
     let mut headers: Vec<(HeaderName, String)> = Vec::new();
     let head = plan.method == Method::Head;
     let mut body = outcome.body.clone().unwrap_or_default();
-    let rows = outcome.page_total;
+    let mut rows = outcome.page_total;
+    let mut outcome = outcome;
+    // A function that returns one value (or void) counts one row, asked to
+    // count or not (PostgREST Statements.hs `mainCall`: page_total 1, the
+    // count query over its one-row source).
+    if let Action::Call { result, .. } = &plan.action
+        && !matches!(
+            result,
+            CallResult::Rows { set: true, .. } | CallResult::Scalar { set: true }
+        )
+    {
+        rows = 1;
+        if plan.count.is_some() {
+            outcome.total = Some(1);
+        }
+    } else if let Action::Call {
+        result: CallResult::Scalar { set: true },
+        ..
+    } = &plan.action
+        && plan.count.is_some()
+        && outcome.total.is_none()
+    {
+        // A set of scalars is returned whole: its count is its length.
+        outcome.total = Some(rows);
+    }
     let status = match &plan.action {
         Action::Read { .. } | Action::Call { .. } => {
             let is_void = matches!(
@@ -77,15 +101,9 @@ pub fn respond(
                     ..
                 }
             );
-            let ranged = matches!(
-                plan.action,
-                Action::Read { .. }
-                    | Action::Call {
-                        result: CallResult::Rows { set: true, .. }
-                            | CallResult::Scalar { set: true },
-                        ..
-                    }
-            );
+            // Every function call has a range, void and single values too
+            // (PostgREST Response.hs: `contentRange` for any CallReadPlan).
+            let ranged = matches!(plan.action, Action::Read { .. } | Action::Call { .. });
             if ranged && !matches!(plan.media, MediaType::Plan { .. }) {
                 headers.push((
                     header::CONTENT_RANGE,

@@ -110,6 +110,9 @@ pub enum Volatility {
 pub struct Param {
     pub name: String,
     pub ty: TypeRef,
+    /// `type::regtype::text` (`integer`, `character varying`): how
+    /// PostgREST names the type in its messages (PGRST203).
+    pub type_text: String,
     pub has_default: bool,
     pub variadic: bool,
 }
@@ -343,6 +346,7 @@ impl SchemaCache {
             let type_schemas: Vec<String> = row.try_get("arg_type_schemas")?;
             let type_names: Vec<String> = row.try_get("arg_type_names")?;
             let n_defaults: i16 = row.try_get("n_defaults")?;
+            let type_texts: Vec<String> = row.try_get("arg_regtypes")?;
             let mut params = Vec::new();
             let mut out_columns = Vec::new();
             for (i, (ts, tn)) in type_schemas.iter().zip(&type_names).enumerate() {
@@ -356,6 +360,7 @@ impl SchemaCache {
                     params.push(Param {
                         name: pname.clone(),
                         ty: ty.clone(),
+                        type_text: type_texts.get(i).cloned().unwrap_or_default(),
                         has_default: false,
                         variadic: mode == "v",
                     });
@@ -514,6 +519,8 @@ select n.nspname::text as schema, p.proname::text as name,
              join pg_type ty on ty.oid = u.t join pg_namespace tn on tn.oid = ty.typnamespace order by u.o) as arg_type_schemas,
        array(select ty.typname::text from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality u(t, o)
              join pg_type ty on ty.oid = u.t order by u.o) as arg_type_names,
+       array(select u.t::regtype::text from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality u(t, o)
+             order by u.o) as arg_regtypes,
        p.pronargdefaults as n_defaults,
        p.proretset as returns_set, p.prorows as est_rows,
        rtn.nspname::text as ret_schema, rt.typname::text as ret_name,

@@ -84,12 +84,14 @@ fn cache() -> SchemaCache {
                 Param {
                     name: "a".into(),
                     ty: TypeRef::builtin("int4"),
+                    type_text: "integer".into(),
                     has_default: false,
                     variadic: false,
                 },
                 Param {
                     name: "b".into(),
                     ty: TypeRef::builtin("int4"),
+                    type_text: "integer".into(),
                     has_default: true,
                     variadic: false,
                 },
