@@ -24,6 +24,10 @@ pub struct ApiError {
     pub www_authenticate: Option<String>,
     /// Headers chosen by SQL (`RAISE SQLSTATE 'PGRST'`).
     pub headers: Vec<(String, String)>,
+    /// The HTTP reason phrase chosen by SQL: `status_text` of a `RAISE
+    /// SQLSTATE 'PGRST'` detail, or the message of a `PTnnn` SQLSTATE
+    /// (PostgREST Error.hs, `HTTP.mkStatus`). `None`: the standard one.
+    pub status_text: Option<String>,
 }
 
 impl ApiError {
@@ -36,6 +40,7 @@ impl ApiError {
             hint: Value::Null,
             www_authenticate: None,
             headers: Vec::new(),
+            status_text: None,
         }
     }
 
@@ -202,6 +207,10 @@ impl ApiError {
             return e;
         }
         let mut e = Self::new(status, &code, db.message());
+        let pt_status = code.get(2..).and_then(|n| n.parse::<u16>().ok());
+        if code.starts_with("PT") && pt_status == Some(status.as_u16()) {
+            e.status_text = Some(db.message().to_owned());
+        }
         e.details = detail.map(Value::String).unwrap_or(Value::Null);
         e.hint = hint.map(Value::String).unwrap_or(Value::Null);
         if status == StatusCode::UNAUTHORIZED {
@@ -266,9 +275,14 @@ impl ApiError {
                 .iter()
                 .map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
                 .collect::<Option<Vec<_>>>()?;
-            Some((status, headers))
+            let status_text = match o.get("status_text") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(t)) => Some(t.clone()),
+                Some(_) => return None,
+            };
+            Some((status, headers, status_text))
         });
-        let Some((status, headers)) = response else {
+        let Some((status, headers, status_text)) = response else {
             return parse_error(
                 format!("Invalid JSON value for DETAIL: '{detail}'"),
                 DETAIL_HINT,
@@ -278,6 +292,7 @@ impl ApiError {
         e.details = details;
         e.hint = hint;
         e.headers = headers;
+        e.status_text = status_text;
         e
     }
 
@@ -350,6 +365,14 @@ impl IntoResponse for ApiError {
             ) {
                 headers.insert(name, value);
             }
+        }
+        // A reason phrase that HTTP/1 can carry (no control characters);
+        // else the standard one.
+        if let Some(phrase) = self
+            .status_text
+            .and_then(|t| hyper::ext::ReasonPhrase::try_from(t).ok())
+        {
+            response.extensions_mut().insert(phrase);
         }
         response
     }

@@ -16,7 +16,7 @@ use serde_json::Value;
 use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
 
 use crate::error::ApiError;
-use crate::plan::{Action, Plan};
+use crate::plan::{Action, Mutation, Plan};
 use crate::request::{CountPref, MediaType};
 use crate::sql::{Bind, Shape, Sql, Statement, render_count};
 
@@ -44,6 +44,9 @@ pub struct Outcome {
     pub body: Option<String>,
     pub response_headers: Option<String>,
     pub response_status: Option<String>,
+    /// A merging upsert: how many of the rows written were inserted (the
+    /// rest were merged into existing rows).
+    pub inserted: Option<i64>,
     /// Milliseconds spent in the transaction.
     pub transaction_ms: f64,
 }
@@ -200,6 +203,11 @@ pub async fn run(
                 body: row.try_get::<Option<String>, _>(2).map_err(get)?,
                 response_headers: row.try_get::<Option<String>, _>(3).map_err(get)?,
                 response_status: row.try_get::<Option<String>, _>(4).map_err(get)?,
+                inserted: if row.len() > 5 {
+                    row.try_get::<Option<i64>, _>(5).map_err(get)?
+                } else {
+                    None
+                },
                 transaction_ms: 0.0,
             }
         }
@@ -249,10 +257,62 @@ pub async fn run(
         let _ = tx.rollback().await;
         return Err(ApiError::singular(outcome.page_total));
     }
+    // PUT writes exactly the row its URL names (PostgREST MainTx.hs failPut).
+    if let Action::Mutate {
+        mutation: Mutation::Insert { put_key, .. },
+        ..
+    } = &plan.action
+        && !put_key.is_empty()
+        && outcome.page_total != 1
+    {
+        let _ = tx.rollback().await;
+        return Err(ApiError::new(
+            axum::http::StatusCode::BAD_REQUEST,
+            "PGRST115",
+            "Payload values do not match URL in primary key column(s)",
+        ));
+    }
+    // A limited write on a view without a key picked rows by its `order`
+    // columns; more rows than the limit is refused (PostgREST before v13,
+    // Error.hs OffLimitsChangesError; v13 dropped limited writes).
+    if let Action::Mutate {
+        mutation:
+            Mutation::Update {
+                limited: Some(limited),
+                ..
+            }
+            | Mutation::Delete {
+                limited: Some(limited),
+                ..
+            },
+        ..
+    } = &plan.action
+        && limited.by_order
+        && let Some(limit) = limited.range.limit
+        && outcome.page_total > limit
+    {
+        let _ = tx.rollback().await;
+        return Err(ApiError::new(
+            axum::http::StatusCode::BAD_REQUEST,
+            "PGRST110",
+            "The maximum number of rows allowed to change was surpassed",
+        )
+        .details(format!(
+            "Results contain {} rows changed but the maximum number allowed is {limit}",
+            outcome.page_total
+        )));
+    }
+    // max-affected applies to PATCH, DELETE and RPC (Response.hs).
+    let max_affected_applies = match &plan.action {
+        Action::Mutate { mutation, .. } => {
+            matches!(mutation, Mutation::Update { .. } | Mutation::Delete { .. })
+        }
+        _ => !plan.method.is_read(),
+    };
     if plan.prefer.strict
         && let Some(max) = plan.prefer.max_affected
         && outcome.page_total > max
-        && !plan.method.is_read()
+        && max_affected_applies
     {
         let _ = tx.rollback().await;
         return Err(ApiError::new(

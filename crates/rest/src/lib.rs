@@ -477,7 +477,7 @@ async fn serve(
     let location_base = match &req.target {
         request::Target::Table(t) => format!(
             "/{}",
-            percent_encoding::utf8_percent_encode(t, percent_encoding::NON_ALPHANUMERIC)
+            percent_encoding::utf8_percent_encode(t, response::URL_UNRESERVED)
         ),
         _ => String::new(),
     };

@@ -249,11 +249,17 @@ pub enum Mutation {
         columns: Vec<InsertColumn>,
         body: String,
         on_conflict: Option<(Vec<String>, Resolution)>,
+        /// PUT: the primary key values of the URL (column, value, type);
+        /// only a payload row with these values is written.
+        put_key: Vec<(String, String, TypeRef)>,
     },
     Update {
         table: QualifiedName,
         alias: usize,
         columns: Vec<String>,
+        /// Columns of `columns=` absent from the body, set to their
+        /// default (`missing=default`).
+        defaults: Vec<String>,
         body: String,
         conditions: Vec<Cond>,
         limited: Option<Limited>,
@@ -275,6 +281,11 @@ pub struct Limited {
     /// The columns that identify a row: the primary key, or empty for the
     /// physical row identity (`tableoid`, `ctid`).
     pub key: Vec<String>,
+    /// A view without a key has no row identity: its rows are picked by
+    /// the `order` columns (as PostgREST did while it had limited writes),
+    /// which may match more rows than the limit; execution then refuses
+    /// the write with PGRST110.
+    pub by_order: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -393,16 +404,48 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
         return Err(ApiError::not_acceptable("application/vnd.pgrst.plan"));
     }
 
+    // `Preference-Applied`: what was honoured, in PostgREST's order
+    // (Preferences.hs `prefAppliedHeader`: resolution, missing, return,
+    // count, tx, handling, timezone, max-affected) and for the requests
+    // PostgREST applies each to (Response.hs `responsePreferences`).
     let mut preference_applied = Vec::new();
+    let table_write = matches!(req.target, Target::Table(_)) && !req.method.is_read();
     let tx_allowed = config.tx_end.ends_with("allow-override");
     let default_rollback = config.tx_end.starts_with("rollback");
     let tx_rollback = match req.prefer.tx_rollback {
-        Some(r) if tx_allowed => {
-            preference_applied.push(format!("tx={}", if r { "rollback" } else { "commit" }));
-            r
-        }
+        Some(r) if tx_allowed => r,
         _ => default_rollback,
     };
+    if table_write && req.method == Method::Post {
+        // Only when there is something to resolve conflicts on.
+        let has_key = !location_key.is_empty() || req.on_conflict.is_some();
+        if let (Some(r), true) = (req.prefer.resolution, has_key) {
+            preference_applied.push(match r {
+                Resolution::MergeDuplicates => "resolution=merge-duplicates".into(),
+                Resolution::IgnoreDuplicates => "resolution=ignore-duplicates".into(),
+            });
+        }
+    }
+    if table_write && req.prefer.missing_given && matches!(req.method, Method::Post | Method::Patch) {
+        preference_applied.push(
+            if req.prefer.missing_default {
+                "missing=default"
+            } else {
+                "missing=null"
+            }
+            .into(),
+        );
+    }
+    if table_write && let Some(r) = req.prefer.return_ {
+        preference_applied.push(format!(
+            "return={}",
+            match r {
+                ReturnPref::Minimal => "minimal",
+                ReturnPref::HeadersOnly => "headers-only",
+                ReturnPref::Representation => "representation",
+            }
+        ));
+    }
     if let Some(c) = req.prefer.count {
         preference_applied.push(format!(
             "count={}",
@@ -413,37 +456,18 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
             }
         ));
     }
-    if !req.method.is_read() {
-        if let Some(r) = req.prefer.return_ {
-            preference_applied.push(format!(
-                "return={}",
-                match r {
-                    ReturnPref::Minimal => "minimal",
-                    ReturnPref::HeadersOnly => "headers-only",
-                    ReturnPref::Representation => "representation",
-                }
-            ));
-        }
-        if req.method == Method::Post && matches!(req.target, Target::Table(_)) {
-            if let Some(r) = req.prefer.resolution {
-                preference_applied.push(match r {
-                    Resolution::MergeDuplicates => "resolution=merge-duplicates".into(),
-                    Resolution::IgnoreDuplicates => "resolution=ignore-duplicates".into(),
-                });
-            }
-            if req.prefer.missing_default {
-                preference_applied.push("missing=default".into());
-            }
-        }
+    if tx_allowed && let Some(r) = req.prefer.tx_rollback {
+        preference_applied.push(format!("tx={}", if r { "rollback" } else { "commit" }));
     }
-    if req.prefer.strict {
-        preference_applied.push("handling=strict".into());
-        if let Some(n) = req.prefer.max_affected {
-            preference_applied.push(format!("max-affected={n}"));
-        }
-    }
-    if req.prefer.single_object && matches!(req.target, Target::Rpc(_)) {
-        preference_applied.push("params=single-object".into());
+    if req.prefer.handling_given {
+        preference_applied.push(
+            if req.prefer.strict {
+                "handling=strict"
+            } else {
+                "handling=lenient"
+            }
+            .into(),
+        );
     }
     // An unknown zone is ignored (and not reported), as PostgREST does.
     let timezone = req
@@ -453,6 +477,17 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
         .filter(|tz| cache.timezones.contains(tz));
     if let Some(tz) = &timezone {
         preference_applied.push(format!("timezone={tz}"));
+    }
+    let max_affected_applies = matches!(req.target, Target::Rpc(_))
+        || (table_write && matches!(req.method, Method::Patch | Method::Delete));
+    if req.prefer.strict
+        && max_affected_applies
+        && let Some(n) = req.prefer.max_affected
+    {
+        preference_applied.push(format!("max-affected={n}"));
+    }
+    if req.prefer.single_object && matches!(req.target, Target::Rpc(_)) {
+        preference_applied.push("params=single-object".into());
     }
 
     Ok(Plan {
@@ -1112,6 +1147,61 @@ impl<'a> Planner<'a> {
     }
 
     fn insert(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Action, ApiError> {
+        // PUT: checked first, as PostgREST does (ApiRequest.hs, Plan.hs).
+        let put = req.method == Method::Put;
+        let mut put_key = Vec::new();
+        if put {
+            // PUT: one row, named in the URL by all and only its primary
+            // key with `eq` (PGRST105), no limit (PGRST114).
+            if req
+                .ranges
+                .iter()
+                .any(|(p, r)| p.is_empty() && (r.limit.is_some() || r.offset > 0))
+            {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "PGRST114",
+                    "limit/offset querystring parameters are not allowed for PUT",
+                ));
+            }
+            let invalid = || {
+                ApiError::new(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "PGRST105",
+                    "Filters must include all and only primary key columns with 'eq' operators",
+                )
+            };
+            if table.primary_key.is_empty() || !req.logic.is_empty() {
+                return Err(invalid());
+            }
+            for (path, f) in &req.filters {
+                if !path.is_empty() {
+                    continue;
+                }
+                let col = f.field.name.clone();
+                match &f.operation {
+                    Operation::Op {
+                        op: Operator::Eq,
+                        value,
+                    } if !f.negate
+                        && f.field.json_path.is_empty()
+                        && table.primary_key.contains(&col) =>
+                    {
+                        let ty = table
+                            .column(&col)
+                            .map(|c| c.ty.clone())
+                            .ok_or_else(invalid)?;
+                        put_key.push((col, value.clone(), ty));
+                    }
+                    _ => return Err(invalid()),
+                }
+            }
+            let named: std::collections::BTreeSet<&String> =
+                put_key.iter().map(|(c, _, _)| c).collect();
+            if named.len() != table.primary_key.len() {
+                return Err(invalid());
+            }
+        }
         let body = req
             .body
             .clone()
@@ -1135,24 +1225,35 @@ impl<'a> Planner<'a> {
         let mut names: Vec<String> = match &req.columns {
             Some(cols) => cols.clone(),
             None => {
-                let mut seen = Vec::new();
-                for row in &rows {
-                    for k in row.keys() {
-                        if !seen.contains(k) {
-                            seen.push(k.clone());
-                        }
-                    }
+                // Without `columns=`, every object must have the same keys
+                // (PostgREST ApiRequest/Payload.hs); absent keys are then
+                // only possible with `columns=`.
+                let first: Vec<String> = rows
+                    .first()
+                    .map(|r| r.keys().cloned().collect())
+                    .unwrap_or_default();
+                let uniform = rows.iter().all(|r| {
+                    r.len() == first.len() && first.iter().all(|k| r.contains_key(k))
+                });
+                if !uniform {
+                    return Err(ApiError::new(
+                        StatusCode::BAD_REQUEST,
+                        "PGRST102",
+                        "All object keys must match",
+                    ));
                 }
-                seen
+                first
             }
         };
         names.dedup();
+        // PUT ignores `missing=` (PostgREST Plan.hs, MutationSingleUpsert).
+        let missing_default = req.prefer.missing_default && !put;
         let mut columns = Vec::new();
         for n in &names {
             let col = table
                 .column(n)
                 .ok_or_else(|| ApiError::no_column(n, &table.name.name))?;
-            let default = if req.prefer.missing_default {
+            let default = if missing_default {
                 col.default.clone()
             } else {
                 None
@@ -1162,36 +1263,26 @@ impl<'a> Planner<'a> {
                 default,
             });
         }
-        if req.method == Method::Put {
-            // PUT: a single-row upsert by primary key, filters must name it.
-            if table.primary_key.is_empty() {
-                return Err(ApiError::method("PUT requires a table with a primary key"));
-            }
-        }
-        let resolution = if req.method == Method::Put {
+        let resolution = if put {
             Some(Resolution::MergeDuplicates)
         } else {
             req.prefer.resolution
         };
+        // Conflicts are resolved on `on_conflict` or the primary key; with
+        // neither, the preference is ignored and this is a plain insert
+        // (PostgREST QueryBuilder.hs: no ON CONFLICT for no columns).
         let on_conflict = match resolution {
             Some(res) => {
                 let cols = match &req.on_conflict {
                     Some(c) => c.clone(),
                     None => table.primary_key.clone(),
                 };
-                if cols.is_empty() {
-                    return Err(ApiError::new(
-                        StatusCode::BAD_REQUEST,
-                        "PGRST100",
-                        "An upsert needs on_conflict columns or a primary key",
-                    ));
-                }
                 for c in &cols {
                     if table.column(c).is_none() {
                         return Err(ApiError::undefined_column(&table.name.name, c));
                     }
                 }
-                Some((cols, res))
+                (!cols.is_empty()).then_some((cols, res))
             }
             None => None,
         };
@@ -1204,6 +1295,7 @@ impl<'a> Planner<'a> {
             columns,
             body: body.to_string(),
             on_conflict,
+            put_key,
         };
         let returning = self.returning(req, table)?;
         Ok(Action::Mutate {
@@ -1218,16 +1310,27 @@ impl<'a> Planner<'a> {
             None => Default::default(),
             Some(_) => return Err(ApiError::bad_body("Expected a JSON object")),
         };
+        // `columns=` names the columns written, present in the body or not
+        // (absent: NULL, or the default with `missing=default`); without
+        // it, the body's keys.
         let mut columns = Vec::new();
-        let allowed: Option<&Vec<String>> = req.columns.as_ref();
-        for k in body.keys() {
-            if allowed.is_some_and(|a| !a.contains(k)) {
+        let mut defaults = Vec::new();
+        let names: Vec<String> = match &req.columns {
+            Some(cols) => cols.clone(),
+            None => body.keys().cloned().collect(),
+        };
+        for k in &names {
+            let Some(col) = table.column(k) else {
+                return Err(ApiError::no_column(k, &table.name.name));
+            };
+            if columns.contains(k) || defaults.contains(k) {
                 continue;
             }
-            if table.column(k).is_none() {
-                return Err(ApiError::no_column(k, &table.name.name));
+            if !body.contains_key(k) && req.prefer.missing_default && col.default.is_some() {
+                defaults.push(k.clone());
+            } else {
+                columns.push(k.clone());
             }
-            columns.push(k.clone());
         }
         let alias = self.alias();
         let conditions = self.mutation_conditions(req, table, alias)?;
@@ -1238,6 +1341,7 @@ impl<'a> Planner<'a> {
                 table: table.name.clone(),
                 alias,
                 columns,
+                defaults,
                 body: Value::Object(body).to_string(),
                 conditions,
                 limited,
@@ -1289,7 +1393,7 @@ impl<'a> Planner<'a> {
             columns: table_columns(table),
         };
         let mut order = Vec::new();
-        for t in parts.order {
+        for t in &parts.order {
             if let Some(relation) = &t.relation {
                 return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,
@@ -1303,10 +1407,27 @@ impl<'a> Planner<'a> {
                 nulls: t.nulls,
             });
         }
+        let by_order = table.primary_key.is_empty()
+            && matches!(
+                table.kind,
+                TableKind::View | TableKind::MaterializedView | TableKind::Foreign
+            );
+        let key = if by_order {
+            let mut names: Vec<String> = Vec::new();
+            for t in &parts.order {
+                if !names.contains(&t.field.name) {
+                    names.push(t.field.name.clone());
+                }
+            }
+            names
+        } else {
+            table.primary_key.clone()
+        };
         Ok(Some(Limited {
             order,
             range,
-            key: table.primary_key.clone(),
+            key,
+            by_order,
         }))
     }
 

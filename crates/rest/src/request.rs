@@ -406,7 +406,11 @@ pub struct Preferences {
     pub count: Option<CountPref>,
     pub resolution: Option<Resolution>,
     pub missing_default: bool,
+    /// A `missing=` preference was understood (`missing=null` is echoed too).
+    pub missing_given: bool,
     pub strict: bool,
+    /// A `handling=` preference was understood (`handling=lenient` is echoed too).
+    pub handling_given: bool,
     pub tx_rollback: Option<bool>,
     pub max_affected: Option<i64>,
     pub single_object: bool,
@@ -425,31 +429,66 @@ impl Preferences {
         {
             let (key, value) = token.split_once('=').unwrap_or((token, ""));
             let (key, value) = (key.trim(), value.trim());
+            // As in PostgREST (Preferences.hs), the first of each kind wins.
             match (key, value) {
-                ("return", "minimal") => p.return_ = Some(ReturnPref::Minimal),
-                ("return", "headers-only") => p.return_ = Some(ReturnPref::HeadersOnly),
-                ("return", "representation") => p.return_ = Some(ReturnPref::Representation),
-                ("count", "exact") => p.count = Some(CountPref::Exact),
-                ("count", "planned") => p.count = Some(CountPref::Planned),
-                ("count", "estimated") => p.count = Some(CountPref::Estimated),
-                ("resolution", "merge-duplicates") => {
-                    p.resolution = Some(Resolution::MergeDuplicates)
+                ("return", "minimal" | "headers-only" | "representation") => {
+                    if p.return_.is_none() {
+                        p.return_ = Some(match value {
+                            "minimal" => ReturnPref::Minimal,
+                            "headers-only" => ReturnPref::HeadersOnly,
+                            _ => ReturnPref::Representation,
+                        });
+                    }
                 }
-                ("resolution", "ignore-duplicates") => {
-                    p.resolution = Some(Resolution::IgnoreDuplicates)
+                ("count", "exact" | "planned" | "estimated") => {
+                    if p.count.is_none() {
+                        p.count = Some(match value {
+                            "exact" => CountPref::Exact,
+                            "planned" => CountPref::Planned,
+                            _ => CountPref::Estimated,
+                        });
+                    }
                 }
-                ("missing", "default") => p.missing_default = true,
-                ("missing", "null") => p.missing_default = false,
-                ("handling", "strict") => p.strict = true,
-                ("handling", "lenient") => p.strict = false,
-                ("tx", "commit") => p.tx_rollback = Some(false),
-                ("tx", "rollback") => p.tx_rollback = Some(true),
+                ("resolution", "merge-duplicates" | "ignore-duplicates") => {
+                    if p.resolution.is_none() {
+                        p.resolution = Some(if value == "merge-duplicates" {
+                            Resolution::MergeDuplicates
+                        } else {
+                            Resolution::IgnoreDuplicates
+                        });
+                    }
+                }
+                ("missing", "default" | "null") => {
+                    if !p.missing_given {
+                        p.missing_given = true;
+                        p.missing_default = value == "default";
+                    }
+                }
+                ("handling", "strict" | "lenient") => {
+                    if !p.handling_given {
+                        p.handling_given = true;
+                        p.strict = value == "strict";
+                    }
+                }
+                ("tx", "commit" | "rollback") => {
+                    if p.tx_rollback.is_none() {
+                        p.tx_rollback = Some(value == "rollback");
+                    }
+                }
                 ("params", "single-object") => p.single_object = true,
                 ("max-affected", n) => match n.parse::<i64>() {
-                    Ok(n) if n >= 0 => p.max_affected = Some(n),
+                    Ok(n) if n >= 0 => {
+                        if p.max_affected.is_none() {
+                            p.max_affected = Some(n);
+                        }
+                    }
                     _ => p.invalid.push(token.to_owned()),
                 },
-                ("timezone", tz) if !tz.is_empty() => p.timezone = Some(tz.to_owned()),
+                ("timezone", tz) if !tz.is_empty() => {
+                    if p.timezone.is_none() {
+                        p.timezone = Some(tz.to_owned());
+                    }
+                }
                 _ => p.invalid.push(token.to_owned()),
             }
         }
@@ -731,11 +770,15 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
         }
     }
 
-    // The `Range` header pages reads; PATCH/DELETE are limited only by the
-    // `limit`/`offset` parameters (which then need an `order`).
-    if let Some(range) = raw
-        .range
-        .filter(|_| !matches!(method, Method::Patch | Method::Delete))
+    // The `Range` header pages reads; writes are limited only by the
+    // `limit`/`offset` parameters (PATCH/DELETE: with an `order`; PUT:
+    // refused, PGRST114).
+    if let Some(range) = raw.range.filter(|_| {
+        !matches!(
+            method,
+            Method::Patch | Method::Delete | Method::Post | Method::Put
+        )
+    })
     {
         let r = parse_range_header(range)?;
         match req.ranges.iter_mut().find(|(p, _)| p.is_empty()) {

@@ -137,8 +137,10 @@ pub fn respond(
                 Method::Post | Method::Put | Method::Delete => {
                     let total = outcome.total.map_or("*".to_owned(), |t| t.to_string());
                     headers.push((header::CONTENT_RANGE, format!("*/{total}")));
+                    // Only for exactly one inserted row (PostgREST Statements.hs).
                     if headers_only
                         && plan.method == Method::Post
+                        && rows == 1
                         && let Some(loc) = location(location_base, &body, &plan.location_key)
                     {
                         headers.push((header::LOCATION, loc));
@@ -151,12 +153,18 @@ pub fn respond(
             if !representation || returning.is_none() {
                 body.clear();
             }
-            if plan.method == Method::Post {
-                StatusCode::CREATED
-            } else if representation {
-                StatusCode::OK
-            } else {
-                StatusCode::NO_CONTENT
+            // A merging upsert that inserted nothing answers 200; PUT
+            // answers 201 when it inserted, 200 when it merged, both only
+            // with a body (PostgREST Response.hs).
+            let merged_only = outcome.inserted.is_some_and(|n| n <= 0);
+            match plan.method {
+                Method::Post if merged_only => StatusCode::OK,
+                Method::Post => StatusCode::CREATED,
+                Method::Put if representation && outcome.inserted.is_some_and(|n| n > 0) => {
+                    StatusCode::CREATED
+                }
+                _ if representation => StatusCode::OK,
+                _ => StatusCode::NO_CONTENT,
             }
         }
         Action::OpenApi | Action::Options => StatusCode::OK,
@@ -221,6 +229,14 @@ pub fn respond(
     })
 }
 
+/// What `Location` leaves unencoded: letters, digits and `-_.~`, as
+/// PostgREST's `renderSimpleQuery` (http-types `urlEncode`).
+pub const URL_UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 /// `Location: /table?pk=eq.value` from the first returned row.
 fn location(base: &str, body: &str, key: &[String]) -> Option<String> {
     let rows: Value = serde_json::from_str(body).ok()?;
@@ -237,8 +253,8 @@ fn location(base: &str, body: &str, key: &[String]) -> Option<String> {
         };
         parts.push(format!(
             "{}=eq.{}",
-            percent_encoding::utf8_percent_encode(k, percent_encoding::NON_ALPHANUMERIC),
-            percent_encoding::utf8_percent_encode(&v, percent_encoding::NON_ALPHANUMERIC)
+            percent_encoding::utf8_percent_encode(k, URL_UNRESERVED),
+            percent_encoding::utf8_percent_encode(&v, URL_UNRESERVED)
         ));
     }
     if parts.is_empty() {

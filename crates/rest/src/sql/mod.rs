@@ -49,6 +49,18 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
             mutation,
             returning,
         } => match returning {
+            None if counts_inserted(mutation) => {
+                // An upsert tells inserted from merged rows (the status
+                // depends on it): one result row even without a body.
+                s.push("WITH ").push(SOURCE_CTE).push(" AS (");
+                mutation_sql(&mut s, mutation, true);
+                s.push(") SELECT NULL::bigint AS \"total\", pg_catalog.count(*) AS \"page_total\", NULL::text AS \"body\", ");
+                response_gucs(&mut s);
+                s.push(", ");
+                inserted_column(&mut s);
+                s.push(" FROM ").push(SOURCE_CTE);
+                Shape::Result
+            }
             None => {
                 mutation_sql(&mut s, mutation, false);
                 Shape::Affected
@@ -57,9 +69,18 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
                 s.push("WITH ").push(SOURCE_CTE).push(" AS (");
                 mutation_sql(&mut s, mutation, true);
                 s.push(") ");
+                let counted = counts_inserted(mutation);
+                if counted {
+                    s.push("SELECT \"pgrst_w\".*, ");
+                    inserted_column(&mut s);
+                    s.push(" FROM (");
+                }
                 wrap(&mut s, plan, node, csv_header, |s| {
                     node_select(s, node, Mode::Normal, None)
                 });
+                if counted {
+                    s.push(") AS \"pgrst_w\"");
+                }
                 Shape::Result
             }
         },
@@ -121,6 +142,30 @@ pub fn render_count(plan: &Plan) -> Option<Sql> {
     s.push("EXPLAIN (FORMAT JSON) ");
     node_select(&mut s, node, Mode::Count, None);
     Some(s)
+}
+
+/// Whether the statement counts inserted rows apart from merged ones: a
+/// merging upsert (POST with `resolution=merge-duplicates`, PUT).
+fn counts_inserted(m: &Mutation) -> bool {
+    matches!(
+        m,
+        Mutation::Insert {
+            on_conflict: Some((_, Resolution::MergeDuplicates)),
+            ..
+        }
+    )
+}
+
+/// The setting that counts the rows an upsert merged (its `DO UPDATE`).
+const MERGED_SETTING: &str = "'plinth.merged'";
+
+/// `"inserted"`: the rows written minus the rows merged.
+fn inserted_column(s: &mut Sql) {
+    s.push("(SELECT pg_catalog.count(*) FROM ")
+        .push(SOURCE_CTE)
+        .push(") - coalesce(nullif(current_setting(")
+        .push(MERGED_SETTING)
+        .push(", true), '')::bigint, 0) AS \"inserted\"");
 }
 
 fn response_gucs(s: &mut Sql) {
@@ -759,6 +804,7 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
             columns,
             body,
             on_conflict,
+            put_key,
         } => {
             s.push("INSERT INTO ").qualified(table);
             if columns.is_empty() {
@@ -768,7 +814,14 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                         .qualified(table)
                         .push(" WHERE FALSE");
                 } else {
-                    s.push(" DEFAULT VALUES");
+                    // `{}` or `[{}, {}]`: one row of defaults per object.
+                    s.push(" SELECT FROM json_array_elements(")
+                        .bind(Bind::Text(body.clone()))
+                        .push("::json) AS \"pgrst_body\"(\"pgrst_j\")");
+                    if !put_key.is_empty() {
+                        // PUT without the key in the body matches nothing.
+                        s.push(" WHERE FALSE");
+                    }
                 }
             } else {
                 s.push(" (");
@@ -816,6 +869,16 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                         .bind(Bind::Text(body.clone()))
                         .push("::json) AS \"pgrst_body\"");
                 }
+                // PUT: only the row the URL names.
+                for (i, (column, value, ty)) in put_key.iter().enumerate() {
+                    s.push(if i == 0 { " WHERE " } else { " AND " });
+                    s.push("\"pgrst_body\".")
+                        .ident(column)
+                        .push(" = ")
+                        .bind(Bind::Text(value.clone()))
+                        .push("::")
+                        .ty(ty);
+                }
             }
             if let Some((cols, resolution)) = on_conflict {
                 s.push(" ON CONFLICT (");
@@ -837,6 +900,13 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                         }
                         s.ident(&c.name).push(" = EXCLUDED.").ident(&c.name);
                     }
+                    // Counts the merged rows (always true): inserted rows
+                    // are the rest (see `inserted_column`).
+                    s.push(" WHERE set_config(")
+                        .push(MERGED_SETTING)
+                        .push(", (coalesce(nullif(current_setting(")
+                        .push(MERGED_SETTING)
+                        .push(", true), '')::bigint, 0) + 1)::text, true) IS NOT NULL");
                 }
             }
             if returning {
@@ -847,11 +917,12 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
             table,
             alias,
             columns,
+            defaults,
             body,
             conditions,
             limited,
         } => {
-            if columns.is_empty() {
+            if columns.is_empty() && defaults.is_empty() {
                 // An empty payload changes nothing.
                 s.push("SELECT * FROM ")
                     .qualified(table)
@@ -868,6 +939,12 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                     s.push(", ");
                 }
                 s.ident(c).push(" = \"pgrst_body\".").ident(c);
+            }
+            for (i, c) in defaults.iter().enumerate() {
+                if i > 0 || !columns.is_empty() {
+                    s.push(", ");
+                }
+                s.ident(c).push(" = DEFAULT");
             }
             s.push(" FROM (SELECT * FROM json_populate_record(NULL::")
                 .qualified(table)

@@ -261,7 +261,7 @@ fn writes_and_calls() {
         &["resolution=merge-duplicates"],
         r#"{"id":1,"title":"a"}"#,
         expect![[r#"
-            INSERT INTO "public"."posts" ("id", "title") SELECT "pgrst_body"."id", "pgrst_body"."title" FROM json_populate_recordset(NULL::"public"."posts", $1::json) AS "pgrst_body" ON CONFLICT ("id") DO UPDATE SET "id" = EXCLUDED."id", "title" = EXCLUDED."title"
+            WITH "pgrst_source" AS (INSERT INTO "public"."posts" ("id", "title") SELECT "pgrst_body"."id", "pgrst_body"."title" FROM json_populate_recordset(NULL::"public"."posts", $1::json) AS "pgrst_body" ON CONFLICT ("id") DO UPDATE SET "id" = EXCLUDED."id", "title" = EXCLUDED."title" WHERE set_config('plinth.merged', (coalesce(nullif(current_setting('plinth.merged', true), '')::bigint, 0) + 1)::text, true) IS NOT NULL RETURNING "public"."posts".*) SELECT NULL::bigint AS "total", pg_catalog.count(*) AS "page_total", NULL::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status", (SELECT pg_catalog.count(*) FROM "pgrst_source") - coalesce(nullif(current_setting('plinth.merged', true), '')::bigint, 0) AS "inserted" FROM "pgrst_source"
             $1 = Text("[{\"id\":1,\"title\":\"a\"}]")"#]],
     );
     check(

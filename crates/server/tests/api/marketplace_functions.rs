@@ -1398,13 +1398,7 @@ async fn a_paid_order_counts_one_download_however_often_it_is_opened() {
     let app = spawn_marketplace().await;
     let p = people(&app).await;
     let paid = published_template(&app, p.creator, "Paid Counted", p.category, 9.0).await;
-    sqlx::query(
-        "update public.templates set template_url = 'https://workspace.test/paid' where id = $1",
-    )
-    .bind(paid)
-    .execute(owner_pool(&app))
-    .await
-    .unwrap();
+    set_template_url(&app, paid, "https://workspace.test/paid").await;
     let downloads = || {
         count(
             &app,
@@ -1556,13 +1550,7 @@ async fn simulated_test_cards_decline_as_stripe_does_and_another_card_pays() {
     let app = spawn_marketplace().await;
     let p = people(&app).await;
     let paid = published_template(&app, p.creator, "Paid Cards", p.category, 9.0).await;
-    sqlx::query(
-        "update public.templates set template_url = 'https://workspace.test/cards' where id = $1",
-    )
-    .bind(paid)
-    .execute(owner_pool(&app))
-    .await
-    .unwrap();
+    set_template_url(&app, paid, "https://workspace.test/cards").await;
     let (status, intent) = call_function(
         &app,
         Actor::Anon,

@@ -98,6 +98,16 @@ pub async fn published_template(
     .unwrap()
 }
 
+/// Points a template's download at `url` (written as the owner, past RLS).
+pub async fn set_template_url(app: &TestApp, template: Uuid, url: &str) {
+    sqlx::query("update public.templates set template_url = $2 where id = $1")
+        .bind(template)
+        .bind(url)
+        .execute(owner_pool(app))
+        .await
+        .unwrap();
+}
+
 pub fn token(app: &TestApp, actor: Actor) -> String {
     match actor {
         Actor::Anon => app.keys.anon_key.clone(),

@@ -12,7 +12,8 @@ use uuid::Uuid;
 
 use crate::helpers::TestApp;
 use crate::marketplace_support::{
-    Actor, category_id, create_user, owner_pool, published_template, spawn_marketplace, token,
+    Actor, category_id, create_user, owner_pool, published_template, set_template_url,
+    spawn_marketplace, token,
 };
 
 /// One answer of a function or `/api` route.
@@ -62,12 +63,7 @@ async fn invoke(app: &TestApp, actor: Actor, function: &str, body: Value) -> Rep
 async fn free_template(app: &TestApp, creator: Uuid, title: &str) -> Uuid {
     let category = category_id(app, "productivity").await;
     let id = published_template(app, creator, title, category, 0.0).await;
-    sqlx::query("update public.templates set template_url = $2 where id = $1")
-        .bind(id)
-        .bind(format!("https://files.example.com/{id}.zip"))
-        .execute(owner_pool(app))
-        .await
-        .unwrap();
+    set_template_url(app, id, &format!("https://files.example.com/{id}.zip")).await;
     id
 }
 

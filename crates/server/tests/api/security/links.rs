@@ -427,12 +427,7 @@ async fn item_02_template_links_are_only_web_links() {
     .await
     .unwrap();
     for link in SCRIPT_LINKS {
-        sqlx::query("update public.templates set template_url = $2 where id = $1")
-            .bind(free)
-            .bind(link)
-            .execute(owner_pool(&app))
-            .await
-            .unwrap();
+        set_template_url(&app, free, link).await;
         let (status, body) = call(
             &app,
             Actor::Anon,
