@@ -133,21 +133,25 @@ pub async fn run(
         .await
         .map_err(|e| ApiError::from_sqlx(e, authed))?;
 
-    // Execution plans instead of results.
-    if let MediaType::Plan {
-        json,
-        analyze,
-        verbose,
-    } = &plan.media
-    {
+    // Execution plans instead of results (PostgREST SqlFragment.hs
+    // `explainF`, MainTx.hs): the options in PostgREST's order; each row of
+    // the plan followed by a newline; the transaction ends as any other
+    // (so, as PostgreSQL's EXPLAIN ANALYZE, an analysed write is committed
+    // unless `Prefer: tx=rollback` or the configuration rolls it back).
+    if let MediaType::Plan { json, options, .. } = &plan.media {
         let mut explain = Sql::new();
         explain.push("EXPLAIN (FORMAT ");
         explain.push(if *json { "JSON" } else { "TEXT" });
-        if *analyze {
-            explain.push(", ANALYZE");
-        }
-        if *verbose {
-            explain.push(", VERBOSE");
+        for (on, option) in [
+            (options.analyze, ", ANALYZE"),
+            (options.verbose, ", VERBOSE"),
+            (options.settings, ", SETTINGS"),
+            (options.buffers, ", BUFFERS"),
+            (options.wal, ", WAL"),
+        ] {
+            if on {
+                explain.push(option);
+            }
         }
         explain.push(") ");
         explain.text.push_str(&statement.sql.text);
@@ -156,21 +160,21 @@ pub async fn run(
             .fetch_all(&mut *tx)
             .await
             .map_err(|e| ApiError::from_sqlx(e, authed))?;
-        let body = if *json {
-            let v: Value = rows
-                .first()
-                .map(|r| r.try_get::<Value, _>(0))
-                .transpose()
-                .map_err(|e| ApiError::from_sqlx(e, authed))?
-                .unwrap_or(Value::Null);
-            v.to_string()
+        let mut body = String::new();
+        for row in &rows {
+            // `json` for FORMAT JSON, `text` otherwise: the text as sent.
+            let line: String = row
+                .try_get_unchecked(0)
+                .map_err(|e| ApiError::from_sqlx(e, authed))?;
+            body.push_str(&line);
+            body.push('\n');
+        }
+        let finish = if plan.tx_rollback {
+            tx.rollback().await
         } else {
-            rows.iter()
-                .filter_map(|r| r.try_get::<String, _>(0).ok())
-                .collect::<Vec<_>>()
-                .join("\n")
+            tx.commit().await
         };
-        let _ = tx.rollback().await;
+        finish.map_err(|e| ApiError::from_sqlx(e, authed))?;
         return Ok(Outcome {
             body: Some(body),
             transaction_ms: ms(started),

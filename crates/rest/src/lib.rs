@@ -368,14 +368,18 @@ async fn serve(
         prefer: &prefer,
         body,
     };
-    let req = request::parse(&raw)?;
+    let mut req = request::parse(&raw)?;
+    if !config.plan_enabled && matches!(req.media, request::MediaType::Plan { .. }) {
+        // Plans are not on offer: the next type of `Accept`, else 406.
+        (req.media, req.strip_nulls) = request::MediaType::negotiate_for(raw.accept, false)?;
+    }
     timings.parse = ms(t);
 
     // Plan against one snapshot.
     let t = Instant::now();
     let cache = inner.cache.load();
     let plan = plan::plan(&req, &cache, config)?;
-    let csv_header = match (&plan.media, &plan.action) {
+    let csv_header = match (plan.media.representation(), &plan.action) {
         (request::MediaType::Csv, plan::Action::Read { node })
         | (
             request::MediaType::Csv,
@@ -390,13 +394,7 @@ async fn serve(
                 returning: Some(node),
                 ..
             },
-        ) => Some(
-            node.output_names()
-                .iter()
-                .map(|n| csv_field(n))
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
+        ) => Some(node.output_names().join(",")),
         _ => None,
     };
     let statement = sql::render(&plan, csv_header.as_deref());
@@ -482,14 +480,6 @@ async fn serve(
         _ => String::new(),
     };
     response::respond(&plan, outcome, offset, &location_base)
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
 }
 
 fn ms(since: Instant) -> f64 {

@@ -196,6 +196,10 @@ impl ReadNode {
                 }
                 Projection::Embed(i) => {
                     let e = &self.embeds[*i];
+                    // An embed that only filters (`select=a,b()`) outputs nothing.
+                    if e.node.projections.is_empty() {
+                        continue;
+                    }
                     if e.spread {
                         out.extend(e.node.output_names());
                     } else {

@@ -503,65 +503,334 @@ pub enum MediaType {
     /// `application/vnd.pgrst.object+json`
     SingleObject,
     Csv,
+    /// `application/geo+json`: a GeoJSON FeatureCollection (PostGIS).
+    GeoJson,
     OpenApi,
-    /// `application/vnd.pgrst.plan[+json|+text]`
+    /// `application/vnd.pgrst.plan[+json|+text]; for="…"; options=…`:
+    /// the statement's EXPLAIN instead of its result.
     Plan {
         json: bool,
-        analyze: bool,
-        verbose: bool,
+        /// The representation whose statement is explained (`for=`;
+        /// `application/json` when absent).
+        target: Box<MediaType>,
+        options: PlanOptions,
     },
 }
 
-impl MediaType {
-    /// The first acceptable type of an `Accept` header (`None`: none is).
-    pub fn negotiate(accept: Option<&str>) -> Option<(Self, bool)> {
-        let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
-            return Some((Self::Json, false));
-        };
-        for part in accept.split(',') {
-            let mut pieces = part.split(';').map(str::trim);
-            let essence = pieces.next().unwrap_or("").to_ascii_lowercase();
-            let params: Vec<(String, String)> = pieces
-                .filter_map(|p| p.split_once('='))
-                .map(|(k, v)| {
-                    (
-                        k.trim().to_ascii_lowercase(),
-                        v.trim().trim_matches('"').to_owned(),
-                    )
-                })
-                .collect();
-            let stripped = params.iter().any(|(k, v)| k == "nulls" && v == "stripped");
-            let found = match essence.as_str() {
-                "application/json"
-                | "application/*"
-                | "*/*"
-                | "application/vnd.pgrst.array+json" => Some(Self::Json),
-                "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => {
-                    Some(Self::SingleObject)
+/// The EXPLAIN options of `options=analyze|verbose|settings|buffers|wal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PlanOptions {
+    pub analyze: bool,
+    pub verbose: bool,
+    pub settings: bool,
+    pub buffers: bool,
+    pub wal: bool,
+}
+
+impl PlanOptions {
+    /// The options in PostgREST's order (MediaType.hs), as named in the
+    /// media type.
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.analyze, "analyze"),
+            (self.verbose, "verbose"),
+            (self.settings, "settings"),
+            (self.buffers, "buffers"),
+            (self.wal, "wal"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
+    }
+}
+
+/// One media type of an `Accept` header, as PostgREST decodes it
+/// (MediaType.hs `decodeMediaType`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Accepted {
+    Json,
+    /// `application/vnd.pgrst.array+json;nulls=stripped`
+    ArrayStripped,
+    /// `application/vnd.pgrst.object+json`, nulls stripped or not
+    Object(bool),
+    Csv,
+    GeoJson,
+    OpenApi,
+    Any,
+    Plan {
+        json: bool,
+        target: Box<Accepted>,
+        options: PlanOptions,
+    },
+    /// Anything else (text/plain, text/xml, … have no handler for rows).
+    Other(String),
+}
+
+impl Accepted {
+    /// The media type's name as PostgREST writes it back (`toMime`).
+    fn mime(&self) -> String {
+        match self {
+            Self::Json => "application/json".into(),
+            Self::ArrayStripped => "application/vnd.pgrst.array+json;nulls=stripped".into(),
+            Self::Object(true) => "application/vnd.pgrst.object+json;nulls=stripped".into(),
+            Self::Object(false) => "application/vnd.pgrst.object+json".into(),
+            Self::Csv => "text/csv".into(),
+            Self::GeoJson => "application/geo+json".into(),
+            Self::OpenApi => "application/openapi+json".into(),
+            Self::Any => "*/*".into(),
+            Self::Other(s) => s.clone(),
+            Self::Plan {
+                json,
+                target,
+                options,
+            } => {
+                let mut s = format!(
+                    "application/vnd.pgrst.plan+{}; for=\"{}\"",
+                    if *json { "json" } else { "text" },
+                    target.mime()
+                );
+                let names = options.names();
+                if !names.is_empty() {
+                    s.push_str("; options=");
+                    s.push_str(&names.join("|"));
                 }
-                "text/csv" => Some(Self::Csv),
-                "application/openapi+json" => Some(Self::OpenApi),
-                "application/vnd.pgrst.plan+json"
-                | "application/vnd.pgrst.plan"
-                | "application/vnd.pgrst.plan+text" => {
-                    let options = params
-                        .iter()
-                        .find(|(k, _)| k == "options")
-                        .map(|(_, v)| v.as_str())
-                        .unwrap_or("");
-                    Some(Self::Plan {
-                        json: essence != "application/vnd.pgrst.plan+text",
-                        analyze: options.split('|').any(|o| o == "analyze"),
-                        verbose: options.split('|').any(|o| o == "verbose"),
-                    })
-                }
-                _ => None,
-            };
-            if let Some(found) = found {
-                return Some((found, stripped));
+                s
             }
         }
-        None
+    }
+
+    /// `essence` split into type, subtype and parameters, leniently as
+    /// PostgREST's tokenizer: what does not parse is an unknown type.
+    fn decode(text: &str) -> Self {
+        let Some((main, sub, params)) = tokenize(text) else {
+            return Self::Other(text.to_owned());
+        };
+        let param = |k: &str| {
+            params
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        let stripped = param("nulls") == Some("stripped");
+        let plan = |json: bool| {
+            let options = param("options").unwrap_or("");
+            let has = |o: &str| options.split('|').any(|x| x == o);
+            Self::Plan {
+                json,
+                target: Box::new(Self::decode(param("for").unwrap_or("application/json"))),
+                options: PlanOptions {
+                    analyze: has("analyze"),
+                    verbose: has("verbose"),
+                    settings: has("settings"),
+                    buffers: has("buffers"),
+                    wal: has("wal"),
+                },
+            }
+        };
+        match (main.as_str(), sub.as_str()) {
+            ("application", "json") => Self::Json,
+            ("application", "geo+json") => Self::GeoJson,
+            ("text", "csv") => Self::Csv,
+            ("application", "openapi+json") => Self::OpenApi,
+            ("application", "vnd.pgrst.plan" | "vnd.pgrst.plan+text") => plan(false),
+            ("application", "vnd.pgrst.plan+json") => plan(true),
+            ("application", "vnd.pgrst.object+json" | "vnd.pgrst.object") => Self::Object(stripped),
+            ("application", "vnd.pgrst.array+json" | "vnd.pgrst.array") => {
+                if stripped {
+                    Self::ArrayStripped
+                } else {
+                    Self::Json
+                }
+            }
+            ("*", "*") => Self::Any,
+            _ => Self::Other(text.to_owned()),
+        }
+    }
+
+    /// The representation this type asks for, if one is produced (PostgREST
+    /// Negotiate.hs: the built-in handlers for rows, the vendored types, and
+    /// a plan of any of them when plans are enabled).
+    fn produced(&self, plan_enabled: bool) -> Option<(MediaType, bool)> {
+        match self {
+            Self::Json | Self::Any => Some((MediaType::Json, false)),
+            Self::ArrayStripped => Some((MediaType::Json, true)),
+            Self::Object(strip) => Some((MediaType::SingleObject, *strip)),
+            Self::Csv => Some((MediaType::Csv, false)),
+            Self::GeoJson => Some((MediaType::GeoJson, false)),
+            Self::OpenApi => Some((MediaType::OpenApi, false)),
+            Self::Plan {
+                json,
+                target,
+                options,
+            } if plan_enabled && !matches!(**target, Self::Plan { .. }) => {
+                let (target, strip) = target.produced(plan_enabled)?;
+                Some((
+                    MediaType::Plan {
+                        json: *json,
+                        target: Box::new(target),
+                        options: *options,
+                    },
+                    strip,
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `type/subtype;key=value;…` (spaces already removed) as PostgREST's
+/// `tokenizeMediaType`: type and subtype lower-cased, parameter names
+/// lower-cased, values quoted or of letters, digits, `|` and `-`; parsing
+/// stops at the first parameter that does not fit.
+fn tokenize(text: &str) -> Option<(String, String, Vec<(String, String)>)> {
+    let (main, rest) = text.split_once('/')?;
+    if main.is_empty()
+        || !main
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '*')
+    {
+        return None;
+    }
+    let sub_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || ".*+-".contains(c)))
+        .unwrap_or(rest.len());
+    if sub_len == 0 {
+        return None;
+    }
+    let (sub, mut rest) = rest.split_at(sub_len);
+    let mut params = Vec::new();
+    while let Some(after) = rest.strip_prefix(';') {
+        let key_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(after.len());
+        let Some(value) = after[key_len..].strip_prefix('=').filter(|_| key_len > 0) else {
+            break;
+        };
+        let (value, next) = if let Some(quoted) = value.strip_prefix('"') {
+            match quoted.find('"') {
+                Some(end) => (&quoted[..end], &quoted[end + 1..]),
+                None => break,
+            }
+        } else {
+            let len = value
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '|' || c == '-'))
+                .unwrap_or(value.len());
+            if len == 0 {
+                break;
+            }
+            (&value[..len], &value[len..])
+        };
+        params.push((after[..key_len].to_ascii_lowercase(), value.to_owned()));
+        rest = next;
+    }
+    Some((main.to_ascii_lowercase(), sub.to_ascii_lowercase(), params))
+}
+
+/// The `Accept` header's media types, best first, as WAI's
+/// `parseHttpAccept` orders them for PostgREST: spaces removed, `;q=` and
+/// what follows it cut off, then a stable sort by quality and, for equal
+/// quality, by specificity (parameters count up, `*` down).
+fn accept_list(accept: &str) -> Vec<String> {
+    let mut items: Vec<(String, f64, i64)> = accept
+        .split(',')
+        .map(|part| {
+            let compact: String = part.chars().filter(|c| *c != ' ').collect();
+            let (media, q) = match compact.find(";q=") {
+                Some(at) => {
+                    let q_text: String = compact[at + 3..]
+                        .chars()
+                        .take_while(|c| *c != ';')
+                        .collect();
+                    let q = if q_text.starts_with(|c: char| c.is_ascii_digit()) {
+                        q_text.parse::<f64>().unwrap_or(1.0)
+                    } else {
+                        1.0
+                    };
+                    (compact[..at].to_owned(), q)
+                }
+                None => (compact, 1.0),
+            };
+            let specificity = media.matches(';').count() as i64 - media.matches('*').count() as i64;
+            (media, q, specificity)
+        })
+        .collect();
+    items.sort_by(|a, b| {
+        b.1.partial_cmp(&a.1)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(b.2.cmp(&a.2))
+    });
+    items.into_iter().map(|(m, _, _)| m).collect()
+}
+
+impl MediaType {
+    /// The first acceptable type of an `Accept` header (`None`: none is),
+    /// with whether nulls are stripped. Plans count as available.
+    pub fn negotiate(accept: Option<&str>) -> Option<(Self, bool)> {
+        Self::negotiate_for(accept, true).ok()
+    }
+
+    /// [`negotiate`](Self::negotiate) as PostgREST does it for a table,
+    /// view or function's rows (Negotiate.hs): the first type of the
+    /// `Accept` header, in quality order, that is produced; plans only when
+    /// `plan_enabled`. Else 406 PGRST107 naming every type asked for.
+    pub fn negotiate_for(
+        accept: Option<&str>,
+        plan_enabled: bool,
+    ) -> Result<(Self, bool), ApiError> {
+        let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
+            return Ok((Self::Json, false));
+        };
+        let accepted: Vec<Accepted> = accept_list(accept)
+            .iter()
+            .map(|m| Accepted::decode(m))
+            .collect();
+        accepted
+            .iter()
+            .find_map(|a| a.produced(plan_enabled))
+            .ok_or_else(|| {
+                ApiError::not_acceptable(
+                    &accepted
+                        .iter()
+                        .map(Accepted::mime)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+            })
+    }
+
+    /// The `Content-Type` of a response in this type, as PostgREST's
+    /// `toContentType` writes it.
+    pub fn content_type(&self, strip_nulls: bool) -> String {
+        let accepted = self.as_accepted(strip_nulls);
+        format!("{}; charset=utf-8", accepted.mime())
+    }
+
+    fn as_accepted(&self, strip_nulls: bool) -> Accepted {
+        match self {
+            Self::Json if strip_nulls => Accepted::ArrayStripped,
+            Self::Json => Accepted::Json,
+            Self::SingleObject => Accepted::Object(strip_nulls),
+            Self::Csv => Accepted::Csv,
+            Self::GeoJson => Accepted::GeoJson,
+            Self::OpenApi => Accepted::OpenApi,
+            Self::Plan {
+                json,
+                target,
+                options,
+            } => Accepted::Plan {
+                json: *json,
+                target: Box::new(target.as_accepted(strip_nulls)),
+                options: *options,
+            },
+        }
+    }
+
+    /// The representation whose statement runs: a plan's target, else itself.
+    pub fn representation(&self) -> &MediaType {
+        match self {
+            Self::Plan { target, .. } => target,
+            other => other,
+        }
     }
 }
 
@@ -669,8 +938,7 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
         raw.content_profile.or(raw.accept_profile)
     }
     .map(|s| s.trim().to_owned());
-    let (media, strip_nulls) = MediaType::negotiate(raw.accept)
-        .ok_or_else(|| ApiError::not_acceptable(raw.accept.unwrap_or("")))?;
+    let (media, strip_nulls) = MediaType::negotiate_for(raw.accept, true)?;
 
     let mut req = ApiRequest {
         method,
@@ -770,16 +1038,11 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
         }
     }
 
-    // The `Range` header pages reads; writes are limited only by the
-    // `limit`/`offset` parameters (PATCH/DELETE: with an `order`; PUT:
-    // refused, PGRST114).
-    if let Some(range) = raw.range.filter(|_| {
-        !matches!(
-            method,
-            Method::Patch | Method::Delete | Method::Post | Method::Put
-        )
-    })
-    {
+    // The `Range` header pages GET only (RFC 9110: ignored for every other
+    // method, HEAD included, as PostgREST's ApiRequest.hs `getRanges`);
+    // writes are limited only by the `limit`/`offset` parameters
+    // (PATCH/DELETE: with an `order`; PUT: refused, PGRST114).
+    if let Some(range) = raw.range.filter(|_| method == Method::Get) {
         let r = parse_range_header(range)?;
         match req.ranges.iter_mut().find(|(p, _)| p.is_empty()) {
             // Query parameters and the header together: the narrower wins.
@@ -844,6 +1107,7 @@ fn parse_body(body: &[u8], content_type: Option<&str>) -> Result<Option<Value>, 
         | Some("")
         | Some("application/vnd.pgrst.object+json")
         | Some("application/vnd.pgrst.object") => {}
+        Some("text/csv") => return csv_body(body).map(Some),
         Some("application/x-www-form-urlencoded") => {
             let map: serde_json::Map<String, Value> = form_urlencoded::parse(body)
                 .map(|(k, v)| (k.into_owned(), Value::String(v.into_owned())))
@@ -864,6 +1128,100 @@ fn parse_body(body: &[u8], content_type: Option<&str>) -> Result<Option<Value>, 
     serde_json::from_slice(body)
         .map(Some)
         .map_err(|e| ApiError::bad_body(format!("{e}")))
+}
+
+/// A `text/csv` body as PostgREST reads it (Payload.hs `csvToJson`, with
+/// cassava's `decodeByName`): the first line names the columns, every
+/// other line is a row object of strings, `NULL` is null. Fields are
+/// separated by `,`, lines by LF or CRLF, and a field in `"` may hold
+/// commas, newlines and doubled quotes. Each row pairs the names with its
+/// fields as far as both go; rows that end with different keys are refused.
+fn csv_body(body: &[u8]) -> Result<Value, ApiError> {
+    let text = std::str::from_utf8(body)
+        .map_err(|_| csv_error("parse error (invalid UTF-8 in the CSV body)"))?;
+    let mut records = parse_csv(text)?.into_iter();
+    let header = records.next().unwrap_or_default();
+    let rows: Vec<Value> = records
+        .map(|fields| {
+            let mut row = serde_json::Map::new();
+            for (name, field) in header.iter().zip(fields) {
+                let value = if field == "NULL" {
+                    Value::Null
+                } else {
+                    Value::String(field)
+                };
+                row.insert(name.clone(), value);
+            }
+            Value::Object(row)
+        })
+        .collect();
+    let keys = |v: &Value| -> Vec<String> {
+        let mut k: Vec<String> = v
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        k.sort();
+        k
+    };
+    if let Some(first) = rows.first() {
+        let first = keys(first);
+        if rows.iter().any(|r| keys(r) != first) {
+            return Err(csv_error("All lines must have same number of fields"));
+        }
+    }
+    Ok(Value::Array(rows))
+}
+
+/// PostgREST's `InvalidBody` (PGRST102) with the reader's own message.
+fn csv_error(message: &str) -> ApiError {
+    ApiError::new(axum::http::StatusCode::BAD_REQUEST, "PGRST102", message)
+}
+
+/// RFC 4180 records; a final line break is optional.
+fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, ApiError> {
+    let mut records = Vec::new();
+    let mut record = Vec::new();
+    let mut field = String::new();
+    let mut chars = text.chars().peekable();
+    let mut quoted_field = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if field.is_empty() && !quoted_field => {
+                quoted_field = true;
+                loop {
+                    match chars.next() {
+                        Some('"') if chars.peek() == Some(&'"') => {
+                            chars.next();
+                            field.push('"');
+                        }
+                        Some('"') => break,
+                        Some(other) => field.push(other),
+                        None => {
+                            return Err(csv_error(
+                                "parse error (not enough input: a quoted field is not closed)",
+                            ));
+                        }
+                    }
+                }
+            }
+            ',' => {
+                record.push(std::mem::take(&mut field));
+                quoted_field = false;
+            }
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' => {
+                record.push(std::mem::take(&mut field));
+                records.push(std::mem::take(&mut record));
+                quoted_field = false;
+            }
+            other => field.push(other),
+        }
+    }
+    if !field.is_empty() || !record.is_empty() || quoted_field {
+        record.push(field);
+        records.push(record);
+    }
+    Ok(records)
 }
 
 fn parse_range_header(value: &str) -> Result<Range, ApiError> {

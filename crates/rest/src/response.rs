@@ -44,16 +44,13 @@ pub fn content_range(offset: i64, rows: i64, total: Option<i64>) -> String {
     }
 }
 
-fn content_type(plan: &Plan) -> &'static str {
-    match (&plan.media, &plan.action) {
-        (MediaType::Csv, _) => "text/csv; charset=utf-8",
-        (MediaType::SingleObject, _) => "application/vnd.pgrst.object+json; charset=utf-8",
-        (MediaType::Plan { json: true, .. }, _) => "application/vnd.pgrst.plan+json; charset=utf-8",
-        (MediaType::Plan { json: false, .. }, _) => {
-            "application/vnd.pgrst.plan+text; charset=utf-8"
-        }
-        (MediaType::OpenApi, _) | (_, Action::OpenApi) => "application/openapi+json; charset=utf-8",
-        _ => "application/json; charset=utf-8",
+/// PostgREST's `Content-Type` (MediaType.hs `toContentType`): the
+/// negotiated type with its parameters (`nulls=stripped`, a plan's `for`
+/// and `options`) and the charset.
+fn content_type(plan: &Plan) -> String {
+    match &plan.action {
+        Action::OpenApi => "application/openapi+json; charset=utf-8".to_owned(),
+        _ => plan.media.content_type(plan.strip_nulls),
     }
 }
 
@@ -66,6 +63,28 @@ pub fn respond(
 ) -> Result<Response, ApiError> {
     let mut headers: Vec<(HeaderName, String)> = Vec::new();
     let head = plan.method == Method::Head;
+    // An execution plan: 200 with the plan, its type and the profile, for
+    // reads and writes alike (PostgREST Response.hs `DbPlanResult`).
+    if let MediaType::Plan { .. } = plan.media {
+        let mut response = Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, content_type(plan));
+        if plan.profile_given {
+            response = response.header("content-profile", plan.schema.as_str());
+        }
+        let body = if head {
+            Body::empty()
+        } else {
+            Body::from(outcome.body.unwrap_or_default())
+        };
+        return response.body(body).map_err(|_| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "PGRST000",
+                "Could not build the response",
+            )
+        });
+    }
     let mut body = outcome.body.clone().unwrap_or_default();
     let mut rows = outcome.page_total;
     let mut outcome = outcome;
@@ -179,7 +198,7 @@ pub fn respond(
         status = s;
     }
     if !body.is_empty() || matches!(plan.action, Action::Read { .. }) {
-        headers.push((header::CONTENT_TYPE, content_type(plan).to_owned()));
+        headers.push((header::CONTENT_TYPE, content_type(plan)));
     }
     if !plan.preference_applied.is_empty() {
         headers.push((

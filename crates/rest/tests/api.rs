@@ -520,7 +520,7 @@ async fn singular_responses_csv_and_strip_nulls() {
     assert_eq!(r.header("content-type"), Some("text/csv; charset=utf-8"));
     assert_eq!(
         r.text,
-        "id,title,editor_id\n1,Hello world,00000000-0000-0000-0000-00000000000b\n3,Rust tips,00000000-0000-0000-0000-00000000000a"
+        "id,title,editor_id\n1,\"Hello world\",00000000-0000-0000-0000-00000000000b\n3,\"Rust tips\",00000000-0000-0000-0000-00000000000a"
     );
     let r = app
         .req(

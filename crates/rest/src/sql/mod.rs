@@ -93,8 +93,15 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
                         });
                     } else {
                         let mut single = plan.clone();
-                        single.media = MediaType::SingleObject;
-                        wrap_body(&mut s, &single, node, None, true, |s| {
+                        // CSV and GeoJSON keep their format (PostgREST
+                        // `handlerF`); JSON is the one object.
+                        if !matches!(
+                            plan.media.representation(),
+                            MediaType::Csv | MediaType::GeoJson
+                        ) {
+                            single.media = MediaType::SingleObject;
+                        }
+                        wrap_body(&mut s, &single, node, csv_header, true, |s| {
                             node_select(s, node, Mode::Normal, None)
                         });
                     }
@@ -222,10 +229,22 @@ fn wrap_body(
         s.push("NULL::bigint");
     }
     s.push(" AS \"total\", pg_catalog.count(\"pgrst_t\") AS \"page_total\", ");
-    match (&plan.media, csv_header) {
+    // A plan explains the statement of the representation it is `for`.
+    match (plan.media.representation(), csv_header) {
+        // PostgREST SqlFragment.hs `asCsvF`: the output names (none for no
+        // rows), a newline, then each row's record text without its
+        // parentheses (PostgreSQL's quoting: `"` around values with commas,
+        // quotes, parentheses, backslashes or spaces, inner `"` and `\`
+        // doubled, nulls empty), one per line.
         (MediaType::Csv, Some(header)) => {
             s.bind(Bind::Text(header.to_owned()));
-            s.push(" || coalesce(E'\\n' || string_agg((SELECT string_agg(CASE WHEN \"pgrst_csv\".\"v\" IS NULL THEN '' WHEN \"pgrst_csv\".\"v\" ~ '[,\"\\r\\n]' THEN '\"' || replace(\"pgrst_csv\".\"v\", '\"', '\"\"') || '\"' ELSE \"pgrst_csv\".\"v\" END, ',' ORDER BY \"pgrst_csv\".\"n\") FROM json_each_text(row_to_json(\"pgrst_t\")) WITH ORDINALITY AS \"pgrst_csv\"(\"k\", \"v\", \"n\")), E'\\n'), '')");
+            s.push(" END || E'\\n' || coalesce(string_agg(substring(\"pgrst_t\"::text, 2, length(\"pgrst_t\"::text) - 2), E'\\n'), '')");
+        }
+        // PostgREST SqlFragment.hs `asGeoJsonF`: PostGIS makes each row a
+        // Feature of its geometry column.
+        (MediaType::GeoJson, _) => {
+            s.push("json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(ST_AsGeoJSON(\"pgrst_t\")::json), '[]'))::text");
+            s.push("CASE WHEN pg_catalog.count(\"pgrst_t\") = 0 THEN '' ELSE ");
         }
         (MediaType::SingleObject, _) => {
             if plan.strip_nulls {
