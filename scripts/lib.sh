@@ -38,6 +38,19 @@ ensure_postgres_binaries() {
   fi
 }
 
+# PostGIS for the local test server (the REST gateway's GeoJSON cases):
+# Debian's postgresql-<major>-postgis-3 for the server binaries in use.
+# $1: the server's bin folder (see pg_bin_dir).
+ensure_postgis() {
+  local major
+  major=$(basename "$(dirname "$1")")
+  case "$major" in ''|*[!0-9]*) return 0 ;; esac
+  if [ ! -f "/usr/share/postgresql/$major/extension/postgis.control" ]; then
+    say "installing PostGIS (postgresql-$major-postgis-3, GeoJSON tests)"
+    apt_install "postgresql-$major-postgis-3" || say "PostGIS not installed: the GeoJSON tests check the error case"
+  fi
+}
+
 ensure_rust() {
   if ! command -v cargo >/dev/null 2>&1; then
     say "cargo is missing: install Rust 1.94 or newer (https://rustup.rs), then run this again"

@@ -70,6 +70,8 @@ export default async function setup(project: TestProject) {
         PLINTH_APP_DIR: join(dataDir, 'no-app'),
         PLINTH_ENV_FILE: '/dev/null',
         RUST_LOG: process.env.RUST_LOG ?? 'warn',
+        // Execution plans for .explain() (rest-postgrest-formats.test.ts).
+        PGRST_DB_PLAN_ENABLED: 'true',
         SITE_URL: SITE_URL,
         GITHUB_ENABLED: 'true',
         GITHUB_CLIENT_ID: github.clientId,
