@@ -670,7 +670,28 @@ impl<'a> Planner<'a> {
                     aggregate,
                     aggregate_cast,
                 } => {
-                    let expr = self.expr(rel, alias, field)?;
+                    let expr = match self.expr(rel, alias, field) {
+                        // PostgREST's legacy `count` (no parentheses): it
+                        // selects `"t"."count"`, which PostgreSQL reads as
+                        // `count("t")`, an aggregate over the rows, with no
+                        // automatic GROUP BY (and allowed while aggregates
+                        // are disabled).
+                        Err(_)
+                            if aggregate.is_none()
+                                && field.name == "count"
+                                && field.json_path.is_empty() =>
+                        {
+                            Expr {
+                                alias,
+                                column: "count".into(),
+                                computed: Some(QualifiedName::new("pg_catalog", "count")),
+                                json_path: Vec::new(),
+                                ty: TypeRef::builtin("int8"),
+                                json_is_jsonb: false,
+                            }
+                        }
+                        other => other?,
+                    };
                     let name = a.clone().unwrap_or_else(|| match aggregate {
                         Some(f) => f.sql().to_owned(),
                         None => field.output_name(),
@@ -965,7 +986,8 @@ impl<'a> Planner<'a> {
                         .collect(),
                 ),
                 fk.table.clone(),
-                false,
+                // One-to-one seen from the referenced side: an object too.
+                fk.one_to_one,
             ),
             Found::ManyToMany {
                 junction,
@@ -1027,6 +1049,15 @@ impl<'a> Planner<'a> {
         };
         let node = self.node(req, path, source, child_alias, &rel, select, false)?;
         let _ = rel.table;
+        if spread && !to_one && spread_has_aggregates(&node) {
+            // PostgREST Plan.hs (addToManyOrderSelects), PGRST127.
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "PGRST127",
+                "Feature not implemented",
+            )
+            .details("Aggregates are not implemented for one-to-many or many-to-many spreads."));
+        }
         Ok(Embed {
             name,
             node,
@@ -1039,6 +1070,14 @@ impl<'a> Planner<'a> {
         })
     }
 
+    /// The one relationship `name` (with `hint`) names from `parent`, by
+    /// PostgREST's rules (Plan.hs `findRel`): a foreign table's name, or
+    /// without a hint a constraint or single-column name (not towards a
+    /// view); a hint names a constraint, a column of either side or a
+    /// junction. Self-references: `table` is the one-to-many side, a
+    /// column the many-to-one side, and a hint picks the one-to-many by
+    /// the referencing column. A computed relationship named like a table
+    /// replaces the foreign keys to it.
     fn relationship(
         &self,
         parent: &QualifiedName,
@@ -1046,64 +1085,39 @@ impl<'a> Planner<'a> {
         hint: Option<&str>,
     ) -> Result<Found<'a>, ApiError> {
         let cache = self.cache;
-        let mut found: Vec<Found<'a>> = Vec::new();
-        let same_schema = |q: &QualifiedName| q.schema == parent.schema;
-        let hint_matches_fk = |fk: &ForeignKey| match hint {
-            None => true,
-            Some(h) => {
-                fk.name == h
-                    || fk.columns.iter().any(|c| c == h)
-                    || fk.ref_columns.iter().any(|c| c == h)
-                    || fk.table.name == h
-                    || fk.ref_table.name == h
-            }
-        };
+        let schema = parent.schema.as_str();
+        let mut candidates: Vec<Found<'a>> = Vec::new();
         for fk in &cache.foreign_keys {
-            if fk.table == *parent
-                && (fk.ref_table.name == name && same_schema(&fk.ref_table)
-                    || fk.name == name
-                    || fk.columns.len() == 1 && fk.columns[0] == name)
-                && hint_matches_fk(fk)
-            {
-                found.push(Found::ManyToOne(fk));
+            if fk.table == *parent && fk.ref_table.schema == schema {
+                candidates.push(Found::ManyToOne(fk));
             }
-            if fk.ref_table == *parent
-                && (fk.table.name == name && same_schema(&fk.table) || fk.name == name)
-                && hint_matches_fk(fk)
-                && !(fk.table == *parent && fk.columns.len() == 1 && fk.columns[0] == name)
-            {
-                found.push(Found::OneToMany(fk));
+            if fk.ref_table == *parent && fk.table.schema == schema {
+                candidates.push(Found::OneToMany(fk));
             }
         }
-        // Many-to-many through a junction whose primary key holds both keys.
+        // Many-to-many through a junction whose primary key holds the
+        // columns of two many-to-one keys.
         for to_parent in cache
             .foreign_keys
             .iter()
-            .filter(|fk| fk.ref_table == *parent)
+            .filter(|fk| fk.ref_table == *parent && !fk.one_to_one)
         {
             let Some(junction) = cache.tables.get(&to_parent.table) else {
                 continue;
             };
-            if junction.kind != TableKind::Table && junction.kind != TableKind::Partitioned {
-                continue;
-            }
             for to_child in cache.foreign_keys.iter().filter(|fk| {
                 fk.table == to_parent.table
                     && fk.name != to_parent.name
-                    && fk.ref_table.name == name
-                    && same_schema(&fk.ref_table)
+                    && !fk.one_to_one
+                    && fk.ref_table.schema == schema
             }) {
                 let in_pk = to_parent
                     .columns
                     .iter()
                     .chain(&to_child.columns)
                     .all(|c| junction.primary_key.contains(c));
-                let hinted = match hint {
-                    None => true,
-                    Some(h) => junction.name.name == h || to_parent.name == h || to_child.name == h,
-                };
-                if in_pk && hinted && to_parent.table != *parent {
-                    found.push(Found::ManyToMany {
+                if in_pk {
+                    candidates.push(Found::ManyToMany {
                         junction: &junction.name,
                         to_parent,
                         to_child,
@@ -1111,27 +1125,75 @@ impl<'a> Planner<'a> {
                 }
             }
         }
-        if found.is_empty()
-            && hint.is_none()
-            && let Some(f) = cache.computed(parent, name)
-            && matches!(
-                f.returns,
+        let computed = cache.computed(parent, name).filter(|f| {
+            matches!(
+                &f.returns,
                 Returns::Rows {
-                    relation: Some(_),
+                    relation: Some(r),
                     ..
-                }
+                } if r.schema == schema
             )
-        {
-            found.push(Found::Computed(f));
+        });
+        if let Some(f) = computed {
+            candidates.retain(|c| c.foreign_table() != &f.name);
+            candidates.push(Found::Computed(f));
         }
+        let is_view = |q: &QualifiedName| {
+            cache
+                .tables
+                .get(q)
+                .is_some_and(|t| matches!(t.kind, TableKind::View | TableKind::MaterializedView))
+        };
+        let single = |cols: &[String], c: &str| cols.len() == 1 && cols[0] == c;
+        let mut found: Vec<Found<'a>> = candidates
+            .into_iter()
+            .filter(|f| {
+                if let Found::Computed(func) = f {
+                    return func.name.name == name;
+                }
+                let ft = f.foreign_table();
+                let (origin, foreign) = f.columns();
+                let constraint = f.constraint();
+                let (o2m, m2o) = match f {
+                    Found::OneToMany(fk) => (!fk.one_to_one, false),
+                    Found::ManyToOne(fk) => (false, !fk.one_to_one),
+                    _ => (false, false),
+                };
+                if f.is_self(parent) {
+                    match hint {
+                        None => ft.name == name && o2m || single(origin, name) && m2o,
+                        Some(h) => ft.name == name && o2m && single(foreign, h),
+                    }
+                } else {
+                    match hint {
+                        None => {
+                            ft.name == name
+                                || constraint == Some(name) && !is_view(ft)
+                                || single(origin, name) && !is_view(ft)
+                        }
+                        Some(h) => {
+                            ft.name == name
+                                && (constraint == Some(h)
+                                    || single(origin, h)
+                                    || single(foreign, h)
+                                    || matches!(f, Found::ManyToMany { junction, .. } if junction.name == h))
+                        }
+                    }
+                }
+            })
+            .collect();
         match found.len() {
-            0 => Err(no_relationship(&parent.name, name, &parent.schema)),
+            0 => Err(no_relationship_hint(&parent.name, name, hint, schema)),
             1 => Ok(found.remove(0)),
             _ => {
+                found.sort_by_key(|f| f.sort_key(parent));
                 let details: Vec<Value> = found.iter().map(|f| f.describe(parent)).collect();
                 let options: Vec<String> = found
                     .iter()
-                    .map(|f| format!("'{name}!{}'", f.hint_name()))
+                    .map(|f| match f {
+                        Found::Computed(_) => String::new(),
+                        _ => format!("'{}!{}'", f.foreign_table().name, f.hint_name()),
+                    })
                     .collect();
                 Err(ApiError::new(
                     StatusCode::MULTIPLE_CHOICES,
@@ -1885,7 +1947,9 @@ fn param_keys(f: &Function) -> Vec<(&str, &str, bool, bool)> {
 }
 
 enum Found<'a> {
+    /// Many-to-one, or one-to-one from the referencing side.
     ManyToOne(&'a ForeignKey),
+    /// One-to-many, or one-to-one from the referenced side.
     OneToMany(&'a ForeignKey),
     ManyToMany {
         junction: &'a QualifiedName,
@@ -1904,16 +1968,121 @@ impl Found<'_> {
         }
     }
 
+    /// The relation embedded.
+    fn foreign_table(&self) -> &QualifiedName {
+        match self {
+            Found::ManyToOne(fk) => &fk.ref_table,
+            Found::OneToMany(fk) => &fk.table,
+            Found::ManyToMany { to_child, .. } => &to_child.ref_table,
+            Found::Computed(f) => match &f.returns {
+                Returns::Rows {
+                    relation: Some(r), ..
+                } => r,
+                _ => &f.name,
+            },
+        }
+    }
+
+    /// Columns of the parent and of the embedded relation that meet.
+    fn columns(&self) -> (&[String], &[String]) {
+        match self {
+            Found::ManyToOne(fk) => (&fk.columns, &fk.ref_columns),
+            Found::OneToMany(fk) => (&fk.ref_columns, &fk.columns),
+            _ => (&[], &[]),
+        }
+    }
+
+    fn constraint(&self) -> Option<&str> {
+        match self {
+            Found::ManyToOne(fk) | Found::OneToMany(fk) => Some(&fk.name),
+            _ => None,
+        }
+    }
+
+    fn is_self(&self, parent: &QualifiedName) -> bool {
+        match self {
+            Found::ManyToOne(fk) | Found::OneToMany(fk) => fk.table == fk.ref_table,
+            Found::ManyToMany { to_child, .. } => to_child.ref_table == *parent,
+            Found::Computed(_) => false,
+        }
+    }
+
+    fn cardinality(&self) -> &'static str {
+        match self {
+            Found::ManyToOne(fk) | Found::OneToMany(fk) if fk.one_to_one => "one-to-one",
+            Found::ManyToOne(_) => "many-to-one",
+            Found::OneToMany(_) => "one-to-many",
+            Found::ManyToMany { .. } => "many-to-many",
+            Found::Computed(f) if f.is_to_one() => "many-to-one",
+            Found::Computed(_) => "one-to-many",
+        }
+    }
+
+    /// PostgREST lists ambiguous relationships in its `Ord` of
+    /// relationships: foreign table, self or not, then one-to-many <
+    /// many-to-one < one-to-one < many-to-many, then constraint and
+    /// columns (the junction for many-to-many).
+    fn sort_key(&self, parent: &QualifiedName) -> (u8, QualifiedName, bool, u8, Vec<String>) {
+        let (origin, foreign) = self.columns();
+        let pairs = |cons: &str| -> Vec<String> {
+            let mut v = vec![cons.to_owned()];
+            for (o, f) in origin.iter().zip(foreign) {
+                v.push(o.clone());
+                v.push(f.clone());
+            }
+            v
+        };
+        let (group, rank, parts) = match self {
+            Found::OneToMany(fk) if fk.one_to_one => {
+                let mut v = pairs(&fk.name);
+                v.push("1".into());
+                (0, 2, v)
+            }
+            Found::ManyToOne(fk) if fk.one_to_one => {
+                let mut v = pairs(&fk.name);
+                v.push("0".into());
+                (0, 2, v)
+            }
+            Found::OneToMany(fk) => (0, 0, pairs(&fk.name)),
+            Found::ManyToOne(fk) => (0, 1, pairs(&fk.name)),
+            Found::ManyToMany {
+                junction,
+                to_parent,
+                to_child,
+            } => {
+                let mut v = vec![
+                    junction.schema.clone(),
+                    junction.name.clone(),
+                    to_parent.name.clone(),
+                    to_child.name.clone(),
+                ];
+                v.extend(to_parent.columns.iter().cloned());
+                v.extend(to_child.columns.iter().cloned());
+                (0, 3, v)
+            }
+            Found::Computed(f) => (1, 0, vec![f.name.schema.clone(), f.name.name.clone()]),
+        };
+        (
+            group,
+            self.foreign_table().clone(),
+            self.is_self(parent),
+            rank,
+            parts,
+        )
+    }
+
+    /// An entry of PGRST201's `details` (PostgREST Error.hs `compressedRel`).
     fn describe(&self, parent: &QualifiedName) -> Value {
+        let embedding = format!("{} with {}", parent.name, self.foreign_table().name);
         match self {
             Found::ManyToOne(fk) => json!({
-                "cardinality": "many-to-one",
-                "embedding": format!("{} with {}", parent.name, fk.ref_table.name),
+                "cardinality": self.cardinality(),
+                "embedding": embedding,
                 "relationship": format!("{} using {}({}) and {}({})", fk.name, fk.table.name, fk.columns.join(", "), fk.ref_table.name, fk.ref_columns.join(", ")),
             }),
             Found::OneToMany(fk) => json!({
-                "cardinality": "one-to-many",
-                "embedding": format!("{} with {}", parent.name, fk.table.name),
+                "cardinality": self.cardinality(),
+                "embedding": embedding,
                 "relationship": format!("{} using {}({}) and {}({})", fk.name, fk.ref_table.name, fk.ref_columns.join(", "), fk.table.name, fk.columns.join(", ")),
             }),
             Found::ManyToMany {
@@ -1921,16 +2090,37 @@ impl Found<'_> {
                 to_parent,
                 to_child,
             } => json!({
-                "cardinality": "many-to-many",
-                "embedding": format!("{} with {}", parent.name, to_child.ref_table.name),
+                "cardinality": self.cardinality(),
+                "embedding": embedding,
                 "relationship": format!("{} using {}({}) and {}({})", junction.name, to_parent.name, to_parent.columns.join(", "), to_child.name, to_child.columns.join(", ")),
             }),
-            Found::Computed(f) => json!({
-                "cardinality": if f.is_to_one() { "many-to-one" } else { "one-to-many" },
-                "embedding": format!("{} with {}", parent.name, f.name.name),
-                "relationship": format!("computed relationship {}", f.name.name),
-            }),
+            Found::Computed(_) => json!({}),
         }
+    }
+}
+
+/// Whether a spread's rows aggregate: its own aggregates or those of
+/// to-one spreads inside it.
+fn spread_has_aggregates(node: &ReadNode) -> bool {
+    node.has_aggregates()
+        || node
+            .embeds
+            .iter()
+            .any(|e| e.spread && e.to_one && spread_has_aggregates(&e.node))
+}
+
+/// PGRST200 naming the hint when there was one.
+fn no_relationship_hint(parent: &str, name: &str, hint: Option<&str>, schema: &str) -> ApiError {
+    match hint {
+        None => no_relationship(parent, name, schema),
+        Some(h) => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "PGRST200",
+            format!("Could not find a relationship between '{parent}' and '{name}' in the schema cache"),
+        )
+        .details(format!(
+            "Searched for a foreign key relationship between '{parent}' and '{name}' using the hint '{h}' in the schema '{schema}', but no matches were found."
+        )),
     }
 }
 

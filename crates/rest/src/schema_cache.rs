@@ -92,7 +92,9 @@ impl Table {
 }
 
 /// A foreign key from `table(columns)` to `ref_table(ref_columns)`; also the
-/// same key as seen through views that carry its columns unchanged.
+/// same key as seen through views that select its columns (under the
+/// view's own column names, followed through views of views), as
+/// PostgREST's view key dependencies find them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForeignKey {
     pub name: String,
@@ -100,6 +102,9 @@ pub struct ForeignKey {
     pub columns: Vec<String>,
     pub ref_table: QualifiedName,
     pub ref_columns: Vec<String>,
+    /// The key's columns are exactly the primary key or a unique constraint
+    /// of `table`: one-to-one, an object from both sides.
+    pub one_to_one: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,105 +238,55 @@ impl SchemaCache {
             }
         }
 
-        let mut foreign_keys = Vec::new();
-        for row in sqlx::query(CONSTRAINTS_SQL)
-            .bind(schemas)
-            .fetch_all(pool)
-            .await?
-        {
+        let mut constraints = Vec::new();
+        for row in sqlx::query(CONSTRAINTS_SQL).fetch_all(pool).await? {
             let kind: String = row.try_get("kind")?;
-            let table = QualifiedName::new(row.try_get("schema")?, row.try_get("table_name")?);
-            let columns: Vec<String> = row.try_get("cols")?;
-            if kind == "p" {
-                if let Some(t) = tables.get_mut(&table) {
-                    t.primary_key = columns;
-                }
-            } else if kind == "f" {
-                let ref_table =
-                    QualifiedName::new(row.try_get("ref_schema")?, row.try_get("ref_table")?);
-                foreign_keys.push(ForeignKey {
-                    name: row.try_get("name")?,
-                    table,
-                    columns,
-                    ref_table,
-                    ref_columns: row.try_get("ref_cols")?,
-                });
+            constraints.push(Constraint {
+                name: row.try_get("name")?,
+                kind: kind.chars().next().unwrap_or('f'),
+                rel: row.try_get("rel")?,
+                table: QualifiedName::new(row.try_get("schema")?, row.try_get("table_name")?),
+                cols: row.try_get("cols")?,
+                attnums: row.try_get("attnums")?,
+                ref_rel: row.try_get("ref_rel")?,
+                ref_table: QualifiedName::new(
+                    row.try_get("ref_schema")?,
+                    row.try_get("ref_table")?,
+                ),
+                ref_cols: row.try_get("ref_cols")?,
+                ref_attnums: row.try_get("ref_attnums")?,
+            });
+        }
+        let mut views = Vec::new();
+        for row in sqlx::query(VIEWS_SQL).fetch_all(pool).await? {
+            let definition: String = row.try_get("definition")?;
+            views.push(ViewDef {
+                oid: row.try_get("oid")?,
+                name: QualifiedName::new(row.try_get("schema")?, row.try_get("name")?),
+                columns: row.try_get("cols")?,
+                targets: node_tree::target_origins(&definition).unwrap_or_default(),
+            });
+        }
+        let exposed = |q: &QualifiedName| schemas.iter().any(|s| *s == q.schema);
+        for con in constraints.iter().filter(|c| c.kind == 'p') {
+            if let Some(t) = tables.get_mut(&con.table) {
+                t.primary_key = con.cols.clone();
             }
         }
-
-        // Views carry keys of the tables they select from when they keep the
-        // key columns under the same names.
-        let mut view_columns: HashMap<QualifiedName, Vec<(QualifiedName, String)>> = HashMap::new();
-        for row in sqlx::query(VIEW_DEPS_SQL)
-            .bind(schemas)
-            .fetch_all(pool)
-            .await?
-        {
-            let view = QualifiedName::new(row.try_get("view_schema")?, row.try_get("view_name")?);
-            let base = QualifiedName::new(row.try_get("base_schema")?, row.try_get("base_name")?);
-            view_columns
-                .entry(view)
-                .or_default()
-                .push((base, row.try_get("column")?));
-        }
-        let carries = |view: &QualifiedName, base: &QualifiedName, cols: &[String]| -> bool {
-            let Some(deps) = view_columns.get(view) else {
-                return false;
-            };
-            let Some(v) = tables.get(view) else {
-                return false;
-            };
-            cols.iter()
-                .all(|c| v.column(c).is_some() && deps.iter().any(|(b, col)| b == base && col == c))
-        };
-        let mut derived = Vec::new();
-        for fk in &foreign_keys {
-            let mut sources = vec![fk.table.clone()];
-            let mut targets = vec![fk.ref_table.clone()];
-            for view in view_columns.keys() {
-                if carries(view, &fk.table, &fk.columns) {
-                    sources.push(view.clone());
-                }
-                if carries(view, &fk.ref_table, &fk.ref_columns) {
-                    targets.push(view.clone());
-                }
-            }
-            for s in &sources {
-                for t in &targets {
-                    if *s == fk.table && *t == fk.ref_table {
-                        continue;
-                    }
-                    derived.push(ForeignKey {
-                        name: fk.name.clone(),
-                        table: s.clone(),
-                        columns: fk.columns.clone(),
-                        ref_table: t.clone(),
-                        ref_columns: fk.ref_columns.clone(),
-                    });
-                }
+        let keys = relationships(&constraints, &views);
+        // Views take the primary key of the table they select it from.
+        for (view, pk) in keys.view_primary_keys {
+            if let Some(t) = tables.get_mut(&view) {
+                t.primary_key = pk;
             }
         }
-        // Views also inherit the primary key of their table.
-        let mut view_pks = Vec::new();
-        for (view, deps) in &view_columns {
-            let bases: HashSet<&QualifiedName> = deps.iter().map(|(b, _)| b).collect();
-            for base in bases {
-                if let Some(t) = tables.get(base)
-                    && !t.primary_key.is_empty()
-                    && carries(view, base, &t.primary_key)
-                {
-                    view_pks.push((view.clone(), t.primary_key.clone()));
-                }
-            }
-        }
-        for (view, pk) in view_pks {
-            if let Some(v) = tables.get_mut(&view)
-                && v.primary_key.is_empty()
-            {
-                v.primary_key = pk;
-            }
-        }
-        foreign_keys.extend(derived);
+        // Keys of relations outside the exposed schemas only matter for
+        // what views carry of them; nothing embeds from there.
+        let foreign_keys: Vec<ForeignKey> = keys
+            .foreign_keys
+            .into_iter()
+            .filter(|fk| exposed(&fk.table))
+            .collect();
 
         let mut functions: HashMap<QualifiedName, Vec<Function>> = HashMap::new();
         let table_types: HashMap<(String, String), QualifiedName> = tables
@@ -462,6 +417,352 @@ impl SchemaCache {
     }
 }
 
+/// A primary key, unique constraint or foreign key as the catalog has it.
+struct Constraint {
+    name: String,
+    /// `p`, `u` or `f`.
+    kind: char,
+    rel: i64,
+    table: QualifiedName,
+    cols: Vec<String>,
+    attnums: Vec<i32>,
+    ref_rel: i64,
+    ref_table: QualifiedName,
+    ref_cols: Vec<String>,
+    ref_attnums: Vec<i32>,
+}
+
+/// A view: its columns in attnum order and, per column number, the
+/// relation column it selects unchanged (`(resno, relation oid, attnum)`).
+struct ViewDef {
+    oid: i64,
+    name: QualifiedName,
+    columns: Vec<String>,
+    targets: Vec<(i32, i64, i32)>,
+}
+
+#[derive(Default)]
+struct Keys {
+    foreign_keys: Vec<ForeignKey>,
+    view_primary_keys: Vec<(QualifiedName, Vec<String>)>,
+}
+
+/// One view's columns that carry all columns of one key: per key column
+/// (in key order) the view columns that select it.
+struct KeyDep<'a> {
+    view: &'a QualifiedName,
+    cols: Vec<Vec<String>>,
+}
+
+/// Foreign keys (many-to-one, or one-to-one when the key columns are
+/// exactly a primary key or unique constraint of the referencing table)
+/// and the same keys through views: view -> table, table -> view and
+/// view -> view, one per choice of view column where a view selects a key
+/// column more than once; and the views' primary keys. PostgREST's
+/// `allM2OandO2ORels`, view key dependencies and `addViewM2OAndO2ORels`.
+fn relationships(constraints: &[Constraint], views: &[ViewDef]) -> Keys {
+    // (relation oid, attnum) -> view columns selecting it, per view,
+    // following views of views to the table.
+    let origins: HashMap<(i64, i32), (i64, i32)> = views
+        .iter()
+        .flat_map(|v| {
+            v.targets
+                .iter()
+                .map(move |(resno, rel, col)| ((v.oid, *resno), (*rel, *col)))
+        })
+        .collect();
+    let mut refs: Vec<(&QualifiedName, HashMap<(i64, i32), Vec<String>>)> = Vec::new();
+    for v in views {
+        let mut map: HashMap<(i64, i32), Vec<String>> = HashMap::new();
+        for (resno, rel, col) in &v.targets {
+            let Some(name) = usize::try_from(*resno - 1)
+                .ok()
+                .and_then(|i| v.columns.get(i))
+            else {
+                continue;
+            };
+            let mut at = (*rel, *col);
+            for _ in 0..32 {
+                map.entry(at).or_default().push(name.clone());
+                match origins.get(&at) {
+                    Some(next) if *next != at => at = *next,
+                    _ => break,
+                }
+            }
+        }
+        refs.push((&v.name, map));
+    }
+    let deps = |rel: i64, attnums: &[i32]| -> Vec<KeyDep<'_>> {
+        refs.iter()
+            .filter_map(|(view, map)| {
+                let cols: Option<Vec<Vec<String>>> = attnums
+                    .iter()
+                    .map(|a| map.get(&(rel, *a)).cloned())
+                    .collect();
+                match cols {
+                    Some(cols) if !attnums.is_empty() => Some(KeyDep { view, cols }),
+                    _ => None,
+                }
+            })
+            .collect()
+    };
+    let mut keys = Keys::default();
+    for con in constraints.iter().filter(|c| c.kind == 'p') {
+        for dep in deps(con.rel, &con.attnums) {
+            let pk = dep.cols.iter().filter_map(|c| c.first().cloned()).collect();
+            keys.view_primary_keys.push((dep.view.clone(), pk));
+        }
+    }
+    let uniques: HashSet<(i64, Vec<i32>)> = constraints
+        .iter()
+        .filter(|c| c.kind == 'p' || c.kind == 'u')
+        .map(|c| {
+            let mut a = c.attnums.clone();
+            a.sort_unstable();
+            (c.rel, a)
+        })
+        .collect();
+    let mut derived = Vec::new();
+    for con in constraints.iter().filter(|c| c.kind == 'f') {
+        let mut sorted = con.attnums.clone();
+        sorted.sort_unstable();
+        let fk = ForeignKey {
+            name: con.name.clone(),
+            table: con.table.clone(),
+            columns: con.cols.clone(),
+            ref_table: con.ref_table.clone(),
+            ref_columns: con.ref_cols.clone(),
+            one_to_one: uniques.contains(&(con.rel, sorted)),
+        };
+        let from_views = deps(con.rel, &con.attnums);
+        let to_views = deps(con.ref_rel, &con.ref_attnums);
+        for from in &from_views {
+            for cols in choices(&from.cols) {
+                derived.push(ForeignKey {
+                    table: from.view.clone(),
+                    columns: cols,
+                    ..fk.clone()
+                });
+            }
+        }
+        for to in &to_views {
+            for ref_cols in choices(&to.cols) {
+                derived.push(ForeignKey {
+                    ref_table: to.view.clone(),
+                    ref_columns: ref_cols,
+                    ..fk.clone()
+                });
+            }
+        }
+        for from in &from_views {
+            for cols in choices(&from.cols) {
+                for to in &to_views {
+                    for ref_cols in choices(&to.cols) {
+                        derived.push(ForeignKey {
+                            table: from.view.clone(),
+                            columns: cols.clone(),
+                            ref_table: to.view.clone(),
+                            ref_columns: ref_cols,
+                            ..fk.clone()
+                        });
+                    }
+                }
+            }
+        }
+        keys.foreign_keys.push(fk);
+    }
+    keys.foreign_keys.extend(derived);
+    keys
+}
+
+/// Every way to pick one name from each list, in order.
+fn choices(lists: &[Vec<String>]) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = vec![Vec::new()];
+    for list in lists {
+        out = out
+            .iter()
+            .flat_map(|prefix| {
+                list.iter().map(move |n| {
+                    let mut p = prefix.clone();
+                    p.push(n.clone());
+                    p
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// Just enough of PostgreSQL's `pg_node_tree` text format to read a view's
+/// top-level target list.
+mod node_tree {
+    /// A value in the tree.
+    enum Node {
+        Atom(String),
+        List(Vec<Node>),
+        /// `{TYPE :field value ...}`; a field's value may be several items
+        /// (`:constvalue 4 [ 1 0 0 0 ]`).
+        Object(String, Vec<(String, Vec<Node>)>),
+    }
+
+    fn tokens(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut chars = text.chars().peekable();
+        while let Some(&c) = chars.peek() {
+            if c.is_whitespace() {
+                chars.next();
+            } else if matches!(c, '(' | ')' | '{' | '}') {
+                out.push(c.to_string());
+                chars.next();
+            } else {
+                let mut t = String::new();
+                while let Some(&c) = chars.peek() {
+                    if c.is_whitespace() || matches!(c, '(' | ')' | '{' | '}') {
+                        break;
+                    }
+                    chars.next();
+                    if c == '\\' {
+                        // An escaped character is part of the token.
+                        if let Some(n) = chars.next() {
+                            t.push('\\');
+                            t.push(n);
+                        }
+                    } else {
+                        t.push(c);
+                    }
+                }
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    struct Parser {
+        tokens: Vec<String>,
+        pos: usize,
+    }
+
+    impl Parser {
+        fn peek(&self) -> Option<&str> {
+            self.tokens.get(self.pos).map(String::as_str)
+        }
+
+        fn next(&mut self) -> Option<String> {
+            let t = self.tokens.get(self.pos).cloned();
+            self.pos += 1;
+            t
+        }
+
+        fn value(&mut self) -> Option<Node> {
+            match self.next()?.as_str() {
+                "(" => {
+                    let mut items = Vec::new();
+                    while self.peek()? != ")" {
+                        items.push(self.value()?);
+                    }
+                    self.pos += 1;
+                    Some(Node::List(items))
+                }
+                "{" => {
+                    let ty = self.next()?;
+                    let mut fields = Vec::new();
+                    loop {
+                        let t = self.next()?;
+                        if t == "}" {
+                            break;
+                        }
+                        let name = t.strip_prefix(':')?.to_owned();
+                        let mut items = Vec::new();
+                        while let Some(p) = self.peek() {
+                            if p == "}" || p.starts_with(':') {
+                                break;
+                            }
+                            items.push(self.value()?);
+                        }
+                        fields.push((name, items));
+                    }
+                    Some(Node::Object(ty, fields))
+                }
+                ")" | "}" => None,
+                t => Some(Node::Atom(t.to_owned())),
+            }
+        }
+    }
+
+    fn field<'a>(fields: &'a [(String, Vec<Node>)], name: &str) -> Option<&'a [Node]> {
+        fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    fn number<T: std::str::FromStr>(fields: &[(String, Vec<Node>)], name: &str) -> Option<T> {
+        match field(fields, name)? {
+            [Node::Atom(a)] => a.parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// `(resno, resorigtbl, resorigcol)` of each non-junk entry of the
+    /// first query's target list (`resorigtbl` 0: not a plain column).
+    pub fn target_origins(text: &str) -> Option<Vec<(i32, i64, i32)>> {
+        let mut p = Parser {
+            tokens: tokens(text),
+            pos: 0,
+        };
+        let root = p.value()?;
+        let query = match root {
+            Node::List(mut items) if !items.is_empty() => items.swap_remove(0),
+            other => other,
+        };
+        let Node::Object(ty, fields) = query else {
+            return None;
+        };
+        if ty != "QUERY" {
+            return None;
+        }
+        let [Node::List(entries)] = field(&fields, "targetList")? else {
+            return Some(Vec::new());
+        };
+        let mut out = Vec::new();
+        for e in entries {
+            let Node::Object(_, f) = e else { continue };
+            if matches!(field(f, "resjunk"), Some([Node::Atom(a)]) if a == "true") {
+                continue;
+            }
+            let (Some(resno), Some(tbl), Some(col)) = (
+                number::<i32>(f, "resno"),
+                number::<i64>(f, "resorigtbl"),
+                number::<i32>(f, "resorigcol"),
+            ) else {
+                continue;
+            };
+            if tbl != 0 && col > 0 {
+                out.push((resno, tbl, col));
+            }
+        }
+        Some(out)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::target_origins;
+
+        #[test]
+        fn reads_the_top_level_target_list() {
+            // Shape of `select id, name as label, 1 as one from t` (trimmed),
+            // with a subquery whose own target list must not be read.
+            let text = r#"({QUERY :commandType 1 :rtable ({RANGETBLENTRY :subquery {QUERY :targetList ({TARGETENTRY :expr {VAR :varno 1} :resno 1 :resname x :ressortgroupref 0 :resorigtbl 99 :resorigcol 7 :resjunk false})}}) :targetList ({TARGETENTRY :expr {VAR :varno 1 :varattno 1 :location 7} :resno 1 :resname id :ressortgroupref 0 :resorigtbl 16385 :resorigcol 1 :resjunk false} {TARGETENTRY :expr {VAR :varno 1} :resno 2 :resname label\ x :ressortgroupref 0 :resorigtbl 16385 :resorigcol 2 :resjunk false} {TARGETENTRY :expr {CONST :consttype 23 :constlen 4 :constbyval true :constisnull false :location 30 :constvalue 4 [ 1 0 0 0 0 0 0 0 ]} :resno 3 :resname one :ressortgroupref 0 :resorigtbl 0 :resorigcol 0 :resjunk false} {TARGETENTRY :expr <> :resno 4 :resname <> :ressortgroupref 1 :resorigtbl 16385 :resorigcol 3 :resjunk true}) :override 0})"#;
+            assert_eq!(
+                target_origins(text),
+                Some(vec![(1, 16385, 1), (2, 16385, 2)])
+            );
+            assert_eq!(target_origins("({QUERY :targetList <>})"), Some(vec![]));
+            assert_eq!(target_origins("({QUERY :targetList ("), None);
+        }
+    }
+}
+
 const TIMEZONES_SQL: &str = "select name::text from pg_catalog.pg_timezone_names";
 
 const COLUMNS_SQL: &str = "
@@ -487,36 +788,46 @@ left join pg_attrdef d on d.adrelid = c.oid and d.adnum = a.attnum
 where n.nspname = any($1) and c.relkind in ('r', 'v', 'm', 'f', 'p')
 order by n.nspname, c.relname, a.attnum";
 
+/// Primary keys, unique constraints and foreign keys of every schema but
+/// the system ones (a view in an exposed schema may select from a table in
+/// another one).
 const CONSTRAINTS_SQL: &str = "
 select con.conname::text as name, con.contype::text as kind,
-       n.nspname::text as schema, c.relname::text as table_name,
+       con.conrelid::int8 as rel, n.nspname::text as schema, c.relname::text as table_name,
        array(select a.attname::text from unnest(con.conkey) with ordinality k(attnum, ord)
              join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.attnum
              order by k.ord) as cols,
+       array(select k.attnum::int4 from unnest(con.conkey) with ordinality k(attnum, ord)
+             order by k.ord) as attnums,
+       con.confrelid::int8 as ref_rel,
        coalesce(fn.nspname::text, '') as ref_schema, coalesce(fc.relname::text, '') as ref_table,
        array(select a.attname::text from unnest(coalesce(con.confkey, '{}')) with ordinality k(attnum, ord)
              join pg_attribute a on a.attrelid = con.confrelid and a.attnum = k.attnum
-             order by k.ord) as ref_cols
+             order by k.ord) as ref_cols,
+       array(select k.attnum::int4 from unnest(coalesce(con.confkey, '{}')) with ordinality k(attnum, ord)
+             order by k.ord) as ref_attnums
 from pg_constraint con
 join pg_class c on c.oid = con.conrelid
 join pg_namespace n on n.oid = c.relnamespace
 left join pg_class fc on fc.oid = con.confrelid
 left join pg_namespace fn on fn.oid = fc.relnamespace
-where con.contype in ('p', 'f') and n.nspname = any($1) and con.conparentid = 0
+where con.contype in ('p', 'u', 'f') and con.conparentid = 0
+  and n.nspname not in ('pg_catalog', 'information_schema')
 order by n.nspname, c.relname, con.conname";
 
-const VIEW_DEPS_SQL: &str = "
-select distinct vn.nspname::text as view_schema, v.relname::text as view_name,
-       tn.nspname::text as base_schema, t.relname::text as base_name, a.attname::text as column
-from pg_rewrite r
-join pg_class v on v.oid = r.ev_class and v.relkind in ('v', 'm')
-join pg_namespace vn on vn.oid = v.relnamespace
-join pg_depend d on d.objid = r.oid and d.classid = 'pg_rewrite'::regclass
-     and d.refclassid = 'pg_class'::regclass and d.refobjsubid > 0
-join pg_class t on t.oid = d.refobjid and t.oid <> v.oid
-join pg_namespace tn on tn.oid = t.relnamespace
-join pg_attribute a on a.attrelid = t.oid and a.attnum = d.refobjsubid
-where vn.nspname = any($1)";
+/// Views and materialized views with their column names (by attnum) and
+/// their rewrite rule as text (`pg_node_tree`), whose top-level target
+/// list says which table column each view column comes from.
+const VIEWS_SQL: &str = "
+select c.oid::int8 as oid, n.nspname::text as schema, c.relname::text as name,
+       array(select a.attname::text from pg_attribute a
+             where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+             order by a.attnum) as cols,
+       r.ev_action::text as definition
+from pg_class c
+join pg_namespace n on n.oid = c.relnamespace
+join pg_rewrite r on r.ev_class = c.oid and r.rulename = '_RETURN'
+where c.relkind in ('v', 'm') and n.nspname not in ('pg_catalog', 'information_schema')";
 
 const FUNCTIONS_SQL: &str = "
 select n.nspname::text as schema, p.proname::text as name,

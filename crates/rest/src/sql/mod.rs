@@ -14,7 +14,9 @@ use crate::plan::{
     Action, Args, Call, CallResult, Cond, CondOp, Embed, Expr, Limited, Link, Mutation, OrderExpr,
     OrderTarget, Plan, Projection, ReadNode, Source,
 };
-use crate::request::{IsValue, JoinType, JsonKey, MediaType, Nulls, Quantifier, Resolution};
+use crate::request::{
+    AggregateFn, IsValue, JoinType, JsonKey, MediaType, Nulls, Quantifier, Resolution,
+};
 
 /// What the statement's result looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -278,6 +280,21 @@ enum Mode {
 /// `SELECT … FROM … WHERE … ORDER BY … LIMIT … OFFSET …` for one node.
 /// `link`: the parent's alias and how this node joins it.
 fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, usize)>) {
+    node_select_as(s, node, mode, link, false)
+}
+
+/// `hoist`: the node is a to-one spread. Its aggregates (and those of
+/// to-one spreads inside it) select only their argument; the nearest
+/// ancestor that is not a to-one spread applies them, grouped by its other
+/// output (PostgREST Plan.hs, `hoistSpreadAggFunctions`).
+fn node_select_as(
+    s: &mut Sql,
+    node: &ReadNode,
+    mode: Mode,
+    link: Option<(&Link, usize)>,
+    hoist: bool,
+) {
+    let grouped = !hoist && aggregates(node);
     s.push("SELECT ");
     if mode == Mode::Count {
         s.push("1");
@@ -305,13 +322,23 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
                     name,
                 } => {
                     sep(s, &mut first);
-                    s.push(match func {
-                        crate::request::AggregateFn::Count => "pg_catalog.count(",
-                        crate::request::AggregateFn::Sum => "pg_catalog.sum(",
-                        crate::request::AggregateFn::Avg => "pg_catalog.avg(",
-                        crate::request::AggregateFn::Min => "pg_catalog.min(",
-                        crate::request::AggregateFn::Max => "pg_catalog.max(",
-                    });
+                    if hoist {
+                        match expr {
+                            Some(e) => {
+                                expr_sql(s, e);
+                                if let Some(c) = arg_cast {
+                                    s.cast(c);
+                                }
+                            }
+                            // `count()`: the whole row, null when absent.
+                            None => {
+                                s.alias(node.alias);
+                            }
+                        }
+                        s.push(" AS ").ident(name);
+                        continue;
+                    }
+                    s.push(aggregate_fn(*func));
                     match expr {
                         Some(e) => {
                             expr_sql(s, e);
@@ -334,18 +361,46 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
                     if e.node.projections.is_empty() {
                         continue;
                     }
-                    if e.spread {
+                    if e.spread && e.to_one {
+                        for (n, agg) in spread_outputs(&e.node) {
+                            sep(s, &mut first);
+                            match agg {
+                                Some((func, cast)) if !hoist => {
+                                    s.push(aggregate_fn(func));
+                                    s.alias(e.lateral).push(".").ident(&n).push(")");
+                                    if let Some(c) = cast {
+                                        s.cast(c);
+                                    }
+                                }
+                                _ => {
+                                    s.alias(e.lateral).push(".").ident(&n);
+                                    if grouped && spread_is_json(&e.node, &n) {
+                                        s.push("::jsonb");
+                                    }
+                                }
+                            }
+                            s.push(" AS ").ident(&n);
+                        }
+                    } else if e.spread {
                         for n in e.node.output_names() {
                             sep(s, &mut first);
-                            s.alias(e.lateral)
-                                .push(".")
-                                .ident(&n)
-                                .push(" AS ")
-                                .ident(&n);
+                            s.alias(e.lateral).push(".").ident(&n);
+                            if grouped {
+                                s.push("::jsonb");
+                            }
+                            s.push(" AS ").ident(&n);
                         }
                     } else {
                         sep(s, &mut first);
-                        s.alias(e.lateral).push(".\"body\" AS ").ident(&e.name);
+                        s.alias(e.lateral).push(".\"body\"");
+                        // json has no equality operator: a grouped node
+                        // selects and groups by its embeds as jsonb (as
+                        // PostgREST builds every embed; elsewhere json is
+                        // kept, cheaper to build).
+                        if grouped {
+                            s.push("::jsonb");
+                        }
+                        s.push(" AS ").ident(&e.name);
                     }
                 }
             }
@@ -441,19 +496,8 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
     if mode == Mode::Count {
         return;
     }
-    if node.has_aggregates() {
-        let mut first = true;
-        for p in &node.projections {
-            if let Projection::Column { expr, .. } = p {
-                if first {
-                    s.push(" GROUP BY ");
-                    first = false;
-                } else {
-                    s.push(", ");
-                }
-                expr_sql(s, expr);
-            }
-        }
+    if grouped {
+        group_by(s, node);
     }
     order_by(s, &node.order);
     if let Some(limit) = node.range.limit {
@@ -461,6 +505,124 @@ fn node_select(s: &mut Sql, node: &ReadNode, mode: Mode, link: Option<(&Link, us
     }
     if node.range.offset > 0 {
         s.push(" OFFSET ").int(node.range.offset);
+    }
+}
+
+fn aggregate_fn(func: AggregateFn) -> &'static str {
+    match func {
+        AggregateFn::Count => "pg_catalog.count(",
+        AggregateFn::Sum => "pg_catalog.sum(",
+        AggregateFn::Avg => "pg_catalog.avg(",
+        AggregateFn::Min => "pg_catalog.min(",
+        AggregateFn::Max => "pg_catalog.max(",
+    }
+}
+
+/// Whether a node's output aggregates: its own aggregates or those its
+/// to-one spreads hoist to it.
+fn aggregates(node: &ReadNode) -> bool {
+    node.has_aggregates()
+        || node
+            .embeds
+            .iter()
+            .any(|e| e.spread && e.to_one && aggregates(&e.node))
+}
+
+/// What a to-one spread puts in its parent's output: each name with the
+/// aggregate the parent applies to it (hoisted from the spread).
+fn spread_outputs(node: &ReadNode) -> Vec<(String, Option<(AggregateFn, Option<&str>)>)> {
+    let mut out = Vec::new();
+    for p in &node.projections {
+        match p {
+            Projection::Star => out.extend(node.columns.iter().map(|c| (c.clone(), None))),
+            Projection::Column { name, .. } => out.push((name.clone(), None)),
+            Projection::Aggregate {
+                func, cast, name, ..
+            } => out.push((name.clone(), Some((*func, cast.as_deref())))),
+            Projection::Embed(i) => {
+                let e = &node.embeds[*i];
+                if e.node.projections.is_empty() {
+                    continue;
+                }
+                if e.spread && e.to_one {
+                    out.extend(spread_outputs(&e.node));
+                } else if e.spread {
+                    out.extend(e.node.output_names().into_iter().map(|n| (n, None)));
+                } else {
+                    out.push((e.name.clone(), None));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether output `name` of a to-one spread is json built by an embed
+/// (grouped as jsonb).
+fn spread_is_json(node: &ReadNode, name: &str) -> bool {
+    node.projections.iter().any(|p| match p {
+        Projection::Embed(i) => {
+            let e = &node.embeds[*i];
+            if e.spread && e.to_one {
+                spread_is_json(&e.node, name)
+            } else if e.spread {
+                e.node.output_names().iter().any(|n| n == name)
+            } else {
+                e.name == name
+            }
+        }
+        _ => false,
+    })
+}
+
+/// ` GROUP BY` every output that is not aggregated: columns, the columns of
+/// `*`, embeds (as jsonb) and what to-one spreads bring that they do not
+/// aggregate (PostgREST SqlFragment.hs, `groupF`).
+fn group_by(s: &mut Sql, node: &ReadNode) {
+    let mut first = true;
+    let mut term = |s: &mut Sql| {
+        s.push(if first { " GROUP BY " } else { ", " });
+        first = false;
+    };
+    for p in &node.projections {
+        match p {
+            Projection::Star => {
+                for c in &node.columns {
+                    term(s);
+                    s.alias(node.alias).push(".").ident(c);
+                }
+            }
+            Projection::Column { expr, .. } => {
+                term(s);
+                expr_sql(s, expr);
+            }
+            Projection::Aggregate { .. } => {}
+            Projection::Embed(i) => {
+                let e = &node.embeds[*i];
+                if e.node.projections.is_empty() {
+                    continue;
+                }
+                if e.spread && e.to_one {
+                    for (n, agg) in spread_outputs(&e.node) {
+                        if agg.is_none() {
+                            term(s);
+                            s.alias(e.lateral).push(".").ident(&n);
+                            if spread_is_json(&e.node, &n) {
+                                s.push("::jsonb");
+                            }
+                        }
+                    }
+                } else if e.spread {
+                    for n in e.node.output_names() {
+                        term(s);
+                        s.alias(e.lateral).push(".").ident(&n).push("::jsonb");
+                    }
+                } else {
+                    term(s);
+                    s.alias(e.lateral).push(".\"body\"::jsonb");
+                }
+            }
+        }
     }
 }
 
@@ -622,7 +784,7 @@ fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
             }
         }
     } else if e.spread && e.to_one {
-        node_select(s, &e.node, Mode::Normal, link);
+        node_select_as(s, &e.node, Mode::Normal, link, true);
     } else if e.spread {
         s.push("SELECT ");
         for (i, n) in e.node.output_names().iter().enumerate() {

@@ -40,6 +40,7 @@ fn fk(name: &str, from: &str, cols: &[&str], to: &str, ref_cols: &[&str]) -> For
         columns: cols.iter().map(|s| s.to_string()).collect(),
         ref_table: QualifiedName::new("public", to),
         ref_columns: ref_cols.iter().map(|s| s.to_string()).collect(),
+        one_to_one: false,
     }
 }
 
