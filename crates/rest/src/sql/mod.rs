@@ -239,6 +239,7 @@ fn wrap_body(
         // quotes, parentheses, backslashes or spaces, inner `"` and `\`
         // doubled, nulls empty), one per line.
         (MediaType::Csv, Some(header)) => {
+            s.push("CASE WHEN pg_catalog.count(\"pgrst_t\") = 0 THEN '' ELSE ");
             s.bind(Bind::Text(header.to_owned()));
             s.push(" END || E'\\n' || coalesce(string_agg(substring(\"pgrst_t\"::text, 2, length(\"pgrst_t\"::text) - 2), E'\\n'), '')");
         }
@@ -246,7 +247,6 @@ fn wrap_body(
         // Feature of its geometry column.
         (MediaType::GeoJson, _) => {
             s.push("json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(ST_AsGeoJSON(\"pgrst_t\")::json), '[]'))::text");
-            s.push("CASE WHEN pg_catalog.count(\"pgrst_t\") = 0 THEN '' ELSE ");
         }
         (MediaType::SingleObject, _) => {
             if plan.strip_nulls {
