@@ -373,7 +373,7 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
         (Target::Table(name), method) => {
             let table = cache
                 .table(&schema, name)
-                .ok_or_else(|| ApiError::no_table(&schema, name))?;
+                .ok_or_else(|| table_not_found(cache, &schema, name))?;
             table_name = Some(table.name.name.clone());
             location_key = table.primary_key.clone();
             match method {
@@ -1183,7 +1183,8 @@ impl<'a> Planner<'a> {
             })
             .collect();
         match found.len() {
-            0 => Err(no_relationship_hint(&parent.name, name, hint, schema)),
+            0 => Err(no_relationship_hint(&parent.name, name, hint, schema)
+                .hint(relationship_fuzzy_hint(cache, parent, name))),
             1 => Ok(found.remove(0)),
             _ => {
                 found.sort_by_key(|f| f.sort_key(parent));
@@ -2133,4 +2134,111 @@ fn no_relationship(parent: &str, name: &str, schema: &str) -> ApiError {
     .details(format!(
         "Searched for a foreign key relationship between '{parent}' and '{name}' in the schema '{schema}', but no matches were found."
     ))
+}
+
+/// PGRST205 with PostgREST's hint (Error.hs `tableNotFoundHint`): the
+/// closest table or view of the schema scoring at least 0.75, searched
+/// only when the schema has fewer than 500 of them (SchemaCache.hs
+/// `maxDbTablesForFuzzySearch`); else `null`.
+fn table_not_found(cache: &SchemaCache, schema: &str, name: &str) -> ApiError {
+    let mut names: Vec<&str> = cache
+        .tables
+        .keys()
+        .filter(|q| q.schema == schema)
+        .map(|q| q.name.as_str())
+        .collect();
+    names.sort_unstable();
+    let hint = if names.len() < 500 {
+        FuzzySet::from_names(names).get_one(name, fuzzy::NAME_MIN_SCORE)
+    } else {
+        None
+    };
+    ApiError::no_table(schema, name).hint(hint.map_or(Value::Null, |t| {
+        Value::String(format!("Perhaps you meant the table '{schema}.{t}'"))
+    }))
+}
+
+/// PGRST200's hint (Error.hs `noRelBetweenHint`): when `parent` has
+/// relationships in its schema, the closest of their tables to `name`
+/// that is not `name` itself; else the closest table with relationships
+/// instead of `parent`. Both at `Fuzzy.getOne`'s default score; `null`
+/// when nothing is close.
+fn relationship_fuzzy_hint(cache: &SchemaCache, parent: &QualifiedName, name: &str) -> Value {
+    let schema = parent.schema.as_str();
+    // The parent's relationships into the schema: foreign keys either way,
+    // many-to-many through a junction whose primary key holds both keys,
+    // computed relationships (functions returning rows of a table).
+    let mut children: Vec<&str> = Vec::new();
+    for fk in &cache.foreign_keys {
+        if fk.table == *parent && fk.ref_table.schema == schema {
+            children.push(fk.ref_table.name.as_str());
+        }
+        if fk.ref_table == *parent && fk.table.schema == schema {
+            children.push(fk.table.name.as_str());
+        }
+        if fk.ref_table == *parent
+            && let Some(junction) = cache.tables.get(&fk.table)
+        {
+            for other in cache.foreign_keys.iter().filter(|o| {
+                o.table == fk.table && o.name != fk.name && o.ref_table.schema == schema
+            }) {
+                if fk
+                    .columns
+                    .iter()
+                    .chain(&other.columns)
+                    .all(|c| junction.primary_key.contains(c))
+                {
+                    children.push(other.ref_table.name.as_str());
+                }
+            }
+        }
+    }
+    for f in cache.functions.values().flatten() {
+        if f.row_arg_of.as_ref() == Some(parent)
+            && let Returns::Rows {
+                relation: Some(r), ..
+            } = &f.returns
+            && r.schema == schema
+        {
+            children.push(r.name.as_str());
+        }
+    }
+    let suggestion = if children.is_empty() {
+        // Tables of the exposed schemas with a relationship into this one.
+        let exposed = |q: &QualifiedName| cache.schemas.contains(&q.schema);
+        let mut parents: Vec<&str> = Vec::new();
+        for fk in &cache.foreign_keys {
+            if fk.ref_table.schema == schema && exposed(&fk.table) {
+                parents.push(fk.table.name.as_str());
+            }
+            if fk.table.schema == schema && exposed(&fk.ref_table) {
+                parents.push(fk.ref_table.name.as_str());
+            }
+        }
+        for f in cache.functions.values().flatten() {
+            if let (
+                Some(t),
+                Returns::Rows {
+                    relation: Some(r), ..
+                },
+            ) = (&f.row_arg_of, &f.returns)
+                && r.schema == schema
+                && exposed(t)
+            {
+                parents.push(t.name.as_str());
+            }
+        }
+        parents.sort_unstable();
+        parents.dedup();
+        FuzzySet::from_names(parents)
+            .get_one(&parent.name, fuzzy::DEFAULT_MIN_SCORE)
+            .map(|p| format!("Perhaps you meant '{p}' instead of '{}'.", parent.name))
+    } else {
+        FuzzySet::from_names(children)
+            .get(name, fuzzy::DEFAULT_MIN_SCORE)
+            .into_iter()
+            .find(|(score, _)| *score < 1.0)
+            .map(|(_, c)| format!("Perhaps you meant '{c}' instead of '{name}'."))
+    };
+    suggestion.map_or(Value::Null, Value::String)
 }

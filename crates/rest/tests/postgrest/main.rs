@@ -12,6 +12,7 @@ mod support;
 
 mod embeds;
 mod formats;
+mod hints;
 mod rpc;
 mod writes;
 
@@ -25,6 +26,7 @@ pub const SCHEMA_FILES: &[(&str, &str)] = &[
     ("0020_writes.sql", include_str!("schema/0020_writes.sql")),
     ("0030_embeds.sql", include_str!("schema/0030_embeds.sql")),
     ("0040_formats.sql", include_str!("schema/0040_formats.sql")),
+    ("0050_hints.sql", include_str!("schema/0050_hints.sql")),
 ];
 
 fn schema() -> MigrationSet {
