@@ -230,6 +230,9 @@ pub enum Args {
 pub struct Call {
     pub function: QualifiedName,
     pub args: Args,
+    /// The function's media type handler answers (its media type, lower
+    /// case, and whether the value is `bytea`): the raw value is the body.
+    pub handler: Option<(String, bool)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1799,9 +1802,38 @@ impl<'a> Planner<'a> {
                 params,
             }
         };
+        // PostgREST's media type handlers (Plan.hs `negotiateContent`): the
+        // first type of `Accept` that a built-in handler produces or that
+        // the function's return domain names, the latter only with the
+        // default `select` (a `*/*` domain is not one: out of scope).
+        let mut handler = None;
+        if let Some((mime, binary)) = &function.media_handler
+            && !req.select_given
+        {
+            for accepted in &req.accept {
+                let essence = accepted
+                    .split(';')
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                if essence == *mime {
+                    handler = Some((mime.clone(), *binary));
+                    break;
+                }
+                if MediaType::is_produced(accepted) {
+                    break;
+                }
+            }
+        }
+        if handler.is_none()
+            && let Some(e) = &req.media_error
+        {
+            return Err(e.clone());
+        }
         let call = Call {
             function: function.name.clone(),
             args,
+            handler,
         };
         let mut req2 = req.clone();
         for (k, v) in &filter_params {

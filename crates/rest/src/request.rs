@@ -798,6 +798,11 @@ impl MediaType {
             })
     }
 
+    /// Whether a built-in handler produces the `Accept` entry `media`.
+    pub fn is_produced(media: &str) -> bool {
+        Accepted::decode(media).produced(true).is_some()
+    }
+
     /// The `Content-Type` of a response in this type, as PostgREST's
     /// `toContentType` writes it.
     pub fn content_type(&self, strip_nulls: bool) -> String {
@@ -869,6 +874,12 @@ pub struct ApiRequest {
     /// `application/octet-stream`: the body as sent, for a function's one
     /// unnamed `text`/`xml`/`bytea` parameter (then `body` is `None`).
     pub raw_body: Option<RawBody>,
+    /// The `Accept` header's types, best first: a function's media type
+    /// handler may answer one of them (plan).
+    pub accept: Vec<String>,
+    /// RPC only: no built-in type is acceptable; the 406 stands unless the
+    /// function has a handler for one of `accept` (plan).
+    pub media_error: Option<ApiError>,
 }
 
 /// A body PostgREST passes through unparsed (Payload.hs `RawPay`).
@@ -938,7 +949,17 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
         raw.content_profile.or(raw.accept_profile)
     }
     .map(|s| s.trim().to_owned());
-    let (media, strip_nulls) = MediaType::negotiate_for(raw.accept, true)?;
+    // A function may answer a type no built-in handler produces (PostgREST
+    // media type handlers): the plan decides, knowing the function.
+    let mut media_error = None;
+    let (media, strip_nulls) = match MediaType::negotiate_for(raw.accept, true) {
+        Ok(m) => m,
+        Err(e) if matches!(target, Target::Rpc(_)) => {
+            media_error = Some(e);
+            (MediaType::Json, false)
+        }
+        Err(e) => return Err(e),
+    };
 
     let mut req = ApiRequest {
         method,
@@ -958,6 +979,12 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
         strip_nulls,
         body: None,
         raw_body: None,
+        accept: raw
+            .accept
+            .filter(|a| !a.trim().is_empty())
+            .map(accept_list)
+            .unwrap_or_default(),
+        media_error,
     };
     if req.prefer.strict && !req.prefer.invalid.is_empty() {
         return Err(ApiError::new(

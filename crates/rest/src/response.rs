@@ -50,6 +50,27 @@ pub fn content_range(offset: i64, rows: i64, total: Option<i64>) -> String {
 fn content_type(plan: &Plan) -> String {
     match &plan.action {
         Action::OpenApi => "application/openapi+json; charset=utf-8".to_owned(),
+        // A media type handler's type; the charset only for the types
+        // PostgREST knows other than application/octet-stream.
+        Action::Call {
+            call:
+                crate::plan::Call {
+                    handler: Some((mime, _)),
+                    ..
+                },
+            ..
+        } => match mime.as_str() {
+            "application/json"
+            | "application/geo+json"
+            | "text/csv"
+            | "text/plain"
+            | "text/xml"
+            | "application/openapi+json"
+            | "application/x-www-form-urlencoded" => {
+                format!("{mime}; charset=utf-8")
+            }
+            _ => mime.clone(),
+        },
         _ => plan.media.content_type(plan.strip_nulls),
     }
 }
@@ -236,6 +257,20 @@ pub fn respond(
     }
     let body = if head || status == StatusCode::NO_CONTENT {
         Body::empty()
+    } else if let Action::Call {
+        call: crate::plan::Call {
+            handler: Some((_, true)),
+            ..
+        },
+        ..
+    } = &plan.action
+    {
+        // A bytea handler's value, sent as hex by the statement.
+        Body::from(
+            (0..body.len() / 2)
+                .filter_map(|i| u8::from_str_radix(body.get(2 * i..2 * i + 2)?, 16).ok())
+                .collect::<Vec<u8>>(),
+        )
     } else {
         Body::from(body)
     };

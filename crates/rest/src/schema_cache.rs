@@ -153,6 +153,11 @@ pub struct Function {
     /// The one input parameter is a table's row type (computed column or
     /// computed relationship of that table).
     pub row_arg_of: Option<QualifiedName>,
+    /// PostgREST's media type handler: the function returns a domain named
+    /// like a media type (`create domain "text/plain" as text`), lower-cased,
+    /// and whether the domain is over `bytea` (SchemaCache.hs
+    /// `mediaHandlers`).
+    pub media_handler: Option<(String, bool)>,
 }
 
 impl Function {
@@ -398,6 +403,9 @@ impl SchemaCache {
                 volatility,
                 description: row.try_get("description")?,
                 row_arg_of,
+                media_handler: row
+                    .try_get::<Option<String>, _>("ret_media")?
+                    .map(|m| (m, row.try_get::<bool, _>("ret_bytea").unwrap_or(false))),
             });
         }
 
@@ -849,7 +857,11 @@ select n.nspname::text as schema, p.proname::text as name,
        array(select at.typname::text from pg_attribute a join pg_type at on at.oid = a.atttypid
              where a.attrelid = rt.typrelid and a.attnum > 0 and not a.attisdropped order by a.attnum) as ret_col_types,
        p.provolatile::text as volatility,
-       obj_description(p.oid, 'pg_proc') as description
+       obj_description(p.oid, 'pg_proc') as description,
+       case when rt.typbasetype <> 0 and not p.proretset
+                 and rt.typname ~* '^[A-Za-z0-9.-]+/[A-Za-z0-9.+-]+$'
+            then lower(rt.typname) end as ret_media,
+       coalesce(rt.typbasetype = 'bytea'::regtype, false) as ret_bytea
 from pg_proc p
 join pg_namespace n on n.oid = p.pronamespace
 join pg_type rt on rt.oid = p.prorettype

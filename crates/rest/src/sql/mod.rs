@@ -112,7 +112,15 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
                     s.push(
                         "SELECT NULL::bigint AS \"total\", pg_catalog.count(*) AS \"page_total\", ",
                     );
-                    if *set {
+                    if let Some((_, binary)) = &call.handler {
+                        // A media type handler: the value itself (PostgREST
+                        // SqlFragment.hs `customFuncF`); bytes travel as hex.
+                        if *binary {
+                            s.push("pg_catalog.encode((pg_catalog.array_agg(\"pgrst_t\".\"pgrst_scalar\"::bytea))[1], 'hex')");
+                        } else {
+                            s.push("(pg_catalog.array_agg(\"pgrst_t\".\"pgrst_scalar\"::text))[1]");
+                        }
+                    } else if *set {
                         s.push("coalesce(json_agg(\"pgrst_t\".\"pgrst_scalar\"), '[]')::text");
                     } else {
                         s.push("(json_agg(\"pgrst_t\".\"pgrst_scalar\")->0)::text");

@@ -103,6 +103,7 @@ fn cache() -> SchemaCache {
             volatility: Volatility::Immutable,
             description: None,
             row_arg_of: None,
+            media_handler: None,
         }],
     );
     SchemaCache {

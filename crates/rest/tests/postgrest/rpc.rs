@@ -269,3 +269,67 @@ async fn counts_on_function_calls() {
     let r = app.req("GET", "/rpc/rpc_get_items?lim=5", None, &exact, None).await;
     assert_eq!((r.status, r.header("content-range")), (200, Some("0-4/5")), "{}", r.text);
 }
+
+/// GET with an `Accept` header, the body as bytes.
+async fn get_bytes(app: &App, path: &str, accept: &str) -> (u16, Option<String>, Vec<u8>) {
+    let r = app
+        .http
+        .get(format!("{}{}", app.base, path))
+        .header("accept", accept)
+        .send()
+        .await
+        .expect("request");
+    let status = r.status().as_u16();
+    let ct = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    (status, ct, r.bytes().await.expect("body").to_vec())
+}
+
+// docs.postgrest.org "Media Type Handlers" (handler functions) and, where
+// silent, Plan.hs `negotiateContent` (the first type of `Accept` that a
+// built-in handler produces or the function's domain names),
+// SqlFragment.hs `customFuncF`, MediaType.hs `toContentType` (a charset
+// for the types PostgREST knows, none for octet-stream and vendor types).
+#[tokio::test]
+async fn media_type_handlers_answer_the_raw_value() {
+    let app = spawn().await;
+    let text = "hello, ann\n\"quoted\"";
+    let (status, ct, body) = get_bytes(&app, "/rpc/rpc_greet?name=ann", "text/plain").await;
+    assert_eq!((status, ct.as_deref(), body.as_slice()), (200, Some("text/plain; charset=utf-8"), text.as_bytes()));
+    // POST with named arguments, the same.
+    let r = app
+        .req("POST", "/rpc/rpc_greet", None, &[("accept", "text/plain")], Some(json!({"name": "ann"})))
+        .await;
+    assert_eq!((r.status, r.text.as_str()), (200, text));
+    assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
+    // Without Accept (or with JSON first) the built-in JSON handler answers.
+    let r = app.get("/rpc/rpc_greet?name=ann").await;
+    assert_eq!((r.status, r.json()), (200, json!(text)));
+    assert_eq!(r.header("content-type"), Some("application/json; charset=utf-8"));
+    let (status, ct, _) = get_bytes(&app, "/rpc/rpc_greet?name=ann", "application/json, text/plain").await;
+    assert_eq!((status, ct.as_deref()), (200, Some("application/json; charset=utf-8")));
+    // By quality: text/plain first.
+    let (status, ct, body) =
+        get_bytes(&app, "/rpc/rpc_greet?name=ann", "application/json;q=0.5, text/plain").await;
+    assert_eq!((status, ct.as_deref(), body.as_slice()), (200, Some("text/plain; charset=utf-8"), text.as_bytes()));
+    // bytea domains: every byte, no charset.
+    let (status, ct, body) = get_bytes(&app, "/rpc/rpc_octets", "application/octet-stream").await;
+    assert_eq!((status, ct.as_deref(), body), (200, Some("application/octet-stream"), vec![0, 0xff, 0x0a, 0x80]));
+    let (status, ct, body) = get_bytes(&app, "/rpc/rpc_vendor", "application/vnd.rpc.bin").await;
+    assert_eq!((status, ct.as_deref(), body), (200, Some("application/vnd.rpc.bin"), vec![1, 2]));
+    // A function without a handler for the type: 406 PGRST107.
+    let r = app
+        .req("GET", "/rpc/rpc_add?a=1&b=2", None, &[("accept", "text/plain")], None)
+        .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (406, error("PGRST107", "None of these media types are available: text/plain", Value::Null, Value::Null))
+    );
+    let r = app
+        .req("GET", "/rpc/rpc_octets", None, &[("accept", "text/plain")], None)
+        .await;
+    assert_eq!((r.status, r.code()), (406, "PGRST107".to_owned()));
+}

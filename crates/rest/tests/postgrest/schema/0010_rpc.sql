@@ -42,3 +42,18 @@ create function rpc_item(i int) returns rpc_items language sql stable as $$
   select * from rpc_items where id = i
 $$;
 create function rpc_nothing() returns void language sql as $$ select $$;
+
+-- Media type handlers (docs "Media Type Handlers"): functions returning a
+-- domain named like a media type answer that type with the raw value.
+create domain "text/plain" as text;
+create domain "application/octet-stream" as bytea;
+create domain "application/vnd.rpc.bin" as bytea;
+create function rpc_greet(name text) returns "text/plain" language sql as $$
+  select 'hello, ' || name || E'\n"quoted"'
+$$;
+create function rpc_octets() returns "application/octet-stream" language sql as $$
+  select '\x00ff0a80'::bytea
+$$;
+create function rpc_vendor() returns "application/vnd.rpc.bin" language sql as $$
+  select '\x0102'::bytea
+$$;
