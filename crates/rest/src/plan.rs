@@ -433,7 +433,8 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
             });
         }
     }
-    if table_write && req.prefer.missing_given && matches!(req.method, Method::Post | Method::Patch) {
+    if table_write && req.prefer.missing_given && matches!(req.method, Method::Post | Method::Patch)
+    {
         preference_applied.push(
             if req.prefer.missing_default {
                 "missing=default"
@@ -1302,9 +1303,9 @@ impl<'a> Planner<'a> {
                     .first()
                     .map(|r| r.keys().cloned().collect())
                     .unwrap_or_default();
-                let uniform = rows.iter().all(|r| {
-                    r.len() == first.len() && first.iter().all(|k| r.contains_key(k))
-                });
+                let uniform = rows
+                    .iter()
+                    .all(|r| r.len() == first.len() && first.iter().all(|k| r.contains_key(k)));
                 if !uniform {
                     return Err(ApiError::new(
                         StatusCode::BAD_REQUEST,
@@ -1707,8 +1708,7 @@ impl<'a> Planner<'a> {
         let single_unnamed = |f: &Function| match (body_media, f.params.as_slice()) {
             (Some(media), [p]) => {
                 let ty_ok = p.ty.schema == "pg_catalog"
-                    && (p.ty.name == media
-                        || (media == "json" && p.ty.name == "jsonb"));
+                    && (p.ty.name == media || (media == "json" && p.ty.name == "jsonb"));
                 // `Prefer: params=single-object` (before PostgREST v12) also
                 // passes the body to one named json/jsonb parameter.
                 ty_ok && (p.name.is_empty() || (req.prefer.single_object && media == "json"))
@@ -1759,7 +1759,8 @@ impl<'a> Planner<'a> {
         // Arguments: one unnamed parameter takes the whole body
         // (CallPlan `OnePosParam`); otherwise the named ones given.
         let single = function.params.len() == 1
-            && (function.params[0].name.is_empty() || (req.prefer.single_object && single_unnamed(function)));
+            && (function.params[0].name.is_empty()
+                || (req.prefer.single_object && single_unnamed(function)));
         let args = if single && !is_read {
             let ty = function.params[0].ty.clone();
             let body = match &req.raw_body {
@@ -1897,7 +1898,9 @@ impl<'a> Planner<'a> {
             }
         };
         let message = match raw {
-            Some(_) if !is_read => format!("Could not find the function {func} in the schema cache"),
+            Some(_) if !is_read => {
+                format!("Could not find the function {func} in the schema cache")
+            }
             _ => format!(
                 "Could not find the function {func}{} in the schema cache",
                 without(format!("({listed})"))
@@ -1908,7 +1911,9 @@ impl<'a> Planner<'a> {
             if keys.len() > 1 { "s" } else { "" }
         ));
         let searched = match (is_read, raw) {
-            (false, Some(kind)) => format!(" with a single unnamed {} parameter", kind.param_type()),
+            (false, Some(kind)) => {
+                format!(" with a single unnamed {} parameter", kind.param_type())
+            }
             (false, None) => format!("{with_params} or with a single unnamed json/jsonb parameter"),
             (true, _) => with_params,
         };
@@ -1964,7 +1969,10 @@ fn rpc_callable(f: &Function) -> bool {
         (None, _) => true,
         (Some(p), None) => {
             p.ty.schema == "pg_catalog"
-                && matches!(p.ty.name.as_str(), "bytea" | "json" | "jsonb" | "text" | "xml")
+                && matches!(
+                    p.ty.name.as_str(),
+                    "bytea" | "json" | "jsonb" | "text" | "xml"
+                )
         }
         _ => false,
     }
@@ -1975,7 +1983,14 @@ fn rpc_callable(f: &Function) -> bool {
 fn param_keys(f: &Function) -> Vec<(&str, &str, bool, bool)> {
     f.params
         .iter()
-        .map(|p| (p.name.as_str(), p.type_text.as_str(), !p.has_default, p.variadic))
+        .map(|p| {
+            (
+                p.name.as_str(),
+                p.type_text.as_str(),
+                !p.has_default,
+                p.variadic,
+            )
+        })
         .collect()
 }
 

@@ -63,7 +63,10 @@ impl FuzzySet {
 
     /// The best match scoring at least `min_score`.
     pub fn get_one(&self, query: &str, min_score: f64) -> Option<String> {
-        self.get(query, min_score).into_iter().next().map(|(_, n)| n)
+        self.get(query, min_score)
+            .into_iter()
+            .next()
+            .map(|(_, n)| n)
     }
 
     fn matches(&self, key: &str, size: usize, min_score: f64) -> Vec<(f64, String)> {
@@ -149,30 +152,49 @@ mod tests {
     #[test]
     fn postgrest_examples() {
         let procs = FuzzySet::from_names(["test", "another"]);
-        assert_eq!(procs.get_one("testt", NAME_MIN_SCORE).as_deref(), Some("test"));
+        assert_eq!(
+            procs.get_one("testt", NAME_MIN_SCORE).as_deref(),
+            Some("test")
+        );
         assert_eq!(procs.get_one("other", NAME_MIN_SCORE), None);
         assert_eq!(procs.get_one("noclosealternative", NAME_MIN_SCORE), None);
 
         let params = FuzzySet::from_names(["(name, param, val)", "(attr, id)"]);
         let one = |q: &str| params.get_one(q, DEFAULT_MIN_SCORE);
-        assert_eq!(one("(nam, pqaram, vall)").as_deref(), Some("(name, param, val)"));
+        assert_eq!(
+            one("(nam, pqaram, vall)").as_deref(),
+            Some("(name, param, val)")
+        );
         assert_eq!(one("(param, val)").as_deref(), Some("(name, param, val)"));
         assert_eq!(one("(attrs, id)").as_deref(), Some("(attr, id)"));
         assert_eq!(one("(id)").as_deref(), Some("(attr, id)"));
         assert_eq!(one("(noclosealternative)"), None);
 
         let parents = FuzzySet::from_names(["films"]);
-        assert_eq!(parents.get_one("film", DEFAULT_MIN_SCORE).as_deref(), Some("films"));
+        assert_eq!(
+            parents.get_one("film", DEFAULT_MIN_SCORE).as_deref(),
+            Some("films")
+        );
         let children = FuzzySet::from_names(["directors", "roles", "actors"]);
         assert_eq!(children.get("role", DEFAULT_MIN_SCORE)[0].1, "roles");
-        assert_eq!(children.get("actors", DEFAULT_MIN_SCORE), vec![(1.0, "actors".to_owned())]);
-        assert!(children.get("noclosealternative", DEFAULT_MIN_SCORE).is_empty());
+        assert_eq!(
+            children.get("actors", DEFAULT_MIN_SCORE),
+            vec![(1.0, "actors".to_owned())]
+        );
+        assert!(
+            children
+                .get("noclosealternative", DEFAULT_MIN_SCORE)
+                .is_empty()
+        );
     }
 
     #[test]
     fn exact_match_ignores_case_and_keeps_the_name() {
         let set = FuzzySet::from_names(["Users"]);
-        assert_eq!(set.get("users", NAME_MIN_SCORE), vec![(1.0, "Users".to_owned())]);
+        assert_eq!(
+            set.get("users", NAME_MIN_SCORE),
+            vec![(1.0, "Users".to_owned())]
+        );
         assert!((levenshtein_similarity("kitten", "sitting") - (1.0 - 3.0 / 7.0)).abs() < 1e-9);
     }
 }

@@ -31,7 +31,9 @@ fn no_rel(parent: &str, child: &str, embed_hint: Option<&str>, hint: Value) -> V
     let using = embed_hint.map_or(String::new(), |h| format!(" using the hint '{h}'"));
     error(
         "PGRST200",
-        &format!("Could not find a relationship between '{parent}' and '{child}' in the schema cache"),
+        &format!(
+            "Could not find a relationship between '{parent}' and '{child}' in the schema cache"
+        ),
         json!(format!(
             "Searched for a foreign key relationship between '{parent}' and '{child}'{using} in the schema 'public', but no matches were found."
         )),
@@ -52,10 +54,16 @@ async fn table_not_found_hints_the_closest_table_or_view() {
     ] {
         let r = app.get(path).await;
         assert_eq!(r.status, 404, "{path}: {}", r.text);
-        assert_eq!(r.header("content-type"), Some("application/json; charset=utf-8"));
+        assert_eq!(
+            r.header("content-type"),
+            Some("application/json; charset=utf-8")
+        );
         assert_eq!(
             r.json(),
-            no_table(name, json!(format!("Perhaps you meant the table 'public.{hint}'"))),
+            no_table(
+                name,
+                json!(format!("Perhaps you meant the table 'public.{hint}'"))
+            ),
             "{path}"
         );
     }
@@ -63,7 +71,11 @@ async fn table_not_found_hints_the_closest_table_or_view() {
     // or nothing alike: no hint.
     for name in ["hnt_tasks_2026_01_x", "qqqzzzxxx"] {
         let r = app.get(&format!("/{name}")).await;
-        assert_eq!((r.status, r.json()), (404, no_table(name, Value::Null)), "{name}");
+        assert_eq!(
+            (r.status, r.json()),
+            (404, no_table(name, Value::Null)),
+            "{name}"
+        );
     }
     // The same error for a write to an unknown table.
     let r = app
@@ -71,7 +83,13 @@ async fn table_not_found_hints_the_closest_table_or_view() {
         .await;
     assert_eq!(
         (r.status, r.json()),
-        (404, no_table("hnt_clientsx", json!("Perhaps you meant the table 'public.hnt_clients'")))
+        (
+            404,
+            no_table(
+                "hnt_clientsx",
+                json!("Perhaps you meant the table 'public.hnt_clients'")
+            )
+        )
     );
     // Byte for byte: PostgREST's key order and no spaces.
     let r = app.get("/hnt_projectx").await;
@@ -87,10 +105,18 @@ async fn no_relationship_hints_the_closest_related_table() {
     // The parent has relationships: the closest of its related tables.
     let r = app.get("/hnt_projects?select=id,hnt_task(id)").await;
     assert_eq!(r.status, 400, "{}", r.text);
-    assert_eq!(r.header("content-type"), Some("application/json; charset=utf-8"));
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/json; charset=utf-8")
+    );
     assert_eq!(
         r.json(),
-        no_rel("hnt_projects", "hnt_task", None, json!("Perhaps you meant 'hnt_tasks' instead of 'hnt_task'."))
+        no_rel(
+            "hnt_projects",
+            "hnt_task",
+            None,
+            json!("Perhaps you meant 'hnt_tasks' instead of 'hnt_task'.")
+        )
     );
     // In a nested embed the parent is the embedded table.
     let r = app
@@ -98,20 +124,41 @@ async fn no_relationship_hints_the_closest_related_table() {
         .await;
     assert_eq!(
         (r.status, r.json()),
-        (400, no_rel("hnt_projects", "hnt_taks", None, json!("Perhaps you meant 'hnt_tasks' instead of 'hnt_taks'.")))
+        (
+            400,
+            no_rel(
+                "hnt_projects",
+                "hnt_taks",
+                None,
+                json!("Perhaps you meant 'hnt_tasks' instead of 'hnt_taks'.")
+            )
+        )
     );
     // Many-to-one side too, with an embed hint that names nothing.
-    let r = app.get("/hnt_projects?select=id,hnt_clientss!client_id(id)").await;
+    let r = app
+        .get("/hnt_projects?select=id,hnt_clientss!client_id(id)")
+        .await;
     assert_eq!(
         (r.status, r.json()),
-        (400, no_rel("hnt_projects", "hnt_clientss", Some("client_id"), json!("Perhaps you meant 'hnt_clients' instead of 'hnt_clientss'.")))
+        (
+            400,
+            no_rel(
+                "hnt_projects",
+                "hnt_clientss",
+                Some("client_id"),
+                json!("Perhaps you meant 'hnt_clients' instead of 'hnt_clientss'.")
+            )
+        )
     );
     // The related table itself with a hint that names no key: the table is
     // found, so there is nothing to suggest (ErrorSpec/EmbedDisambiguation).
     let r = app.get("/hnt_projects?select=id,hnt_tasks!nokey(id)").await;
     assert_eq!(
         (r.status, r.json()),
-        (400, no_rel("hnt_projects", "hnt_tasks", Some("nokey"), Value::Null))
+        (
+            400,
+            no_rel("hnt_projects", "hnt_tasks", Some("nokey"), Value::Null)
+        )
     );
     // Nothing close.
     let r = app.get("/hnt_projects?select=id,qqqzzzxxx(id)").await;
@@ -125,7 +172,15 @@ async fn no_relationship_hints_the_closest_related_table() {
     let r = app.get("/hnt_client?select=id,hnt_projects(id)").await;
     assert_eq!(
         (r.status, r.json()),
-        (400, no_rel("hnt_client", "hnt_projects", None, json!("Perhaps you meant 'hnt_clients' instead of 'hnt_client'.")))
+        (
+            400,
+            no_rel(
+                "hnt_client",
+                "hnt_projects",
+                None,
+                json!("Perhaps you meant 'hnt_clients' instead of 'hnt_client'.")
+            )
+        )
     );
     // Byte for byte.
     let r = app.get("/hnt_projects?select=id,hnt_task(id)").await;
@@ -141,31 +196,66 @@ async fn range_header_pages_get_only() {
     let count = ("prefer", "count=exact");
     // GET: the Range header pages.
     let r = app
-        .req("GET", "/hnt_tasks?select=id&order=id", None, &[count, ("range", "0-1")], None)
+        .req(
+            "GET",
+            "/hnt_tasks?select=id&order=id",
+            None,
+            &[count, ("range", "0-1")],
+            None,
+        )
         .await;
-    assert_eq!((r.status, r.json()), (206, json!([{"id": 1}, {"id": 2}])), "{}", r.text);
+    assert_eq!(
+        (r.status, r.json()),
+        (206, json!([{"id": 1}, {"id": 2}])),
+        "{}",
+        r.text
+    );
     assert_eq!(r.header("content-range"), Some("0-1/5"));
     // HEAD: ignored (RFC 9110; PostgREST ApiRequest.hs `getRanges`), so
     // every row is counted in and the status is 200.
     let r = app
-        .req("HEAD", "/hnt_tasks?select=id&order=id", None, &[count, ("range", "0-1")], None)
+        .req(
+            "HEAD",
+            "/hnt_tasks?select=id&order=id",
+            None,
+            &[count, ("range", "0-1")],
+            None,
+        )
         .await;
     assert_eq!((r.status, r.text.as_str()), (200, ""));
     assert_eq!(r.header("content-range"), Some("0-4/5"));
     // An unsatisfiable Range is an error on GET, nothing on HEAD.
     let r = app
-        .req("GET", "/hnt_tasks?select=id", None, &[count, ("range", "9-")], None)
+        .req(
+            "GET",
+            "/hnt_tasks?select=id",
+            None,
+            &[count, ("range", "9-")],
+            None,
+        )
         .await;
     assert_eq!(r.status, 416, "{}", r.text);
     assert_eq!(r.code(), "PGRST103");
     let r = app
-        .req("HEAD", "/hnt_tasks?select=id", None, &[count, ("range", "9-")], None)
+        .req(
+            "HEAD",
+            "/hnt_tasks?select=id",
+            None,
+            &[count, ("range", "9-")],
+            None,
+        )
         .await;
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-range"), Some("0-4/5"));
     // The query parameters still page a HEAD.
     let r = app
-        .req("HEAD", "/hnt_tasks?select=id&limit=2&offset=1", None, &[count], None)
+        .req(
+            "HEAD",
+            "/hnt_tasks?select=id&limit=2&offset=1",
+            None,
+            &[count],
+            None,
+        )
         .await;
     assert_eq!(r.status, 206);
     assert_eq!(r.header("content-range"), Some("1-2/5"));

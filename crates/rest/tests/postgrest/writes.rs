@@ -13,13 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use crate::spawn;
 use crate::support::{App, Res};
 
-async fn write(
-    app: &App,
-    method: &str,
-    path: &str,
-    prefer: &str,
-    body: Option<Value>,
-) -> Res {
+async fn write(app: &App, method: &str, path: &str, prefer: &str, body: Option<Value>) -> Res {
     let token = app.service();
     let headers: Vec<(&str, &str)> = if prefer.is_empty() {
         Vec::new()
@@ -98,7 +92,8 @@ async fn merge_duplicates_answers_200_when_nothing_was_inserted() {
             JSON,
             Some("*/*"),
             Some("resolution=merge-duplicates, return=representation"),
-            json_agg_text(r#"[{"id":2,"name":"dos","qty":22}, {"id":3,"name":"tres","qty":33}]"#).as_str()
+            json_agg_text(r#"[{"id":2,"name":"dos","qty":22}, {"id":3,"name":"tres","qty":33}]"#)
+                .as_str()
         )
     );
 
@@ -111,7 +106,10 @@ async fn merge_duplicates_answers_200_when_nothing_was_inserted() {
         Some(json!({"id": 4, "name": "cuatro", "qty": 4})),
     )
     .await;
-    assert_eq!((r.status, r.json()), (201, json!([{"id": 4, "name": "cuatro", "qty": 4}])));
+    assert_eq!(
+        (r.status, r.json()),
+        (201, json!([{"id": 4, "name": "cuatro", "qty": 4}]))
+    );
 
     // Without a body (return=minimal, the default): the same rule, 200 then 201.
     let r = write(
@@ -124,7 +122,13 @@ async fn merge_duplicates_answers_200_when_nothing_was_inserted() {
     .await;
     assert_eq!(
         summary(&r),
-        (200, None, Some("*/*"), Some("resolution=merge-duplicates"), "")
+        (
+            200,
+            None,
+            Some("*/*"),
+            Some("resolution=merge-duplicates"),
+            ""
+        )
     );
     let r = write(
         &app,
@@ -161,7 +165,14 @@ async fn merge_duplicates_answers_200_when_nothing_was_inserted() {
     );
 
     // A plain insert that conflicts is still a 409, not a merge.
-    let r = write(&app, "POST", "/wr_items", "", Some(json!({"id": 1, "name": "x"}))).await;
+    let r = write(
+        &app,
+        "POST",
+        "/wr_items",
+        "",
+        Some(json!({"id": 1, "name": "x"})),
+    )
+    .await;
     assert_eq!(r.status, 409, "{}", r.text);
     assert_eq!(r.code(), "23505");
 }
@@ -245,7 +256,12 @@ async fn upsert_on_conflict_and_ignore_duplicates() {
         Some(json!({"slug": "x"})),
     )
     .await;
-    assert_eq!((r.status, r.code()), (400, "42703".to_owned()), "{}", r.text);
+    assert_eq!(
+        (r.status, r.code()),
+        (400, "42703".to_owned()),
+        "{}",
+        r.text
+    );
 }
 
 // With neither a primary key nor on_conflict there is nothing to resolve on:
@@ -272,9 +288,19 @@ async fn resolution_without_a_key_is_a_plain_insert() {
             json_agg_text(r#"[{"msg":"a"}, {"msg":"a"}]"#).as_str()
         )
     );
-    let r = write(&app, "POST", "/wr_log", "resolution=ignore-duplicates", Some(json!({"msg": "b"}))).await;
+    let r = write(
+        &app,
+        "POST",
+        "/wr_log",
+        "resolution=ignore-duplicates",
+        Some(json!({"msg": "b"})),
+    )
+    .await;
     assert_eq!(summary(&r), (201, None, Some("*/*"), None, ""));
-    assert_eq!(rows(&app, "/wr_log").await.as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        rows(&app, "/wr_log").await.as_array().map(Vec::len),
+        Some(3)
+    );
 }
 
 // PUT: a single-row upsert by primary key. 201 inserted / 200 merged with a
@@ -330,7 +356,10 @@ async fn put_upserts_one_row() {
         Some(json!({"id": 10, "name": "diez", "qty": 10})),
     )
     .await;
-    assert_eq!(summary(&r), (204, None, Some("*/*"), Some("return=minimal"), ""));
+    assert_eq!(
+        summary(&r),
+        (204, None, Some("*/*"), Some("return=minimal"), "")
+    );
 
     // The payload's key must be the URL's.
     let r = write(
@@ -454,7 +483,10 @@ async fn missing_default_on_insert() {
     .await;
     assert_eq!(
         (r.status, r.json()),
-        (201, json!([{"id": 50, "title": "fifty"}, {"id": 5, "title": "next"}]))
+        (
+            201,
+            json!([{"id": 50, "title": "fifty"}, {"id": 5, "title": "next"}])
+        )
     );
 
     // Empty objects: one row of defaults each.
@@ -468,7 +500,10 @@ async fn missing_default_on_insert() {
     .await;
     assert_eq!(
         (r.status, r.json()),
-        (201, json!([{"id": 6, "title": "untitled"}, {"id": 7, "title": "untitled"}]))
+        (
+            201,
+            json!([{"id": 6, "title": "untitled"}, {"id": 7, "title": "untitled"}])
+        )
     );
 }
 
@@ -523,7 +558,10 @@ async fn missing_null_writes_null() {
     .await;
     assert_eq!(
         (r.status, r.json()),
-        (201, json!([{"id": 1, "label": "auto"}, {"id": 2, "label": "x"}])),
+        (
+            201,
+            json!([{"id": 1, "label": "auto"}, {"id": 2, "label": "x"}])
+        ),
         "{}",
         r.text
     );
@@ -572,7 +610,8 @@ async fn missing_default_on_upsert() {
             JSON,
             Some("*/*"),
             Some("resolution=merge-duplicates, missing=default, return=representation"),
-            json_agg_text(r#"[{"id":1,"name":"uno","qty":1}, {"id":7,"name":"siete","qty":1}]"#).as_str()
+            json_agg_text(r#"[{"id":1,"name":"uno","qty":1}, {"id":7,"name":"siete","qty":1}]"#)
+                .as_str()
         )
     );
     let r = write(
@@ -661,13 +700,18 @@ async fn preference_applied_order_and_scope() {
         (r.status, r.header("preference-applied")),
         (
             200,
-            Some("resolution=merge-duplicates, missing=default, return=minimal, count=exact, tx=rollback, handling=strict, timezone=UTC")
+            Some(
+                "resolution=merge-duplicates, missing=default, return=minimal, count=exact, tx=rollback, handling=strict, timezone=UTC"
+            )
         ),
         "{}",
         r.text
     );
     // tx=rollback: nothing changed.
-    assert_eq!(rows(&app, "/wr_items?id=eq.1&select=name").await, json!([{"name": "one"}]));
+    assert_eq!(
+        rows(&app, "/wr_items?id=eq.1&select=name").await,
+        json!([{"name": "one"}])
+    );
 
     // PATCH: max-affected with handling=strict; resolution does not apply.
     let r = write(
@@ -712,8 +756,16 @@ async fn preference_applied_order_and_scope() {
     )
     .await;
     assert_eq!(
-        (r.status, r.header("preference-applied"), r.header("content-range")),
-        (200, Some("count=exact, handling=lenient, timezone=UTC"), Some("0-0/1"))
+        (
+            r.status,
+            r.header("preference-applied"),
+            r.header("content-range")
+        ),
+        (
+            200,
+            Some("count=exact, handling=lenient, timezone=UTC"),
+            Some("0-0/1")
+        )
     );
     // RPC: return= and missing= are not applied to functions.
     let r = write(
@@ -753,7 +805,14 @@ async fn preference_applied_order_and_scope() {
         )
     );
     // An unknown timezone is neither applied nor reported.
-    let r = write(&app, "GET", "/wr_items?select=id&id=eq.30", "timezone=Mars/Olympus", None).await;
+    let r = write(
+        &app,
+        "GET",
+        "/wr_items?select=id&id=eq.30",
+        "timezone=Mars/Olympus",
+        None,
+    )
+    .await;
     assert_eq!((r.status, r.header("preference-applied")), (200, None));
 }
 
@@ -783,7 +842,11 @@ async fn location_for_one_row_only() {
     )
     .await;
     assert_eq!(
-        (r.status, r.header("location"), r.header("preference-applied")),
+        (
+            r.status,
+            r.header("location"),
+            r.header("preference-applied")
+        ),
         (201, None, Some("return=headers-only"))
     );
 }
@@ -823,8 +886,10 @@ async fn custom_error_status_text() {
     assert_eq!(line, "HTTP/1.1 402 Insufficient Credits");
     assert_eq!(
         serde_json::from_str::<Value>(&body).ok(),
-        Some(json!({"code": "WR402", "details": "Quota exceeded", "hint": "Upgrade your plan",
-                    "message": "Payment Required"}))
+        Some(
+            json!({"code": "WR402", "details": "Quota exceeded", "hint": "Upgrade your plan",
+                    "message": "Payment Required"})
+        )
     );
     let r = app
         .get_as("/rpc/wr_pay?status_text=true", &app.service())
@@ -868,7 +933,14 @@ async fn limited_writes_on_a_view_without_a_key() {
     let app = spawn().await;
     // score is not unique: `limit=2` by score reaches a, b and c.
     for (method, body) in [("PATCH", Some(json!({"score": 0}))), ("DELETE", None)] {
-        let r = write(&app, method, "/wr_scores_view?order=score&limit=2", "", body).await;
+        let r = write(
+            &app,
+            method,
+            "/wr_scores_view?order=score&limit=2",
+            "",
+            body,
+        )
+        .await;
         assert_eq!(
             (r.status, r.json()),
             (
@@ -909,7 +981,14 @@ async fn limited_writes_on_a_view_without_a_key() {
             {"player": "c", "score": 9}, {"player": "d", "score": 9}
         ])
     );
-    let r = write(&app, "DELETE", "/wr_scores_view?order=player&limit=1&offset=1", "", None).await;
+    let r = write(
+        &app,
+        "DELETE",
+        "/wr_scores_view?order=player&limit=1&offset=1",
+        "",
+        None,
+    )
+    .await;
     assert_eq!(r.status, 204, "{}", r.text);
     assert_eq!(
         rows(&app, "/wr_scores?select=player&order=player").await,
