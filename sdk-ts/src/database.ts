@@ -202,13 +202,6 @@ export type Database = {
             foreignKeyName: "orders_product_id_fkey"
             columns: ["product_id"]
             isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "orders_product_id_fkey"
-            columns: ["product_id"]
-            isOneToOne: false
             referencedRelation: "templates"
             referencedColumns: ["id"]
           },
@@ -234,13 +227,6 @@ export type Database = {
           updated_at?: string
         }
         Relationships: [
-          {
-            foreignKeyName: "paid_template_links_template_id_fkey"
-            columns: ["template_id"]
-            isOneToOne: true
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
-          },
           {
             foreignKeyName: "paid_template_links_template_id_fkey"
             columns: ["template_id"]
@@ -366,13 +352,6 @@ export type Database = {
             foreignKeyName: "template_ratings_template_id_fkey"
             columns: ["template_id"]
             isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "template_ratings_template_id_fkey"
-            columns: ["template_id"]
-            isOneToOne: false
             referencedRelation: "templates"
             referencedColumns: ["id"]
           },
@@ -409,13 +388,6 @@ export type Database = {
           user_id?: string
         }
         Relationships: [
-          {
-            foreignKeyName: "template_upvotes_template_id_fkey"
-            columns: ["template_id"]
-            isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
-          },
           {
             foreignKeyName: "template_upvotes_template_id_fkey"
             columns: ["template_id"]
@@ -462,13 +434,6 @@ export type Database = {
           viewer_hash?: string
         }
         Relationships: [
-          {
-            foreignKeyName: "template_views_template_id_fkey"
-            columns: ["template_id"]
-            isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
-          },
           {
             foreignKeyName: "template_views_template_id_fkey"
             columns: ["template_id"]
@@ -576,8 +541,8 @@ export type Database = {
             foreignKeyName: "templates_category_id_fkey"
             columns: ["category_id"]
             isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
+            referencedRelation: "template_upvote_counts"
+            referencedColumns: ["category_id"]
           },
           {
             foreignKeyName: "templates_user_id_fkey"
@@ -671,8 +636,8 @@ export type Database = {
             foreignKeyName: "templates_draft_category_id_fkey"
             columns: ["category_id"]
             isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
+            referencedRelation: "template_upvote_counts"
+            referencedColumns: ["category_id"]
           },
           {
             foreignKeyName: "templates_draft_creator_id_fkey"
@@ -686,13 +651,6 @@ export type Database = {
             columns: ["creator_id"]
             isOneToOne: false
             referencedRelation: "profiles"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "templates_draft_original_template_id_fkey"
-            columns: ["original_template_id"]
-            isOneToOne: false
-            referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
           {
@@ -786,8 +744,8 @@ export type Database = {
             foreignKeyName: "templates_pending_approval_category_id_fkey"
             columns: ["category_id"]
             isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
+            referencedRelation: "template_upvote_counts"
+            referencedColumns: ["category_id"]
           },
           {
             foreignKeyName: "templates_pending_approval_creator_id_fkey"
@@ -801,13 +759,6 @@ export type Database = {
             columns: ["creator_id"]
             isOneToOne: false
             referencedRelation: "profiles"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "templates_pending_approval_original_template_id_fkey"
-            columns: ["original_template_id"]
-            isOneToOne: false
-            referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
           {
@@ -898,8 +849,8 @@ export type Database = {
             foreignKeyName: "templates_rejected_category_id_fkey"
             columns: ["category_id"]
             isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
+            referencedRelation: "template_upvote_counts"
+            referencedColumns: ["category_id"]
           },
           {
             foreignKeyName: "templates_rejected_creator_id_fkey"
@@ -913,13 +864,6 @@ export type Database = {
             columns: ["creator_id"]
             isOneToOne: false
             referencedRelation: "profiles"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "templates_rejected_original_template_id_fkey"
-            columns: ["original_template_id"]
-            isOneToOne: false
-            referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
           {
@@ -948,13 +892,6 @@ export type Database = {
           user_id?: string
         }
         Relationships: [
-          {
-            foreignKeyName: "wishlist_template_id_fkey"
-            columns: ["template_id"]
-            isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
-          },
           {
             foreignKeyName: "wishlist_template_id_fkey"
             columns: ["template_id"]
@@ -1014,28 +951,7 @@ export type Database = {
             foreignKeyName: "template_upvotes_template_id_fkey"
             columns: ["template_id"]
             isOneToOne: false
-            referencedRelation: "creator_statistics"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "template_upvotes_template_id_fkey"
-            columns: ["template_id"]
-            isOneToOne: false
             referencedRelation: "templates"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "templates_category_id_fkey"
-            columns: ["category_id"]
-            isOneToOne: false
-            referencedRelation: "categories"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "templates_category_id_fkey"
-            columns: ["category_id"]
-            isOneToOne: false
-            referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
         ]

@@ -170,10 +170,18 @@ describe('GitHub sign-in (a local stand-in speaking GitHub\'s protocol)', () => 
     expect(got.user?.email).toBe(GITHUB_USER.email)
   })
 
-  it('refuses a provider that is not enabled', async () => {
-    const response = await fetch(`${plinthUrl}/auth/v1/authorize?provider=google&redirect_to=${encodeURIComponent(siteUrl)}`, {
+  it('refuses a provider that is not enabled: back to an allowed redirect_to with the error, else JSON', async () => {
+    const back = await fetch(`${plinthUrl}/auth/v1/authorize?provider=google&redirect_to=${encodeURIComponent(siteUrl)}`, {
       redirect: 'manual',
     })
+    expect(back.status).toBe(302)
+    const location = new URL(back.headers.get('location') ?? '')
+    expect(`${location.origin}${location.pathname}`).toBe(new URL(siteUrl).toString())
+    const params = new URLSearchParams(location.hash.slice(1))
+    expect(params.get('error')).toBeTruthy()
+    expect(params.get('error_description')).toMatch(/not enabled/i)
+
+    const response = await fetch(`${plinthUrl}/auth/v1/authorize?provider=google`, { redirect: 'manual' })
     expect(response.status).toBe(400)
     const body = (await response.json()) as { msg?: string; message?: string }
     expect(body.msg ?? body.message).toMatch(/not enabled/i)
