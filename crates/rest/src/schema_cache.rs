@@ -794,6 +794,8 @@ left join pg_type t on t.oid = a.atttypid
 left join pg_namespace tn on tn.oid = t.typnamespace
 left join pg_attrdef d on d.adrelid = c.oid and d.adnum = a.attnum
 where n.nspname = any($1) and c.relkind in ('r', 'v', 'm', 'f', 'p')
+  -- Partitions are reached through their parent only, as in PostgREST.
+  and not c.relispartition
 order by n.nspname, c.relname, a.attnum";
 
 /// Primary keys, unique constraints and foreign keys of every schema but

@@ -1977,6 +1977,15 @@ async fn computed_columns_and_relationships_and_partitioned_tables() {
             ("readings_2025".to_owned(), 1)
         ]
     );
+    // A partition itself is not a resource: PostgREST leaves partitions out
+    // of its schema cache and answers 404 PGRST205.
+    let r = app.get_as("/readings_2024?select=id", &svc).await;
+    assert_eq!(r.status, 404, "{}", r.text);
+    assert_eq!(r.code(), "PGRST205");
+    assert_eq!(
+        r.json()["message"],
+        "Could not find the table 'public.readings_2024' in the schema cache"
+    );
     let r = app
         .req(
             "PATCH",
