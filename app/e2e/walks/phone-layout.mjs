@@ -80,6 +80,13 @@ export const walks = [
       await action.click()
       await page.getByText('Please enter your email.').first().waitFor()
       await page.waitForFunction(() => document.activeElement?.id === 'buyer-email')
+      // The toast it raises does not cover the bar (toasts come from the top on a phone).
+      const toastBox = await page.locator('[data-sonner-toast]').filter({ hasText: 'Please enter your email.' }).boundingBox()
+      const barBox = await bar.boundingBox()
+      expect(
+        toastBox && barBox && toastBox.y + toastBox.height <= barBox.y,
+        `the toast at ${JSON.stringify(toastBox)} overlaps the sticky bar at ${JSON.stringify(barBox)}`,
+      )
     },
   },
 ]
