@@ -9,36 +9,18 @@
 // Aggregate functions are off by default (PGRST_DB_AGGREGATES_ENABLED, as on
 // the platform): the aggregate cases assert PGRST123 then, and the values
 // when the server runs with PGRST_DB_AGGREGATES_ENABLED=true.
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { anonClient, sql } from './support/context'
-
-const here = dirname(fileURLToPath(import.meta.url))
-const SCHEMA = readFileSync(
-  join(here, '../../crates/rest/tests/postgrest/schema/0030_embeds.sql'),
-  'utf8',
-)
+import { anonClient } from './support/context'
+import { applyCaseSchema } from './support/postgrest-cases'
 
 let aggregatesEnabled = false
 
 beforeAll(async () => {
-  await sql(SCHEMA)
-  await sql(`notify pgrst, 'reload schema'`)
-  // The schema cache reloads off the request path; wait until it has the
-  // relationships.
+  // Ready once the relationships are in the cache.
   const supabase = anonClient()
-  for (let i = 0; i < 100; i++) {
-    const { error } = await supabase.from('emb_users').select('id,emb_profiles(bio)').limit(1)
-    if (!error) {
-      const probe = await supabase.from('emb_users').select('count()')
-      aggregatesEnabled = probe.error === null
-      return
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('the schema cache never saw the embeds schema')
+  await applyCaseSchema('0030_embeds.sql', () => supabase.from('emb_users').select('id,emb_profiles(bio)').limit(1))
+  const probe = await supabase.from('emb_users').select('count()')
+  aggregatesEnabled = probe.error === null
 })
 
 describe('one-to-one', () => {

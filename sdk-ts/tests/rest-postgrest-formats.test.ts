@@ -4,32 +4,15 @@
 // PostGIS is absent, as PostgREST), and .explain() with every option. The
 // schema is the Rust suite's (crates/rest/tests/postgrest/schema/0040_formats.sql);
 // the server runs with PGRST_DB_PLAN_ENABLED=true (support/global-setup.ts).
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { plinthUrl, serviceRoleKey, serviceClient, sql } from './support/context'
-
-const here = dirname(fileURLToPath(import.meta.url))
-const SCHEMA = readFileSync(
-  join(here, '../../crates/rest/tests/postgrest/schema/0040_formats.sql'),
-  'utf8',
-)
+import { applyCaseSchema } from './support/postgrest-cases'
 
 let postgis = false
 
 beforeAll(async () => {
-  await sql(SCHEMA)
-  await sql(`notify pgrst, 'reload schema'`)
+  await applyCaseSchema('0040_formats.sql', () => serviceClient().from('fmt_notes').select('id').limit(1))
   postgis = (await sql(`select 1 from pg_extension where extname = 'postgis'`)).length === 1
-  // The schema cache reloads off the request path; wait until it has the tables.
-  const supabase = serviceClient()
-  for (let i = 0; i < 100; i++) {
-    const { error } = await supabase.from('fmt_notes').select('id').limit(1)
-    if (!error) return
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('the schema cache never saw the formats tables')
 })
 
 describe('csv()', () => {

@@ -4,30 +4,11 @@
 // relationships instead of the parent), as PostgREST's Error.hs builds them.
 // The schema is the Rust suite's
 // (crates/rest/tests/postgrest/schema/0050_hints.sql).
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { serviceClient, sql } from './support/context'
+import { serviceClient } from './support/context'
+import { applyCaseSchema } from './support/postgrest-cases'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const SCHEMA = readFileSync(
-  join(here, '../../crates/rest/tests/postgrest/schema/0050_hints.sql'),
-  'utf8',
-)
-
-beforeAll(async () => {
-  await sql(SCHEMA)
-  await sql(`notify pgrst, 'reload schema'`)
-  // The schema cache reloads off the request path; wait until it has the tables.
-  const supabase = serviceClient()
-  for (let i = 0; i < 100; i++) {
-    const { error } = await supabase.from('hnt_tasks').select('id').limit(1)
-    if (!error) return
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('the schema cache never saw the hnt_ tables')
-})
+beforeAll(() => applyCaseSchema('0050_hints.sql', () => serviceClient().from('hnt_tasks').select('id').limit(1)))
 
 describe('PGRST205: table not found', () => {
   it('hints the closest table or view, else null', async () => {

@@ -3,30 +3,11 @@
 // defaults (300 PGRST203), PGRST202's wording and hints, counts with
 // `{ count: 'exact' }`, `{ head: true }` and `{ get: true }`. The schema is
 // the Rust suite's (crates/rest/tests/postgrest/schema/0010_rpc.sql).
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { serviceClient, sql } from './support/context'
+import { serviceClient } from './support/context'
+import { applyCaseSchema } from './support/postgrest-cases'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const SCHEMA = readFileSync(
-  join(here, '../../crates/rest/tests/postgrest/schema/0010_rpc.sql'),
-  'utf8',
-)
-
-beforeAll(async () => {
-  await sql(SCHEMA)
-  await sql(`notify pgrst, 'reload schema'`)
-  // The schema cache reloads off the request path; wait until it has the functions.
-  const supabase = serviceClient()
-  for (let i = 0; i < 100; i++) {
-    const { error } = await supabase.rpc('rpc_add', { a: 1, b: 2 })
-    if (!error) return
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('the schema cache never saw the rpc functions')
-})
+beforeAll(() => applyCaseSchema('0010_rpc.sql', () => serviceClient().rpc('rpc_add', { a: 1, b: 2 })))
 
 describe('single unnamed json parameter', () => {
   it('receives the whole body when no overload matches by name', async () => {

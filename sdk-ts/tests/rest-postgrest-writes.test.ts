@@ -3,30 +3,11 @@
 // PUT-free upserts on a unique column, ignoreDuplicates, the status text of
 // custom errors. The schema is the Rust suite's
 // (crates/rest/tests/postgrest/schema/0020_writes.sql).
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { serviceClient, sql } from './support/context'
+import { serviceClient } from './support/context'
+import { applyCaseSchema } from './support/postgrest-cases'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const SCHEMA = readFileSync(
-  join(here, '../../crates/rest/tests/postgrest/schema/0020_writes.sql'),
-  'utf8',
-)
-
-beforeAll(async () => {
-  await sql(SCHEMA)
-  await sql(`notify pgrst, 'reload schema'`)
-  // The schema cache reloads off the request path; wait until it has the tables.
-  const supabase = serviceClient()
-  for (let i = 0; i < 100; i++) {
-    const { error } = await supabase.from('wr_defaults').select('id').limit(1)
-    if (!error) return
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('the schema cache never saw the writes tables')
-})
+beforeAll(() => applyCaseSchema('0020_writes.sql', () => serviceClient().from('wr_defaults').select('id').limit(1)))
 
 describe('upsert status', () => {
   it('answers 200 OK when every row was merged, 201 Created when one was inserted', async () => {
