@@ -4,6 +4,7 @@
 // VITE_NEWSLETTER_WEBHOOK_URL (development). Read when the form is sent, so
 // an operator's change needs no rebuild of the app.
 import { env } from '@/config/env'
+import { readAppConfig } from '@/lib/app-config'
 import { logQuiet } from '@/lib/log'
 
 function httpUrl(value: unknown): string | null {
@@ -18,10 +19,7 @@ function httpUrl(value: unknown): string | null {
 
 export async function getNewsletterWebhookUrl(): Promise<string | null> {
   try {
-    const response = await fetch(`${env.apiOrigin}/_/app-config.json`, { cache: 'no-store' })
-    if (!response.ok) throw new Error(`app-config answered ${response.status}`)
-    const config = (await response.json()) as { newsletterWebhookUrl?: unknown }
-    const url = httpUrl(config.newsletterWebhookUrl)
+    const url = httpUrl((await readAppConfig()).newsletterWebhookUrl)
     if (url) return url
   } catch (error) {
     logQuiet('reading the newsletter webhook', error)
