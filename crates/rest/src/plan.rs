@@ -185,6 +185,16 @@ impl ReadNode {
             .any(|p| matches!(p, Projection::Aggregate { .. }))
     }
 
+    /// Aggregates here or in a to-one spread, whose aggregates this node
+    /// applies.
+    pub fn has_aggregates_with_spreads(&self) -> bool {
+        self.has_aggregates()
+            || self
+                .embeds
+                .iter()
+                .any(|e| e.spread && e.to_one && e.node.has_aggregates_with_spreads())
+    }
+
     /// Output keys in order (CSV header, spread).
     pub fn output_names(&self) -> Vec<String> {
         let mut out = Vec::new();
@@ -525,8 +535,7 @@ fn table_columns(table: &Table) -> Vec<(String, TypeRef)> {
 }
 
 /// What a node selects from: for name resolution.
-struct Rel<'a> {
-    table: Option<&'a Table>,
+struct Rel {
     qualified: Option<QualifiedName>,
     label: String,
     columns: Vec<(String, TypeRef)>,
@@ -619,7 +628,6 @@ impl<'a> Planner<'a> {
         table: Option<&'a Table>,
     ) -> Result<ReadNode, ApiError> {
         let rel = Rel {
-            table,
             qualified: table.map(|t| t.name.clone()),
             label: table
                 .map(|t| t.name.name.clone())
@@ -642,7 +650,7 @@ impl<'a> Planner<'a> {
         path: &[String],
         source: Source,
         alias: usize,
-        rel: &Rel<'a>,
+        rel: &Rel,
         select: &[SelectItem],
         is_root: bool,
     ) -> Result<ReadNode, ApiError> {
@@ -839,7 +847,6 @@ impl<'a> Planner<'a> {
             .get(&embed.target)
             .ok_or_else(|| no_relationship(parent_label, relation, self.schema))?;
         let rel = Rel {
-            table: Some(table),
             qualified: Some(table.name.clone()),
             label: table.name.name.clone(),
             columns: table_columns(table),
@@ -864,7 +871,7 @@ impl<'a> Planner<'a> {
         }
     }
 
-    fn expr(&self, rel: &Rel<'_>, alias: usize, field: &Field) -> Result<Expr, ApiError> {
+    fn expr(&self, rel: &Rel, alias: usize, field: &Field) -> Result<Expr, ApiError> {
         let (column, computed, base_ty) = match rel.columns.iter().find(|(c, _)| *c == field.name) {
             Some((c, ty)) => (c.clone(), None, ty.clone()),
             None => {
@@ -898,7 +905,7 @@ impl<'a> Planner<'a> {
         })
     }
 
-    fn filter(&self, rel: &Rel<'_>, alias: usize, f: &Filter) -> Result<Cond, ApiError> {
+    fn filter(&self, rel: &Rel, alias: usize, f: &Filter) -> Result<Cond, ApiError> {
         let expr = self.expr(rel, alias, &f.field)?;
         let op = match &f.operation {
             Operation::Op { op, value } => CondOp::Op {
@@ -929,7 +936,7 @@ impl<'a> Planner<'a> {
         })
     }
 
-    fn logic(&self, rel: &Rel<'_>, alias: usize, l: &Logic) -> Result<Cond, ApiError> {
+    fn logic(&self, rel: &Rel, alias: usize, l: &Logic) -> Result<Cond, ApiError> {
         match l {
             Logic::Filter(f) => self.filter(rel, alias, f),
             Logic::Group {
@@ -952,7 +959,7 @@ impl<'a> Planner<'a> {
         &mut self,
         req: &ApiRequest,
         path: &[String],
-        parent: &Rel<'a>,
+        parent: &Rel,
         parent_alias: usize,
         relation: &str,
         hint: Option<&str>,
@@ -1046,14 +1053,12 @@ impl<'a> Planner<'a> {
             .get(&target)
             .ok_or_else(|| no_relationship(&parent.label, relation, self.schema))?;
         let rel = Rel {
-            table: Some(table),
             qualified: Some(table.name.clone()),
             label: table.name.name.clone(),
             columns: table_columns(table),
         };
         let node = self.node(req, path, source, child_alias, &rel, select, false)?;
-        let _ = rel.table;
-        if spread && !to_one && spread_has_aggregates(&node) {
+        if spread && !to_one && node.has_aggregates_with_spreads() {
             // PostgREST Plan.hs (addToManyOrderSelects), PGRST127.
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
@@ -1458,7 +1463,6 @@ impl<'a> Planner<'a> {
             .hint("Apply an 'order' using unique column(s)"));
         }
         let rel = Rel {
-            table: Some(table),
             qualified: Some(table.name.clone()),
             label: table.name.name.clone(),
             columns: table_columns(table),
@@ -1509,7 +1513,6 @@ impl<'a> Planner<'a> {
         alias: usize,
     ) -> Result<Vec<Cond>, ApiError> {
         let rel = Rel {
-            table: Some(table),
             qualified: Some(table.name.clone()),
             label: table.name.name.clone(),
             columns: table_columns(table),
@@ -1551,7 +1554,6 @@ impl<'a> Planner<'a> {
             return Ok(None);
         }
         let rel = Rel {
-            table: Some(table),
             qualified: Some(table.name.clone()),
             label: table.name.name.clone(),
             columns: table_columns(table),
@@ -1766,12 +1768,7 @@ impl<'a> Planner<'a> {
             let body = match &req.raw_body {
                 Some(raw) if raw.kind == crate::request::RawKind::Octet => {
                     // Bound as text in bytea's hex input form.
-                    let mut hex = String::with_capacity(2 + raw.bytes.len() * 2);
-                    hex.push_str("\\x");
-                    for b in &raw.bytes {
-                        hex.push_str(&format!("{b:02x}"));
-                    }
-                    hex
+                    format!("\\x{}", plinth_db::hex(&raw.bytes))
                 }
                 Some(raw) => String::from_utf8(raw.bytes.clone()).map_err(|_| {
                     ApiError::new(
@@ -2145,16 +2142,6 @@ impl Found<'_> {
             Found::Computed(_) => json!({}),
         }
     }
-}
-
-/// Whether a spread's rows aggregate: its own aggregates or those of
-/// to-one spreads inside it.
-fn spread_has_aggregates(node: &ReadNode) -> bool {
-    node.has_aggregates()
-        || node
-            .embeds
-            .iter()
-            .any(|e| e.spread && e.to_one && spread_has_aggregates(&e.node))
 }
 
 /// PGRST200 naming the hint when there was one.

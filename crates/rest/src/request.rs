@@ -763,12 +763,6 @@ fn accept_list(accept: &str) -> Vec<String> {
 }
 
 impl MediaType {
-    /// The first acceptable type of an `Accept` header (`None`: none is),
-    /// with whether nulls are stripped. Plans count as available.
-    pub fn negotiate(accept: Option<&str>) -> Option<(Self, bool)> {
-        Self::negotiate_for(accept, true).ok()
-    }
-
     /// [`negotiate`](Self::negotiate) as PostgREST does it for a table,
     /// view or function's rows (Negotiate.hs): the first type of the
     /// `Accept` header, in quality order, that is produced; plans only when

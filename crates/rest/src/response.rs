@@ -144,7 +144,7 @@ pub fn respond(
             // Every function call has a range, void and single values too
             // (PostgREST Response.hs: `contentRange` for any CallReadPlan).
             let ranged = matches!(plan.action, Action::Read { .. } | Action::Call { .. });
-            if ranged && !matches!(plan.media, MediaType::Plan { .. }) {
+            if ranged {
                 headers.push((
                     header::CONTENT_RANGE,
                     content_range(offset, rows, outcome.total),

@@ -210,13 +210,22 @@ fn check_dev_mailbox(args: &ServeArgs) -> anyhow::Result<()> {
 /// `plinth serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.db.log);
-    args.newsletter_webhook_url()?;
+    // Checked before anything is bound or opened: a bad value stops at once.
+    let newsletter_webhook_url = args.newsletter_webhook_url()?;
     check_dev_mailbox(&args)?;
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     let listener = bind(&args.host, args.port).await?;
     let keys = Keys::load_or_generate(&args.db.keys, &args.db.data_dir)?;
     let backend = Backend::open(&args.db).await?;
-    let result = serve_on(&args, listener, keys, &backend, shutdown).await;
+    let result = serve_on(
+        &args,
+        listener,
+        keys,
+        newsletter_webhook_url,
+        &backend,
+        shutdown,
+    )
+    .await;
     let closed = backend.close().await;
     result.and(closed)
 }
@@ -225,6 +234,7 @@ async fn serve_on(
     args: &ServeArgs,
     listener: TcpListener,
     keys: Keys,
+    newsletter_webhook_url: Option<url::Url>,
     backend: &Backend,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
@@ -243,7 +253,7 @@ async fn serve_on(
         keys: Arc::new(keys),
         trust_proxy_headers: args.trust_proxy_headers,
         stripe_publishable_key: args.functions.stripe_publishable_key.clone(),
-        newsletter_webhook_url: args.newsletter_webhook_url()?,
+        newsletter_webhook_url,
     };
     let functions_config = args
         .functions

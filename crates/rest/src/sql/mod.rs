@@ -302,7 +302,7 @@ fn node_select_as(
     link: Option<(&Link, usize)>,
     hoist: bool,
 ) {
-    let grouped = !hoist && aggregates(node);
+    let grouped = !hoist && node.has_aggregates_with_spreads();
     s.push("SELECT ");
     if mode == Mode::Count {
         s.push("1");
@@ -524,16 +524,6 @@ fn aggregate_fn(func: AggregateFn) -> &'static str {
         AggregateFn::Min => "pg_catalog.min(",
         AggregateFn::Max => "pg_catalog.max(",
     }
-}
-
-/// Whether a node's output aggregates: its own aggregates or those its
-/// to-one spreads hoist to it.
-fn aggregates(node: &ReadNode) -> bool {
-    node.has_aggregates()
-        || node
-            .embeds
-            .iter()
-            .any(|e| e.spread && e.to_one && aggregates(&e.node))
 }
 
 /// What a to-one spread puts in its parent's output: each name with the
