@@ -66,8 +66,32 @@ impl ApiError {
 
     /// PGRST102: the body is not the JSON expected.
     pub fn bad_body(detail: impl Into<String>) -> Self {
+        Self::invalid_json().details(detail.into())
+    }
+
+    /// PGRST102 as PostgREST answers a body that is not JSON: no details.
+    pub fn invalid_json() -> Self {
         Self::new(StatusCode::BAD_REQUEST, "PGRST102", "Empty or invalid json")
-            .details(detail.into())
+    }
+
+    /// PGRST102: the objects of a JSON (or CSV) body name different keys,
+    /// or an array holds something other than objects.
+    pub fn keys_must_match() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "PGRST102",
+            "All object keys must match",
+        )
+    }
+
+    /// 400 PGRST102: a request body in a type the endpoint does not read
+    /// (PostgREST Payload.hs; raw bodies only for functions).
+    pub fn content_type_not_acceptable(mime: &str) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "PGRST102",
+            format!("Content-Type not acceptable: {mime}"),
+        )
     }
 
     /// 413: a body over the gateway's limit. PostgREST itself reads any

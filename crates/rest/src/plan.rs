@@ -20,7 +20,7 @@ use crate::request::{
     ReturnPref, SelectItem, Target, parse_filter_param,
 };
 use crate::schema_cache::{
-    ForeignKey, Function, QualifiedName, Returns, SchemaCache, Table, TableKind, TypeRef,
+    Column, ForeignKey, Function, QualifiedName, Returns, SchemaCache, Table, TableKind, TypeRef,
     Volatility,
 };
 
@@ -389,6 +389,19 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
                 .ok_or_else(|| table_not_found(cache, &schema, name))?;
             table_name = Some(table.name.name.clone());
             location_key = table.primary_key.clone();
+            if let Some(e) = &req.media_error {
+                return Err(e.clone());
+            }
+            // GeoJSON needs PostGIS and a selected geometry to make features
+            // of. PostgREST builds the statement anyway and passes
+            // PostgreSQL's 42883 (no PostGIS, 404) or PostGIS's 22023
+            // ("geometry column is missing", 400) through; issue 16 asks
+            // for 406 PGRST107, which says what is wrong before any SQL.
+            if *req.media.representation() == MediaType::GeoJson
+                && !(cache.geojson && selects_spatial(&req.select, table))
+            {
+                return Err(MediaType::none_available(&req.accept));
+            }
             match method {
                 Method::Get | Method::Head => Action::Read {
                     node: p.root_node(
@@ -503,9 +516,6 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
         && let Some(n) = req.prefer.max_affected
     {
         preference_applied.push(format!("max-affected={n}"));
-    }
-    if req.prefer.single_object && matches!(req.target, Target::Rpc(_)) {
-        preference_applied.push("params=single-object".into());
     }
 
     Ok(Plan {
@@ -1284,19 +1294,18 @@ impl<'a> Planner<'a> {
             .unwrap_or(Value::Object(Default::default()));
         let rows: Vec<&serde_json::Map<String, Value>> = match &body {
             Value::Object(o) => vec![o],
-            Value::Array(items) => items
-                .iter()
-                .map(|v| {
-                    v.as_object().ok_or_else(|| {
-                        ApiError::bad_body("All array elements must be JSON objects")
-                    })
-                })
-                .collect::<Result<_, _>>()?,
-            _ => {
-                return Err(ApiError::bad_body(
-                    "Expected a JSON object or an array of objects",
-                ));
-            }
+            Value::Array(items) => match items.iter().map(Value::as_object).collect() {
+                Some(rows) => rows,
+                None if req.columns.is_none() => return Err(ApiError::keys_must_match()),
+                None => {
+                    return Err(ApiError::bad_body(
+                        "All array elements must be JSON objects",
+                    ));
+                }
+            },
+            // Any other JSON value is an empty array to PostgREST
+            // (Payload.hs `payloadAttributes`): nothing is inserted.
+            _ => Vec::new(),
         };
         let mut names: Vec<String> = match &req.columns {
             Some(cols) => cols.clone(),
@@ -1312,11 +1321,7 @@ impl<'a> Planner<'a> {
                     .iter()
                     .all(|r| r.len() == first.len() && first.iter().all(|k| r.contains_key(k)));
                 if !uniform {
-                    return Err(ApiError::new(
-                        StatusCode::BAD_REQUEST,
-                        "PGRST102",
-                        "All object keys must match",
-                    ));
+                    return Err(ApiError::keys_must_match());
                 }
                 first
             }
@@ -1364,7 +1369,8 @@ impl<'a> Planner<'a> {
         };
         let body = match body {
             Value::Array(_) => body,
-            single => Value::Array(vec![single]),
+            Value::Object(_) => Value::Array(vec![body]),
+            _ => Value::Array(Vec::new()),
         };
         let mutation = Mutation::Insert {
             table: table.name.clone(),
@@ -1656,21 +1662,13 @@ impl<'a> Planner<'a> {
                             })
                         });
                         if !same {
-                            return Err(ApiError::new(
-                                StatusCode::BAD_REQUEST,
-                                "PGRST102",
-                                "All object keys must match",
-                            ));
+                            return Err(ApiError::keys_must_match());
                         }
                         keys.extend(first.keys().cloned());
                         body_text = req.body.as_ref().map(Value::to_string);
                     }
                     Some(_) => {
-                        return Err(ApiError::new(
-                            StatusCode::BAD_REQUEST,
-                            "PGRST102",
-                            "All object keys must match",
-                        ));
+                        return Err(ApiError::keys_must_match());
                     }
                 },
                 Some(_) => body_text = Some("[]".into()),
@@ -1711,16 +1709,16 @@ impl<'a> Planner<'a> {
             (Some(media), [p]) => {
                 let ty_ok = p.ty.schema == "pg_catalog"
                     && (p.ty.name == media || (media == "json" && p.ty.name == "jsonb"));
-                // `Prefer: params=single-object` (before PostgREST v12) also
-                // passes the body to one named json/jsonb parameter.
-                ty_ok && (p.name.is_empty() || (req.prefer.single_object && media == "json"))
+                // `Prefer: params=single-object` went in PostgREST v12: only
+                // an unnamed parameter takes the whole body.
+                ty_ok && p.name.is_empty()
             }
             _ => false,
         };
         let mut named: Vec<&Function> = Vec::new();
         let mut fallback: Vec<&Function> = Vec::new();
         for f in &candidates {
-            if matches_params(f) && !(req.prefer.single_object && single_unnamed(f)) {
+            if matches_params(f) {
                 named.push(f);
             } else if single_unnamed(f) {
                 fallback.push(f);
@@ -1760,9 +1758,7 @@ impl<'a> Planner<'a> {
 
         // Arguments: one unnamed parameter takes the whole body
         // (CallPlan `OnePosParam`); otherwise the named ones given.
-        let single = function.params.len() == 1
-            && (function.params[0].name.is_empty()
-                || (req.prefer.single_object && single_unnamed(function)));
+        let single = function.params.len() == 1 && function.params[0].name.is_empty();
         let args = if single && !is_read {
             let ty = function.params[0].ty.clone();
             let body = match &req.raw_body {
@@ -1827,6 +1823,12 @@ impl<'a> Planner<'a> {
             && let Some(e) = &req.media_error
         {
             return Err(e.clone());
+        }
+        if handler.is_none()
+            && *req.media.representation() == MediaType::GeoJson
+            && !self.cache.geojson
+        {
+            return Err(MediaType::none_available(&req.accept));
         }
         let call = Call {
             function: function.name.clone(),
@@ -1960,6 +1962,22 @@ impl<'a> Planner<'a> {
 /// Whether PostgREST can call a function over HTTP (SchemaCache.hs
 /// `callable`): no unnamed parameter, or one of type bytea, json, jsonb,
 /// text or xml.
+/// Whether `select` puts a PostGIS geometry or geography column of `table`
+/// at the top level of the result.
+fn selects_spatial(select: &[SelectItem], table: &Table) -> bool {
+    let spatial = |name: &str| table.column(name).is_some_and(Column::is_spatial);
+    select.iter().any(|item| match item {
+        SelectItem::Star => table.columns.iter().any(Column::is_spatial),
+        SelectItem::Field {
+            field,
+            cast: None,
+            aggregate: None,
+            ..
+        } => field.json_path.is_empty() && spatial(&field.name),
+        _ => false,
+    })
+}
+
 fn rpc_callable(f: &Function) -> bool {
     let mut unnamed = f.params.iter().filter(|p| p.name.is_empty());
     match (unnamed.next(), unnamed.next()) {

@@ -413,7 +413,6 @@ pub struct Preferences {
     pub handling_given: bool,
     pub tx_rollback: Option<bool>,
     pub max_affected: Option<i64>,
-    pub single_object: bool,
     pub timezone: Option<String>,
     pub invalid: Vec<String>,
 }
@@ -475,7 +474,6 @@ impl Preferences {
                         p.tx_rollback = Some(value == "rollback");
                     }
                 }
-                ("params", "single-object") => p.single_object = true,
                 ("max-affected", n) => match n.parse::<i64>() {
                     Ok(n) if n >= 0 => {
                         if p.max_affected.is_none() {
@@ -781,15 +779,24 @@ impl MediaType {
         accepted
             .iter()
             .find_map(|a| a.produced(plan_enabled))
-            .ok_or_else(|| {
-                ApiError::not_acceptable(
-                    &accepted
-                        .iter()
-                        .map(Accepted::mime)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                )
-            })
+            .ok_or_else(|| Self::unavailable(&accepted))
+    }
+
+    /// 406 PGRST107 for an `Accept` list (as [`accept_list`] orders it) of
+    /// which nothing can be produced.
+    pub fn none_available(accept: &[String]) -> ApiError {
+        let accepted: Vec<Accepted> = accept.iter().map(|m| Accepted::decode(m)).collect();
+        Self::unavailable(&accepted)
+    }
+
+    fn unavailable(accepted: &[Accepted]) -> ApiError {
+        ApiError::not_acceptable(
+            &accepted
+                .iter()
+                .map(Accepted::mime)
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
     }
 
     /// Whether a built-in handler produces the `Accept` entry `media`.
@@ -944,11 +951,13 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
     }
     .map(|s| s.trim().to_owned());
     // A function may answer a type no built-in handler produces (PostgREST
-    // media type handlers): the plan decides, knowing the function.
+    // media type handlers): the plan decides, knowing the function. As in
+    // PostgREST (Plan.hs negotiates after resolving the target), a missing
+    // table or function is reported before an unavailable type.
     let mut media_error = None;
     let (media, strip_nulls) = match MediaType::negotiate_for(raw.accept, true) {
         Ok(m) => m,
-        Err(e) if matches!(target, Target::Rpc(_)) => {
+        Err(e) if matches!(target, Target::Rpc(_) | Target::Table(_)) => {
             media_error = Some(e);
             (MediaType::Json, false)
         }
@@ -1086,9 +1095,8 @@ pub fn parse(raw: &RawRequest<'_>) -> Result<ApiRequest, ApiError> {
             kind,
             bytes: raw.body.to_vec(),
         });
-    } else if matches!(method, Method::Post | Method::Patch | Method::Put)
-        || (method == Method::Delete && !raw.body.is_empty())
-    {
+    } else if matches!(method, Method::Post | Method::Patch | Method::Put) {
+        // A DELETE's body is never read (PostgREST Payload.hs).
         req.body = parse_body(raw.body, raw.content_type)?;
     }
     Ok(req)
@@ -1123,11 +1131,7 @@ fn parse_body(body: &[u8], content_type: Option<&str>) -> Result<Option<Value>, 
         .and_then(|c| c.split(';').next())
         .map(|c| c.trim().to_ascii_lowercase());
     match ct.as_deref() {
-        None
-        | Some("application/json")
-        | Some("")
-        | Some("application/vnd.pgrst.object+json")
-        | Some("application/vnd.pgrst.object") => {}
+        None | Some("application/json") | Some("") => {}
         Some("text/csv") => return csv_body(body).map(Some),
         Some("application/x-www-form-urlencoded") => {
             let map: serde_json::Map<String, Value> = form_urlencoded::parse(body)
@@ -1135,20 +1139,15 @@ fn parse_body(body: &[u8], content_type: Option<&str>) -> Result<Option<Value>, 
                 .collect();
             return Ok(Some(Value::Object(map)));
         }
-        Some(other) => {
-            return Err(ApiError::new(
-                axum::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "PGRST107",
-                format!("Content-Type not acceptable: {other}"),
-            ));
-        }
+        Some(other) => return Err(ApiError::content_type_not_acceptable(other)),
     }
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
     serde_json::from_slice(body)
         .map(Some)
-        .map_err(|e| ApiError::bad_body(format!("{e}")))
+        // PostgREST drops the parser's message for a generic one.
+        .map_err(|_| ApiError::invalid_json())
 }
 
 /// A `text/csv` body as PostgREST reads it (Payload.hs `csvToJson`, with
@@ -2278,7 +2277,11 @@ mod tests {
         assert_eq!(parse(&r).unwrap_err().code, "PGRST102");
         let mut r = raw("GET", "/t", "");
         r.accept = Some("application/xml");
-        assert_eq!(parse(&r).unwrap_err().code, "PGRST107");
+        // The plan answers 406 once the table is known to exist.
+        assert_eq!(parse(&r).unwrap().media_error.unwrap().code, "PGRST107");
+        let mut root = raw("GET", "/", "");
+        root.accept = Some("application/xml");
+        assert_eq!(parse(&root).unwrap_err().code, "PGRST107");
         r.accept = Some("application/vnd.pgrst.object+json;nulls=stripped");
         let p = parse(&r).unwrap();
         assert_eq!((p.media, p.strip_nulls), (MediaType::SingleObject, true));

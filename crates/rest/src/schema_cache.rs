@@ -91,6 +91,13 @@ impl Table {
     }
 }
 
+impl Column {
+    /// A PostGIS `geometry` or `geography` column.
+    pub fn is_spatial(&self) -> bool {
+        matches!(self.ty.name.as_str(), "geometry" | "geography")
+    }
+}
+
 /// A foreign key from `table(columns)` to `ref_table(ref_columns)`; also the
 /// same key as seen through views that select its columns (under the
 /// view's own column names, followed through views of views), as
@@ -181,6 +188,8 @@ pub struct SchemaCache {
     /// The server's time zone names (`pg_timezone_names`): `Prefer:
     /// timezone=` is applied only with one of them.
     pub timezones: HashSet<String>,
+    /// PostGIS's `ST_AsGeoJSON(record)` is installed: GeoJSON can be produced.
+    pub geojson: bool,
 }
 
 impl SchemaCache {
@@ -415,12 +424,17 @@ impl SchemaCache {
             .into_iter()
             .collect();
 
+        let geojson = sqlx::query_scalar::<_, bool>(GEOJSON_SQL)
+            .fetch_one(pool)
+            .await?;
+
         Ok(Self {
             schemas: schemas.to_vec(),
             tables: tables.into_iter().collect(),
             foreign_keys,
             functions,
             timezones,
+            geojson,
         })
     }
 }
@@ -772,6 +786,10 @@ mod node_tree {
 }
 
 const TIMEZONES_SQL: &str = "select name::text from pg_catalog.pg_timezone_names";
+
+const GEOJSON_SQL: &str = "select exists (select 1 from pg_catalog.pg_proc
+  where proname = 'st_asgeojson' and pronargs >= 1
+    and proargtypes[0] = 'pg_catalog.record'::pg_catalog.regtype)";
 
 const COLUMNS_SQL: &str = "
 select n.nspname::text as schema, c.relname::text as name, c.relkind::text as kind,

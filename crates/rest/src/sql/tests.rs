@@ -107,6 +107,7 @@ fn cache() -> SchemaCache {
         }],
     );
     SchemaCache {
+        geojson: false,
         schemas: vec!["public".into()],
         tables: tables.into_iter().map(|t| (t.name.clone(), t)).collect(),
         foreign_keys: vec![

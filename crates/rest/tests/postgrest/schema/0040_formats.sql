@@ -47,3 +47,18 @@ begin
   end if;
 end
 $do$;
+
+-- A function for requests that need one that is not about shapes.
+create function fmt_count() returns bigint language sql stable as $$ select count(*) from fmt_items $$;
+grant execute on function fmt_count() to anon, authenticated, service_role;
+
+-- A function returning rows with a geometry, where PostGIS is installed.
+do $do$
+begin
+  if exists (select 1 from pg_extension where extname = 'postgis') then
+    create function fmt_all_shops() returns setof fmt_shops language sql stable as
+      'select * from fmt_shops';
+    grant execute on function fmt_all_shops() to anon, authenticated, service_role;
+  end if;
+end
+$do$;
