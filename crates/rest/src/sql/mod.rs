@@ -5,6 +5,9 @@
 //! checked cast words and escaped JSON-path keys; every value of the request
 //! is a bind parameter (see [`builder`]). The response body is built by
 //! Postgres (`json_agg`, `row_to_json`), so no row is decoded in Rust.
+//! Embedded resources are `jsonb`, as PostgREST's QueryBuilder.hs builds
+//! them, so their objects print as PostgREST's do (`{"id": 1, "name": "a"}`:
+//! jsonb's spacing and key order) inside the top-level `json` array.
 
 pub mod builder;
 
@@ -793,7 +796,7 @@ fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
                 .alias(e.lateral)
                 .push(".")
                 .ident(n)
-                .push("), '[]') AS ")
+                .push("), '[]')::jsonb AS ")
                 .ident(n);
         }
         s.push(" FROM (");
@@ -812,7 +815,7 @@ fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
             }
             s.alias(e.lateral).push(".").ident(n).push(" AS ").ident(n);
         }
-        s.push(") AS \"pgrst_row\") AS \"body\"");
+        s.push(") AS \"pgrst_row\")::jsonb AS \"body\"");
         for i in 0..e.node.hidden.len() {
             s.push(", ")
                 .alias(e.lateral)
@@ -827,13 +830,13 @@ fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
     } else if e.to_one {
         s.push("SELECT row_to_json(")
             .alias(e.lateral)
-            .push(") AS \"body\" FROM (");
+            .push(")::jsonb AS \"body\" FROM (");
         node_select(s, &e.node, Mode::Normal, link);
         s.push(") AS ").alias(e.lateral);
     } else {
         s.push("SELECT coalesce(json_agg(")
             .alias(e.lateral)
-            .push("), '[]') AS \"body\" FROM (");
+            .push(")::jsonb, '[]') AS \"body\" FROM (");
         node_select(s, &e.node, Mode::Normal, link);
         s.push(") AS ").alias(e.lateral);
         if inner {

@@ -499,3 +499,26 @@ async fn aggregates_in_to_one_spreads_are_hoisted() {
         }),
     );
 }
+
+// PostgREST builds every embedded resource as jsonb (QueryBuilder.hs
+// `getJoinSelects`: `row_to_json(..)::jsonb`, `json_agg(..)::jsonb`;
+// SqlFragment.hs `pgFmtSpreadJoinSelectItem`), inside a top-level json
+// array: so the rows print as json does (no spaces) and what is embedded
+// prints as jsonb does (a space after `:` and `,`, keys shortest first).
+#[tokio::test]
+async fn embedded_resources_print_as_jsonb_as_in_postgrest() {
+    let app = spawn().await;
+    let r = app
+        .get("/emb_users?select=name,id,emb_profiles(user_id,bio),emb_messages(body,id)&id=eq.1&emb_messages.order=id")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.text,
+        r#"[{"name":"Ann","id":1,"emb_profiles":{"bio": "Ann writes", "user_id": 1},"emb_messages":[{"id": 1, "body": "hi"}, {"id": 2, "body": "again"}]}]"#
+    );
+    // A to-many spread: arrays of the spread columns, jsonb too.
+    let r = app
+        .get("/emb_users?select=id,...emb_messages(message_ids:id)&id=eq.1&emb_messages.order=id")
+        .await;
+    assert_eq!(r.text, r#"[{"id":1,"message_ids":[1, 2]}]"#);
+}
