@@ -1,7 +1,8 @@
 // PostgREST v14's functions through the unmodified supabase-js
 // (`supabase.rpc`): the single unnamed json parameter, overloads with
 // defaults (300 PGRST203), PGRST202's wording and hints, counts with
-// `{ count: 'exact' }`, `{ head: true }` and `{ get: true }`. The schema is
+// `{ count: 'exact' }`, `{ head: true }` and `{ get: true }`, CSV and a
+// function's own media type (media type handlers). The schema is
 // the Rust suite's (crates/rest/tests/postgrest/schema/0010_rpc.sql).
 import { beforeAll, describe, expect, it } from 'vitest'
 import { serviceClient } from './support/context'
@@ -95,6 +96,47 @@ describe('counts on calls', () => {
       error: null,
       data: { id: 2, name: 'two' },
       count: 1,
+    })
+  })
+})
+
+describe('representations of calls', () => {
+  it('answers CSV from rows and from a single value (.csv())', async () => {
+    const supabase = serviceClient()
+    expect(await supabase.rpc('rpc_items_upto', { n: 2 }).csv()).toMatchObject({
+      error: null,
+      status: 200,
+      data: 'id,name\n1,one\n2,two',
+    })
+    expect(await supabase.rpc('rpc_items_upto', { n: 3 }).select('name').gt('id', 1).csv()).toMatchObject({
+      error: null,
+      data: 'name\ntwo\nthree',
+    })
+    // PostgREST names a scalar result's one column `pgrst_scalar`.
+    expect(await supabase.rpc('rpc_add', { a: 1, b: 2 }).csv()).toMatchObject({ error: null, data: 'pgrst_scalar\n3' })
+  })
+
+  it('answers a function’s own media type when asked for it (media type handlers)', async () => {
+    const supabase = serviceClient()
+    // postgrest-js hands a body that is not JSON back as `error.message`
+    // with the status of the answer: the bytes are the function's text.
+    const greet = await supabase.rpc('rpc_greet', { name: 'ann' }, { get: true }).setHeader('Accept', 'text/plain')
+    expect({ status: greet.status, data: greet.data, error: greet.error }).toEqual({
+      status: 200,
+      data: null,
+      error: { message: 'hello, ann\n"quoted"' },
+    })
+    // JSON is still on offer when it is asked for first.
+    const json = await supabase
+      .rpc('rpc_greet', { name: 'bo' }, { get: true })
+      .setHeader('Accept', 'application/json, text/plain')
+    expect(json).toMatchObject({ error: null, status: 200, data: 'hello, bo\n"quoted"' })
+    // A function without a handler for the type: 406 PGRST107.
+    const none = await supabase.rpc('rpc_add', { a: 1, b: 2 }, { get: true }).setHeader('Accept', 'text/plain')
+    expect(none).toMatchObject({
+      status: 406,
+      data: null,
+      error: { code: 'PGRST107', message: 'None of these media types are available: text/plain' },
     })
   })
 })

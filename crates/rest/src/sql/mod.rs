@@ -123,6 +123,10 @@ pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
                         } else {
                             s.push("(pg_catalog.array_agg(\"pgrst_t\".\"pgrst_scalar\"::text))[1]");
                         }
+                    } else if *plan.media.representation() == MediaType::Csv {
+                        // PostgREST's `asCsvF` over the call's one column:
+                        // the header is its name, `pgrst_scalar`.
+                        s.push("CASE WHEN pg_catalog.count(*) = 0 THEN '' ELSE 'pgrst_scalar' END || E'\\n' || coalesce(string_agg(substring(\"pgrst_t\"::text, 2, length(\"pgrst_t\"::text) - 2), E'\\n'), '')");
                     } else if *set {
                         s.push("coalesce(json_agg(\"pgrst_t\".\"pgrst_scalar\"), '[]')::text");
                     } else {

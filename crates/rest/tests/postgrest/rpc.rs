@@ -634,3 +634,44 @@ async fn media_type_handlers_answer_the_raw_value() {
         .await;
     assert_eq!((r.status, r.code()), (406, "PGRST107".to_owned()));
 }
+
+// CSV from functions (SqlFragment.hs `asCsvF` over the call's rows,
+// QueryBuilder.hs `callPlanToQuery`): rows print as a table's, with the
+// selected columns as the header; a scalar result is one row of the column
+// PostgREST names `pgrst_scalar`; a set of scalars one line each.
+#[tokio::test]
+async fn functions_answer_csv_as_postgrest() {
+    let app = spawn().await;
+    let csv = |path: &'static str| {
+        let app = &app;
+        async move {
+            let (status, ct, body) = get_bytes(app, path, "text/csv").await;
+            (status, ct, String::from_utf8(body).expect("utf-8"))
+        }
+    };
+    let ct = Some("text/csv; charset=utf-8".to_owned());
+    assert_eq!(
+        csv("/rpc/rpc_items_upto?n=2").await,
+        (200, ct.clone(), "id,name\n1,one\n2,two".to_owned())
+    );
+    assert_eq!(
+        csv("/rpc/rpc_items_upto?n=3&select=name&id=gt.1").await,
+        (200, ct.clone(), "name\ntwo\nthree".to_owned())
+    );
+    assert_eq!(
+        csv("/rpc/rpc_items_upto?n=0").await,
+        (200, ct.clone(), "\n".to_owned())
+    );
+    assert_eq!(
+        csv("/rpc/rpc_item?i=4").await,
+        (200, ct.clone(), "id,name\n4,four".to_owned())
+    );
+    assert_eq!(
+        csv("/rpc/rpc_add?a=1&b=2").await,
+        (200, ct.clone(), "pgrst_scalar\n3".to_owned())
+    );
+    assert_eq!(
+        csv("/rpc/rpc_get_items?lim=3").await,
+        (200, ct, "pgrst_scalar\n1\n2\n3".to_owned())
+    );
+}
