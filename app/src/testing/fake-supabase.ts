@@ -4,6 +4,7 @@
 // it; nothing of the app itself is stubbed.
 import { vi } from 'vitest'
 import type { PlinthClient } from '@plinth/sdk'
+import { FakeMfa, type FakeFactor } from './fake-mfa'
 
 export type Row = Record<string, unknown>
 export interface FakeError {
@@ -22,6 +23,8 @@ export interface FakeUser {
   email: string
   password: string
   display_name?: string
+  /** MFA factors (seeded into `mfa`, copied). */
+  factors?: FakeFactor[]
 }
 
 export interface FakeOptions {
@@ -128,7 +131,10 @@ export class FakeSupabase {
   functionHandlers: Record<string, Handler>
   users: FakeUser[]
   calls: RecordedCall[] = []
-  session: { user: { id: string; email: string; user_metadata: Record<string, unknown> }; access_token: string } | null = null
+  session: {
+    user: { id: string; email: string; user_metadata: Record<string, unknown>; factors?: FakeFactor[] }
+    access_token: string
+  } | null = null
   listeners = new Set<(event: string, session: unknown) => void>()
   uploads: Array<{ bucket: string; path: string; file: unknown; options: unknown }> = []
   /** Uploads refused by `uploadConflicts` (not in `uploads`). */
@@ -143,6 +149,8 @@ export class FakeSupabase {
     this.rpcHandlers = options.rpc ?? {}
     this.functionHandlers = options.functions ?? {}
     this.users = options.users ?? []
+    for (const u of [...this.users, ...(options.signedInAs ? [options.signedInAs] : [])])
+      if (u.factors) this.mfa.seed(u.id, u.factors)
     if (options.signedInAs) this.session = this.sessionFor(options.signedInAs)
     this.apiHandlers = options.api ?? {}
     this.appConfig = options.appConfig ?? {}
@@ -200,7 +208,12 @@ export class FakeSupabase {
 
   sessionFor(user: FakeUser) {
     return {
-      user: { id: user.id, email: user.email, user_metadata: { display_name: user.display_name ?? '' } },
+      user: {
+        id: user.id,
+        email: user.email,
+        user_metadata: { display_name: user.display_name ?? '' },
+        factors: this.mfa.factorsOf(user.id),
+      },
       access_token: `token-${user.id}`,
     }
   }
@@ -267,7 +280,11 @@ export class FakeSupabase {
     }),
   }
 
+  /** `auth.mfa`: TOTP factors and the session's assurance level (see fake-mfa.ts). */
+  mfa: FakeMfa = new FakeMfa(this)
+
   auth = {
+    mfa: this.mfa.api,
     getSession: vi.fn(async () => ({ data: { session: this.session }, error: null })),
     onAuthStateChange: vi.fn((callback: (event: string, session: unknown) => void) => {
       this.listeners.add(callback)

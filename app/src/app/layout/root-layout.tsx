@@ -5,11 +5,13 @@ import { Header } from './header'
 import { Footer } from './footer'
 import { useNavigationMemory, useScrollToTop } from './navigation-effects'
 import { useAuthRedirectError } from './auth-redirect-error'
+import { useSecondFactorGate } from './second-factor-gate'
 
 export function RootLayout() {
   useScrollToTop()
   useNavigationMemory()
   useAuthRedirectError()
+  useSecondFactorGate()
   return (
     <div className="flex min-h-screen flex-col">
       <a

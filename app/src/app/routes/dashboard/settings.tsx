@@ -1,6 +1,6 @@
 // /dashboard/settings (spec section 2, Dashboard → Settings): the payment
 // profile (with the return from onboarding), the locked crypto payouts
-// teaser, order history and account settings.
+// teaser, order history, two-factor authentication and account settings.
 import { useEffect } from 'react'
 import { useSession } from '@/lib/session'
 import { toastError } from '@/lib/toast'
@@ -11,6 +11,7 @@ import { usePaymentAccountReturn } from '@/features/account/hooks/use-payment-ac
 import { CryptoPaymentsTeaser } from '@/features/account/components/crypto-payments-teaser'
 import { OrderHistoryCard } from '@/features/account/components/order-history-card'
 import { AccountSettingsCard } from '@/features/account/components/account-settings-card'
+import { TwoFactorSection } from '@/features/mfa/components/two-factor-section'
 import { Skeleton } from '@/components/ui/feedback'
 
 export default function DashboardSettingsRoute() {
@@ -39,6 +40,7 @@ export default function DashboardSettingsRoute() {
         )}
         <CryptoPaymentsTeaser />
         <OrderHistoryCard />
+        {user && <TwoFactorSection userId={user.id} />}
         <AccountSettingsCard />
       </div>
     </div>

@@ -4,7 +4,7 @@ import * as Tabs from '@radix-ui/react-tabs'
 import { ArrowLeft, LayoutTemplate } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { FieldError, Input, Label } from '@/components/ui/field'
-import { useSession } from '@/lib/session'
+import { refreshAssurance, useSession } from '@/lib/session'
 import { takeReturnPath } from '@/lib/nav-memory'
 import { errorText, toastError, toastSuccess } from '@/lib/toast'
 import { BRAND } from '@/config/constants'
@@ -61,6 +61,8 @@ export function AuthPage() {
     try {
       if (mode === 'sign-in') {
         await signIn.mutateAsync({ email: values.email.trim(), password: values.password })
+        // A second factor is owed: the auth route asks for the code instead.
+        if (await refreshAssurance()) return
         toastSuccess('Welcome back!', "You've been signed in successfully.")
         navigate(takeReturnPath(redirect), { replace: true })
       } else {

@@ -1,0 +1,32 @@
+// Starts a TOTP enrolment (auth.mfa.enroll): the factor stays unverified
+// until a code from the app confirms it. Enrolments left unfinished hold
+// their friendly names, so they are removed first (an unverified factor may
+// be removed at aal1).
+import { useMutation } from '@tanstack/react-query'
+import { getSupabase } from '@/lib/supabase'
+
+export interface TotpEnrolment {
+  factorId: string
+  /** An image URL (the server's SVG as a data: URL). */
+  qrCode: string
+  secret: string
+  uri: string
+}
+
+export async function enrollTotp(friendlyName: string): Promise<TotpEnrolment> {
+  const mfa = getSupabase().auth.mfa
+  const listed = await mfa.listFactors()
+  if (listed.error) throw listed.error
+  for (const factor of listed.data.all) {
+    if (factor.factor_type !== 'totp' || factor.status === 'verified') continue
+    const { error } = await mfa.unenroll({ factorId: factor.id })
+    if (error) throw error
+  }
+  const { data, error } = await mfa.enroll({ factorType: 'totp', friendlyName })
+  if (error) throw error
+  return { factorId: data.id, qrCode: data.totp.qr_code, secret: data.totp.secret, uri: data.totp.uri }
+}
+
+export function useEnrollTotp() {
+  return useMutation({ mutationFn: enrollTotp })
+}

@@ -1,0 +1,112 @@
+// Sign-in, second step: a session that owes its second factor (aal1 with a
+// verified TOTP factor) is not signed in until a code from the authenticator
+// app raises it to aal2. A wrong code shows the server's message; the right
+// one goes where the sign-in was going. Signing out leaves the half-made
+// session behind.
+import { useState, type FormEvent } from 'react'
+import { useNavigate, useSearchParams } from 'react-router'
+import { ShieldCheck } from 'lucide-react'
+import { Button } from '@/components/ui/button'
+import { Spinner } from '@/components/ui/feedback'
+import { takeReturnPath } from '@/lib/nav-memory'
+import { refreshAssurance, signOut, useSession } from '@/lib/session'
+import { errorText, toastError, toastSuccess } from '@/lib/toast'
+import { useFactors } from '../api/get-factors'
+import { useVerifyCode } from '../api/verify-code'
+import { codeError } from '../validation'
+import { CodeField } from './code-field'
+
+export function SecondFactorScreen() {
+  const [params] = useSearchParams()
+  const navigate = useNavigate()
+  const { session } = useSession()
+  const factors = useFactors(session?.user.id)
+  const verify = useVerifyCode()
+  const [code, setCode] = useState('')
+  const [error, setError] = useState<string | null>(null)
+  const [leaving, setLeaving] = useState(false)
+  const factor = factors.data?.verified[0] ?? null
+  const busy = verify.isPending || leaving
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    if (!factor) return
+    const invalid = codeError(code)
+    setError(invalid)
+    if (invalid) return
+    try {
+      await verify.mutateAsync({ factorId: factor.id, code })
+    } catch (failure) {
+      const message = errorText(failure, 'An unexpected error occurred')
+      setError(message)
+      setCode('')
+      toastError(message)
+      return
+    }
+    try {
+      if (await refreshAssurance()) return
+    } catch (failure) {
+      toastError(errorText(failure, 'An unexpected error occurred'))
+      return
+    }
+    toastSuccess('Welcome back!', "You've been signed in successfully.")
+    navigate(takeReturnPath(params.get('redirect')), { replace: true })
+  }
+
+  const leave = async () => {
+    setLeaving(true)
+    try {
+      await signOut()
+    } catch (failure) {
+      toastError(errorText(failure, 'An unexpected error occurred'))
+    } finally {
+      setLeaving(false)
+    }
+  }
+
+  return (
+    <div className="flex min-h-[calc(100vh-4rem)] items-center justify-center bg-gradient-to-b from-brand-50 to-slate-50 px-4 py-12">
+      <div className="w-full max-w-md rounded-2xl border border-slate-200 bg-white p-6 shadow-sm sm:p-8">
+        <div className="mb-6 text-center">
+          <span className="mx-auto mb-3 flex h-12 w-12 items-center justify-center rounded-xl bg-brand-600 text-white">
+            <ShieldCheck className="h-6 w-6" aria-hidden />
+          </span>
+          <h1 className="text-2xl font-bold text-slate-900">Two-factor authentication</h1>
+          <p className="mt-1 text-sm text-slate-600">
+            Enter the 6-digit code from your authenticator app to finish signing in.
+          </p>
+        </div>
+        {factors.isLoading ? (
+          <Spinner label="Loading..." className="py-6" />
+        ) : factors.isError || !factor ? (
+          <p role="alert" className="text-sm text-red-700">
+            {factors.isError
+              ? errorText(factors.error, 'Failed to load your authenticator apps')
+              : 'No authenticator app is set up for this account.'}
+          </p>
+        ) : (
+          <form onSubmit={submit} noValidate className="space-y-4">
+            <CodeField
+              id="mfa-sign-in-code"
+              value={code}
+              error={error}
+              disabled={busy}
+              autoFocus
+              onChange={(value) => {
+                setCode(value)
+                if (error) setError(null)
+              }}
+            />
+            <p className="text-xs text-slate-500">Authenticator: {factor.friendly_name || 'Authenticator app'}</p>
+            <Button type="submit" className="w-full" size="lg" disabled={busy}>
+              {verify.isPending ? 'Verifying...' : 'Verify'}
+            </Button>
+          </form>
+        )}
+        <Button variant="ghost" className="mt-3 w-full" onClick={() => void leave()} disabled={busy}>
+          {leaving ? 'Signing out...' : 'Sign out'}
+        </Button>
+      </div>
+    </div>
+  )
+}
