@@ -28,6 +28,8 @@ interface FakeAuthError {
 
 /** The secret every enrolment shows (base32), and its `otpauth` URI. */
 export const FAKE_TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'
+/** The QR code's SVG (with a `#` colour, as SVG writers often use). */
+export const FAKE_QR_SVG = '<svg xmlns="http://www.w3.org/2000/svg"><rect width="9" height="9" fill="#000"/></svg>'
 
 export class FakeMfa {
   /** The one right code. */
@@ -138,7 +140,7 @@ export class FakeMfa {
           id: factor.id,
           type: 'totp' as const,
           friendly_name: name,
-          totp: { qr_code: 'data:image/svg+xml;utf-8,<svg xmlns="http://www.w3.org/2000/svg"/>', secret: FAKE_TOTP_SECRET, uri },
+          totp: { qr_code: `data:image/svg+xml;utf-8,${FAKE_QR_SVG}`, secret: FAKE_TOTP_SECRET, uri },
         },
         error: null,
       }

@@ -5,7 +5,7 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { renderApp } from '@/testing/render'
 import { FakeSupabase } from '@/testing/fake-supabase'
-import { FAKE_TOTP_SECRET, FakeMfa, type FakeFactor } from '@/testing/fake-mfa'
+import { FAKE_QR_SVG, FAKE_TOTP_SECRET, FakeMfa, type FakeFactor } from '@/testing/fake-mfa'
 import { marketplace, MAYA, PROFILES } from '@/testing/fixtures'
 
 function setup(options: { factors?: FakeFactor[]; aal2?: boolean } = {}) {
@@ -28,7 +28,9 @@ describe('settings: two-factor authentication', () => {
     await user.click(within(region).getByRole('button', { name: 'Set up authenticator app' }))
 
     const qr = await within(region).findByRole('img', { name: 'QR code for your authenticator app' })
-    expect(qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml;utf-8,<svg/)
+    // The SVG escaped, so that its '#' does not end the data: URL.
+    expect(qr.getAttribute('src')).toBe(`data:image/svg+xml;utf-8,${encodeURIComponent(FAKE_QR_SVG)}`)
+    expect(qr.getAttribute('src')).not.toContain('#')
     expect(within(region).getByLabelText('Secret key')).toHaveTextContent(FAKE_TOTP_SECRET)
     expect(fake.mfa.api.enroll).toHaveBeenCalledWith({ factorType: 'totp', friendlyName: 'Authenticator app' })
 

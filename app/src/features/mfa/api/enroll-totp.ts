@@ -13,6 +13,18 @@ export interface TotpEnrolment {
   uri: string
 }
 
+const SVG_PREFIX = 'data:image/svg+xml;utf-8,'
+
+/**
+ * The QR code as an image URL. supabase-js prefixes the server's raw SVG with
+ * `data:image/svg+xml;utf-8,`; a `#` in it (a colour such as `#000`) would
+ * start the URL's fragment and cut the image short, so the SVG is escaped.
+ */
+export function qrImageUrl(qrCode: string): string {
+  if (!qrCode.startsWith(SVG_PREFIX)) return qrCode
+  return SVG_PREFIX + encodeURIComponent(qrCode.slice(SVG_PREFIX.length))
+}
+
 export async function enrollTotp(friendlyName: string): Promise<TotpEnrolment> {
   const mfa = getSupabase().auth.mfa
   const listed = await mfa.listFactors()
@@ -24,7 +36,7 @@ export async function enrollTotp(friendlyName: string): Promise<TotpEnrolment> {
   }
   const { data, error } = await mfa.enroll({ factorType: 'totp', friendlyName })
   if (error) throw error
-  return { factorId: data.id, qrCode: data.totp.qr_code, secret: data.totp.secret, uri: data.totp.uri }
+  return { factorId: data.id, qrCode: qrImageUrl(data.totp.qr_code), secret: data.totp.secret, uri: data.totp.uri }
 }
 
 export function useEnrollTotp() {
