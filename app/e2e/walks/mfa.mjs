@@ -1,0 +1,131 @@
+// Browser walk of two-factor authentication (issue 17): a demo user enrolls
+// an authenticator app in Settings (the walk is the app: it computes the TOTP
+// code from the secret shown, RFC 6238 with node:crypto), signs out, signs in
+// with the password, is held at the code screen (a wrong code shows the
+// server's message, a reload and a guarded page keep it there), and with the
+// right code lands on the page it was going to. It then removes the factor
+// again and the next sign-in asks for no code. Each viewport has its own
+// demo user, one no other walk signs in as.
+import { createHmac } from 'node:crypto'
+import { expect, logout } from '../lib.mjs'
+
+const USERS = { phone: 'sam@demo.plinth.dev', desktop: 'jo@demo.plinth.dev' }
+const SETTINGS = '/dashboard/settings'
+const STEP_SECONDS = 30
+
+function base32Decode(text) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
+  let bits = 0
+  let value = 0
+  const out = []
+  for (const c of text.replace(/[\s=]/g, '').toUpperCase()) {
+    const index = alphabet.indexOf(c)
+    expect(index >= 0, `the secret ${text} is not base32`)
+    value = ((value << 5) | index) & 0xffff
+    bits += 5
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff)
+      bits -= 8
+    }
+  }
+  return Buffer.from(out)
+}
+
+/** The RFC 6238 code (HMAC-SHA1, 6 digits) of `secret` for time step `step`. */
+function totp(secret, step) {
+  const counter = Buffer.alloc(8)
+  counter.writeBigUInt64BE(BigInt(step))
+  const mac = createHmac('sha1', base32Decode(secret)).update(counter).digest()
+  const offset = mac[mac.length - 1] & 0x0f
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0')
+}
+
+const stepNow = () => Math.floor(Date.now() / 1000 / STEP_SECONDS)
+
+async function toast(page, text) {
+  await page.getByText(text, { exact: true }).first().waitFor()
+}
+
+async function passwordSignIn(page, url, email, redirect) {
+  await page.goto(`${url}/auth?mode=sign-in&redirect=${encodeURIComponent(redirect)}`)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill('demo-password')
+  await page.getByRole('button', { name: 'Sign In' }).click()
+}
+
+const codeScreen = (page) => page.getByRole('heading', { level: 1, name: 'Two-factor authentication' })
+
+async function onCodeScreen(page, redirect, what) {
+  await codeScreen(page).waitFor()
+  const here = new URL(page.url())
+  expect(here.pathname === '/auth' && here.searchParams.get('redirect') === redirect, `${what}: at ${here.pathname}${here.search}`)
+  expect((await page.getByRole('heading', { level: 1, name: 'Settings', exact: true }).count()) === 0, `${what}: the settings are not shown`)
+}
+
+export const walks = [
+  {
+    name: 'mfa: enroll an authenticator app in settings, sign out, sign in with the code',
+    async run(page, { url, viewport }) {
+      const email = USERS[viewport]
+      await passwordSignIn(page, url, email, SETTINGS)
+      await page.waitForURL((u) => u.pathname === SETTINGS)
+
+      // Enrol: the server's QR code (a real image) and secret, confirmed with a code.
+      const section = page.getByRole('region', { name: 'Two-factor authentication' })
+      await section.getByText('Two-factor authentication is off.').waitFor()
+      await section.getByRole('button', { name: 'Set up authenticator app' }).click()
+      const qr = section.getByRole('img', { name: 'QR code for your authenticator app' })
+      await qr.waitFor()
+      await page.waitForFunction((img) => img.complete && img.naturalWidth > 0, await qr.elementHandle())
+      const secret = (await section.getByTestId('mfa-secret').textContent()).trim()
+      expect(/^[A-Z2-7]{16,}$/.test(secret), `a base32 secret is shown, saw ${secret}`)
+      const enrolledStep = stepNow()
+      await section.getByLabel('6-digit code').fill(totp(secret, enrolledStep))
+      await section.getByRole('button', { name: 'Verify and enable' }).click()
+      await toast(page, 'Two-factor authentication enabled')
+      await section.getByText('Two-factor authentication is on.').waitFor()
+      await section.getByRole('list', { name: 'Authenticator apps' }).getByText('Authenticator app').waitFor()
+
+      await logout(page, viewport)
+
+      // Password sign-in stops at the code screen.
+      await passwordSignIn(page, url, email, SETTINGS)
+      await onCodeScreen(page, SETTINGS, 'after the password')
+
+      // A wrong code: none of the codes the server could accept now.
+      const near = [-1, 0, 1].map((d) => totp(secret, stepNow() + d))
+      let wrong = '000000'
+      while (near.includes(wrong)) wrong = String(Number(wrong) + 1).padStart(6, '0')
+      await page.getByLabel('6-digit code').fill(wrong)
+      await page.getByRole('button', { name: 'Verify', exact: true }).click()
+      await page.getByRole('alert').filter({ hasText: 'Invalid TOTP code entered' }).first().waitFor()
+      await onCodeScreen(page, SETTINGS, 'after a wrong code')
+
+      // Neither a reload nor a guarded page gets past it.
+      await page.reload()
+      await onCodeScreen(page, SETTINGS, 'after a reload')
+      await page.goto(url + SETTINGS)
+      await onCodeScreen(page, SETTINGS, 'opening the settings')
+
+      // The right code (a step after the one used to enrol: a code counts once).
+      const step = Math.max(stepNow(), enrolledStep + 1)
+      await page.getByLabel('6-digit code').fill(totp(secret, step))
+      await page.getByRole('button', { name: 'Verify', exact: true }).click()
+      await toast(page, 'Welcome back!')
+      await page.waitForURL((u) => u.pathname === SETTINGS)
+      await page.getByRole('heading', { level: 1, name: 'Settings', exact: true }).waitFor()
+      if (viewport === 'desktop') await page.getByRole('button', { name: 'Account menu' }).waitFor()
+
+      // Remove it again (an aal2 session: a confirmation is enough); the next sign-in asks no code.
+      await section.getByRole('button', { name: 'Remove Authenticator app' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Remove Authenticator app?' })
+      await dialog.getByRole('button', { name: 'Remove', exact: true }).click()
+      await toast(page, 'Authenticator app removed')
+      await section.getByText('Two-factor authentication is off.').waitFor()
+      await logout(page, viewport)
+      await passwordSignIn(page, url, email, SETTINGS)
+      await page.waitForURL((u) => u.pathname === SETTINGS)
+      await page.getByRole('heading', { level: 1, name: 'Settings', exact: true }).waitFor()
+    },
+  },
+]
