@@ -465,6 +465,20 @@ pub struct FunctionsArgs {
         default_value_t = 30
     )]
     pub functions_rate_limit_free_orders: u32,
+    /// Serve image transformations at `/render/image/...`.
+    #[arg(long, env = "ENABLE_IMAGE_TRANSFORMATION", default_value_t = true, action = clap::ArgAction::Set)]
+    pub enable_image_transformation: bool,
+    /// Smallest and largest rendition width/height (larger asks are clamped).
+    #[arg(long, env = "IMG_LIMITS_MIN_SIZE", default_value_t = 1)]
+    pub img_limits_min_size: u32,
+    #[arg(long, env = "IMG_LIMITS_MAX_SIZE", default_value_t = 2000)]
+    pub img_limits_max_size: u32,
+    /// Largest source object that is rendered, in bytes.
+    #[arg(long, env = "IMGPROXY_MAX_SRC_FILE_SIZE", default_value_t = 20_000_000)]
+    pub imgproxy_max_src_file_size: u64,
+    /// Most megapixels a source may have (read before decoding).
+    #[arg(long, env = "IMGPROXY_MAX_SRC_RESOLUTION", default_value_t = 16.8)]
+    pub imgproxy_max_src_resolution: f64,
     /// track-template-view calls per client address per window (0: no limit).
     #[arg(long, env = "PLINTH_FUNCTIONS_RATE_LIMIT_VIEWS", default_value_t = 600)]
     pub functions_rate_limit_views: u32,
@@ -515,6 +529,11 @@ impl FunctionsArgs {
                 views: self.functions_rate_limit_views,
                 newsletter: self.functions_rate_limit_newsletter,
                 emails_per_address: self.functions_rate_limit_emails_per_address,
+            image_transformation_enabled: self.enable_image_transformation,
+            image_min_size: self.img_limits_min_size,
+            image_max_size: self.img_limits_max_size,
+            image_max_source_bytes: self.imgproxy_max_src_file_size,
+            image_max_source_pixels: (self.imgproxy_max_src_resolution.max(0.0) * 1e6) as u64,
             },
         }
     }

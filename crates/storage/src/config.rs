@@ -32,6 +32,20 @@ pub struct StorageConfig {
     pub orphan_grace: Duration,
     /// Default `Cache-Control` max-age (seconds) of uploads that send none.
     pub default_cache_control: u64,
+    /// Whether `/render/image/...` is served (`ENABLE_IMAGE_TRANSFORMATION`;
+    /// on in Plinth, whose app asks for renditions).
+    pub image_transformation_enabled: bool,
+    /// Smallest and largest rendition width/height; larger asks are clamped
+    /// (`IMG_LIMITS_MIN_SIZE`, `IMG_LIMITS_MAX_SIZE`: 1 and 2000 as on the
+    /// platform).
+    pub image_min_size: u32,
+    pub image_max_size: u32,
+    /// Largest source object that is rendered, in bytes
+    /// (`IMGPROXY_MAX_SRC_FILE_SIZE`, default 20 MB).
+    pub image_max_source_bytes: u64,
+    /// Most pixels a source may have, read from its header before decoding
+    /// (`IMGPROXY_MAX_SRC_RESOLUTION` in megapixels, default 16.8 as imgproxy).
+    pub image_max_source_pixels: u64,
 }
 
 impl Default for StorageConfig {
@@ -49,6 +63,11 @@ impl Default for StorageConfig {
     }
 }
 
+            image_transformation_enabled: true,
+            image_min_size: 1,
+            image_max_size: 2000,
+            image_max_source_bytes: 20_000_000,
+            image_max_source_pixels: 16_800_000,
 /// Where object bytes are kept.
 #[derive(Clone)]
 pub enum Backend {

@@ -47,6 +47,10 @@ pub enum StorageError {
     RangeNotSatisfiable { size: u64 },
     #[error("too many connections")]
     SlowDown,
+    /// An image transformation the source cannot take (not an image, too
+    /// large); the platform's messages.
+    #[error("{0}")]
+    ImageProcessing(&'static str),
     /// A server fault; the message is logged, not sent.
     #[error("internal error: {0}")]
     Internal(String),
@@ -86,6 +90,7 @@ impl StorageError {
                 "416",
                 "InvalidRange",
                 "Invalid range",
+            StorageError::ImageProcessing(_) => (bad, "400", "InvalidRequest", "InvalidRequest"),
             ),
             StorageError::SlowDown => (
                 StatusCode::TOO_MANY_REQUESTS,

@@ -49,6 +49,7 @@ mod extract;
 mod meta;
 mod names;
 mod objects;
+mod render;
 mod store;
 mod wire;
 
@@ -206,7 +207,17 @@ fn build_operator(backend: &Backend) -> Result<Operator, StartError> {
 pub fn router(state: StorageState) -> Router {
     use objects as o;
     let uploads = DefaultBodyLimit::disable();
-    Router::new()
+    let mut router = Router::new();
+    if state.inner.config.image_transformation_enabled {
+        router = router
+            .route("/render/image/public/{bucket}/{*path}", get(render::public))
+            .route(
+                "/render/image/authenticated/{bucket}/{*path}",
+                get(render::authenticated),
+            )
+            .route("/render/image/sign/{bucket}/{*path}", get(render::signed));
+    }
+    router
         // objects
         .route(
             "/object/{bucket}/{*path}",

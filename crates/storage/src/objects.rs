@@ -1009,7 +1009,7 @@ fn sign_download(
     bucket: &str,
     name: &str,
     seconds: i64,
-    transform: Option<&Value>,
+    transform: Option<(String, Option<String>)>,
 ) -> String {
     let now = now_secs();
     let mut claims = json!({
@@ -1018,15 +1018,24 @@ fn sign_download(
         "iat": now,
         "exp": now + seconds,
     });
-    if let Some(transform) = transform {
-        claims["transformations"] = transform.clone();
-    }
+    // A transformed URL carries its options in the token and points at the
+    // image renderer, as on the platform.
+    let route = match transform {
+        Some((transformations, format)) => {
+            claims["transformations"] = Value::String(transformations);
+            if let Some(format) = format {
+                claims["format"] = Value::String(format);
+            }
+            "render/image"
+        }
+        None => "object",
+    };
     let token = state.inner.jwt.sign(&claims);
-    format!("/object/sign/{bucket}/{name}?token={token}")
+    format!("/{route}/sign/{bucket}/{name}?token={token}")
 }
 
 /// Checks a URL token: signature, expiry, scope and that it names this object.
-fn verify_url_token(
+pub(crate) fn verify_url_token(
     state: &StorageState,
     token: Option<&str>,
     scope: &str,
@@ -1067,8 +1076,9 @@ pub(crate) async fn sign_one(
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
     let body: SignBody = parse_json(&body)?;
     let seconds = expiry(&state, body.expires_in)?;
+    let transform = crate::render::sign_claims(&state, body.transform.as_ref())?;
     object_as(&state, &caller, &bucket, &name).await?;
-    let url = sign_download(&state, &bucket, &name, seconds, body.transform.as_ref());
+    let url = sign_download(&state, &bucket, &name, seconds, transform);
     Ok(Json(json!({ "signedURL": url })))
 }
 

@@ -73,6 +73,11 @@ impl ByteStore {
         Self { op }
     }
 
+    /// The operator itself, for the resumable uploads' staging area.
+    pub fn operator(&self) -> &Operator {
+        &self.op
+    }
+
     /// Streams `body` into a new temporary key, stopping after `limit` bytes.
     /// On any failure the temporary key is gone again.
     pub async fn receive<S, E>(&self, body: S, limit: u64) -> Result<Received, ReceiveError>
@@ -212,6 +217,13 @@ impl ByteStore {
     /// unreferenced bytes behind (never a row without bytes).
     pub async fn remove_version(&self, version: &str) {
         self.remove(&object_key(version)).await;
+        // and its cached image renditions
+        let renditions = crate::render::rendition_prefix(version);
+        if let Err(e) = self.op.delete_with(&renditions).recursive(true).await
+            && e.kind() != ErrorKind::NotFound
+        {
+            tracing::warn!(%e, renditions, "could not remove cached renditions");
+        }
     }
 
     /// Removes a key, logging failures (a missing key is fine).

@@ -22,6 +22,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use uuid::Uuid;
 
+#[path = "api/render.rs"]
+mod render;
 const SECRET: &str = "storage-tests-secret-of-at-least-32-chars";
 const GLOBAL_LIMIT: u64 = 256 * 1024;
 
