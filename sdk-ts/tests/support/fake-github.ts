@@ -1,7 +1,9 @@
 // A stand-in for GitHub's OAuth endpoints on loopback, speaking GitHub's real
 // wire format: the authorize page approves at once and redirects back with a
 // code; the token endpoint exchanges it; /user and /user/emails describe the
-// user. Only codes it issued are accepted.
+// user. Only codes it issued are accepted. An authorize URL with `login=<name>`
+// (supabase-js `queryParams`) signs in another user, `<name>@example.com`,
+// so that a suite can link an identity nobody else uses.
 import { createServer, type Server } from 'node:http'
 import { randomBytes } from 'node:crypto'
 
@@ -20,11 +22,20 @@ export const GITHUB_USER = {
   avatar_url: 'https://example.com/octo.png',
 }
 
+type GithubUser = typeof GITHUB_USER
+
+/** The user a `login=` hint names: a stable id of its own, `<login>@example.com`. */
+function otherUser(login: string): GithubUser {
+  let id = 5000
+  for (const c of login) id = (id * 31 + c.charCodeAt(0)) % 1_000_000_007
+  return { id, login, name: login, email: `${login}@example.com`, avatar_url: GITHUB_USER.avatar_url }
+}
+
 export async function startFakeGithub(): Promise<FakeGithub> {
   const clientId = 'fake-client-id'
   const secret = 'fake-client-secret'
-  const codes = new Set<string>()
-  const tokens = new Set<string>()
+  const codes = new Map<string, GithubUser>()
+  const tokens = new Map<string, GithubUser>()
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
     let body = ''
@@ -36,7 +47,8 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     if (url.pathname === '/login/oauth/authorize') {
       if (url.searchParams.get('client_id') !== clientId) return json(400, { error: 'bad client' })
       const code = randomBytes(8).toString('hex')
-      codes.add(code)
+      const login = url.searchParams.get('login')
+      codes.set(code, login ? otherUser(login) : GITHUB_USER)
       const back = new URL(url.searchParams.get('redirect_uri')!)
       back.searchParams.set('code', code)
       back.searchParams.set('state', url.searchParams.get('state') ?? '')
@@ -50,18 +62,20 @@ export async function startFakeGithub(): Promise<FakeGithub> {
         ? Buffer.from(auth.slice(6), 'base64').toString().split(':').map(decodeURIComponent)
         : [form.get('client_id'), form.get('client_secret')]
       const code = form.get('code') ?? ''
-      if (basic[0] !== clientId || basic[1] !== secret || !codes.delete(code)) {
+      const user = codes.get(code)
+      if (basic[0] !== clientId || basic[1] !== secret || !user || !codes.delete(code)) {
         return json(200, { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' })
       }
       const token = `gho_${randomBytes(12).toString('hex')}`
-      tokens.add(token)
+      tokens.set(token, user)
       return json(200, { access_token: token, token_type: 'bearer', scope: 'user:email' })
     }
     const bearer = (req.headers.authorization ?? '').replace(/^(Bearer|token) /i, '')
-    if (!tokens.has(bearer)) return json(401, { message: 'Bad credentials' })
-    if (url.pathname === '/user') return json(200, GITHUB_USER)
+    const user = tokens.get(bearer)
+    if (!user) return json(401, { message: 'Bad credentials' })
+    if (url.pathname === '/user') return json(200, user)
     if (url.pathname === '/user/emails') {
-      return json(200, [{ email: GITHUB_USER.email, primary: true, verified: true, visibility: 'public' }])
+      return json(200, [{ email: user.email, primary: true, verified: true, visibility: 'public' }])
     }
     json(404, { message: 'Not Found' })
   })

@@ -84,6 +84,13 @@ export default async function setup(project: TestProject) {
         GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS: '10000',
         GOTRUE_RATE_LIMIT_EMAIL_SENT: '10000',
         GOTRUE_RATE_LIMIT_VERIFY: '10000',
+        // Phone sign-in, identity linking, reauthentication (auth-phone-identities.test.ts).
+        GOTRUE_EXTERNAL_PHONE_ENABLED: 'true',
+        GOTRUE_SMS_TEST_OTP: '+15550001111=123456,+15550001112=654321',
+        GOTRUE_RATE_LIMIT_SMS_SENT: '10000',
+        GOTRUE_SECURITY_MANUAL_LINKING_ENABLED: 'true',
+        GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: 'true',
+        ENABLE_ANONYMOUS_USERS: 'true',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
