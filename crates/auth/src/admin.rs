@@ -24,24 +24,44 @@ fn parse_id(id: &str) -> Result<Uuid> {
     Uuid::parse_str(id).map_err(|_| user_not_found())
 }
 
+/// A paging parameter as the platform reads it: absent or empty is the
+/// default; otherwise an unsigned number, or 400 `validation_failed` with
+/// the platform's (Go's) wording.
+fn page_param(
+    query: &std::collections::HashMap<String, String>,
+    key: &str,
+    default: u64,
+) -> Result<u64> {
+    match query.get(key).map(String::as_str) {
+        None | Some("") => Ok(default),
+        Some(v) => v.parse::<u64>().map_err(|e| {
+            let why = if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) {
+                "value out of range"
+            } else {
+                "invalid syntax"
+            };
+            AuthError::validation(format!(
+                "Bad Pagination Parameters: strconv.ParseUint: parsing {v:?}: {why}"
+            ))
+        }),
+    }
+}
+
 /// `GET /admin/users?page=&per_page=`: `{users, aud}` plus `X-Total-Count`
-/// and a `Link` header, as supabase-js's `listUsers` reads them.
+/// and a `Link` header (`rel="next"` while there is a next page, and
+/// `rel="last"`), as supabase-js's `listUsers` reads them. Page 0 is page
+/// 1 and `per_page=0` is 20, as the platform's paginator takes them.
 pub async fn list(State(state): State<AuthState>, input: Input) -> Result<Response> {
     request::require_admin(&state, &input.headers)?;
-    let number =
-        |key: &str, default: i64| -> Result<i64> {
-            match input.query.get(key) {
-                None => Ok(default),
-                Some(v) => v.parse::<i64>().ok().filter(|n| *n >= 1).ok_or_else(|| {
-                    AuthError::validation(format!("Bad Pagination Parameters: {key}"))
-                }),
-            }
-        };
-    let page = number("page", 1)?;
-    let per_page = number("per_page", 50)?.min(1000);
+    let page = page_param(&input.query, "page", 1)?.max(1);
+    let per_page = match page_param(&input.query, "per_page", 50)? {
+        0 => 20,
+        n => n.min(1000),
+    };
+    let limit = i64::try_from(per_page).unwrap_or(1000);
+    let offset = i64::try_from((page - 1).saturating_mul(per_page)).unwrap_or(i64::MAX);
     let mut conn = state.db().owner.acquire().await?;
-    let (found, total) =
-        users::list(&mut conn, per_page, (page - 1).saturating_mul(per_page)).await?;
+    let (found, total) = users::list(&mut conn, limit, offset).await?;
     let mut response = Json(json!({
         "users": found.iter().map(users::User::to_json).collect::<Vec<_>>(),
         "aud": "authenticated",
@@ -51,10 +71,11 @@ pub async fn list(State(state): State<AuthState>, input: Input) -> Result<Respon
     if let Ok(v) = HeaderValue::from_str(&total.to_string()) {
         headers.insert("x-total-count", v);
     }
-    let last = ((total + per_page - 1) / per_page).max(1);
+    let total = u64::try_from(total).unwrap_or(0);
+    let last = total.div_ceil(per_page);
     let base = format!("{}/admin/users", state.auth_base());
     let mut links = Vec::new();
-    if page < last {
+    if last > page {
         links.push(format!(
             "<{base}?page={}&per_page={per_page}>; rel=\"next\"",
             page + 1
@@ -136,19 +157,7 @@ pub async fn create(State(state): State<AuthState>, input: Input) -> Result<Resp
             "Phone signups are disabled",
         ));
     }
-    let email = body
-        .email
-        .as_deref()
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-        .ok_or_else(|| AuthError::validation("Unable to validate email address: invalid format"))?
-        .to_lowercase();
-    if !users::valid_email(&email) {
-        return Err(AuthError::bad_request(
-            "email_address_invalid",
-            "Unable to validate email address: invalid format",
-        ));
-    }
+    let email = crate::email_address::validate(body.email.as_deref().unwrap_or("").trim())?;
     let hash = match body.password {
         Some(p) if !p.is_empty() => {
             password::check_strength(&p, state.config().password_min_length)?;
@@ -246,13 +255,7 @@ pub async fn update(
         .map(str::trim)
         .filter(|e| !e.is_empty())
     {
-        let email = email.to_lowercase();
-        if !users::valid_email(&email) {
-            return Err(AuthError::bad_request(
-                "email_address_invalid",
-                "Unable to validate email address: invalid format",
-            ));
-        }
+        let email = crate::email_address::validate(email)?;
         if let Some(other) = users::find_by_email(&mut tx, &email).await?
             && other.id() != id
         {
@@ -324,13 +327,8 @@ pub async fn update(
             .bind(now)
             .execute(&mut *tx)
             .await?;
-        if until.is_some() {
-            // A banned user's sessions end now.
-            sqlx::query("delete from auth.sessions where user_id = $1")
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-        }
+        // Sessions stay (as on the platform): refreshing them and using
+        // their access tokens here answer `user_banned` until unbanned.
     }
     let user = users::find_by_id(&mut tx, id)
         .await?
