@@ -58,6 +58,34 @@ ensure_rust() {
   fi
 }
 
+# moto[server] (PyPI), the S3-compatible server the storage suite runs its
+# S3 pass against. Uses python3's own moto when it has one, else a venv
+# under ~/.cache/plinth/moto-venv (pip install --user as a fallback).
+# Exports PLINTH_MOTO_PYTHON; fails loudly when moto cannot be installed.
+ensure_moto() {
+  local venv="$HOME/.cache/plinth/moto-venv"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import moto.server' 2>/dev/null; then
+    export PLINTH_MOTO_PYTHON="$venv/bin/python"; return 0
+  fi
+  if command -v python3 >/dev/null 2>&1 && python3 -c 'import moto.server, flask' 2>/dev/null; then
+    export PLINTH_MOTO_PYTHON="$(command -v python3)"; return 0
+  fi
+  if ! command -v python3 >/dev/null 2>&1; then
+    say "installing Python 3 (moto S3 server for the storage tests)"
+    apt_install python3 python3-venv python3-pip
+  fi
+  say "installing moto[server] into $venv (S3 tests)"
+  if ! { python3 -m venv "$venv" 2>/dev/null || { apt_install python3-venv && python3 -m venv "$venv"; }; } \
+     || ! "$venv/bin/python" -m pip install -q 'moto[server]>=5,<6'; then
+    rm -rf "$venv"
+    say "no venv: trying pip install --user"
+    python3 -m pip install -q --user 'moto[server]>=5,<6' || python3 -m pip install -q --user --break-system-packages 'moto[server]>=5,<6'
+    python3 -c 'import moto.server' || { say "moto[server] could not be installed: the S3 storage tests cannot run"; exit 1; }
+    export PLINTH_MOTO_PYTHON="$(command -v python3)"; return 0
+  fi
+  export PLINTH_MOTO_PYTHON="$venv/bin/python"
+}
+
 ensure_node() {
   if ! command -v npm >/dev/null 2>&1; then
     say "installing Node.js and npm"
