@@ -53,8 +53,11 @@ struct BucketBody {
 
 fn size_limit(state: &StorageState, value: Option<&Value>) -> Result<Option<i64>> {
     let Some(value) = value else { return Ok(None) };
-    let bytes = wire::parse_size(value)
-        .ok_or_else(|| StorageError::InvalidRequest(format!("invalid file_size_limit {value}")))?;
+    let bytes = wire::parse_size(value).ok_or_else(|| {
+        StorageError::InvalidRequest(
+            "Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B".into(),
+        )
+    })?;
     if bytes > state.inner.config.file_size_limit {
         return Err(StorageError::InvalidRequest(
             "file_size_limit is larger than the global limit".into(),
@@ -271,7 +274,11 @@ pub(crate) async fn empty(
     for version in versions.into_iter().flatten() {
         state.inner.store.remove_version(&version).await;
     }
-    Ok(Json(json!({ "message": "Successfully emptied" })))
+    // The platform's words (it empties in the background; Plinth has done
+    // it by now).
+    Ok(Json(json!({
+        "message": "Empty bucket has been queued. Completion may take up to an hour."
+    })))
 }
 
 pub(crate) async fn delete(

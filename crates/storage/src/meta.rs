@@ -34,7 +34,8 @@ impl Caller {
     ) -> Result<Self, StorageError> {
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
         let token = presented_token(header("authorization"), header("apikey"))
-            .ok_or_else(|| StorageError::Unauthorized("Missing authorization header".into()))?;
+            // no token at all: what the platform's JWT check says of an empty one
+            .ok_or_else(|| StorageError::Unauthorized("Invalid Compact JWS".into()))?;
         let claims = state.inner.jwt.verify(token).map_err(|e| {
             StorageError::Unauthorized(match e {
                 JwtError::Expired => "jwt expired".into(),
@@ -233,24 +234,22 @@ impl ObjectRow {
             .unwrap_or(self.updated_at)
     }
 
-    /// The row as `info` returns it (storage-js camel-cases the keys).
+    /// The row as `info` returns it: exactly the platform's fields
+    /// (storage-js camel-cases the keys), `metadata` the user metadata or
+    /// `{}`, `last_modified` the row's `updated_at`.
     pub fn to_info_json(&self) -> Value {
         json!({
             "id": self.id,
-            "version": self.version,
             "name": self.name,
+            "version": self.version,
             "bucket_id": self.bucket_id,
-            "owner": self.owner,
-            "owner_id": self.owner_id,
             "size": self.size(),
             "content_type": self.mimetype(),
             "cache_control": self.cache_control(),
             "etag": self.etag(),
-            "last_modified": self.last_modified(),
-            "metadata": self.user_metadata,
+            "metadata": self.user_metadata.clone().filter(|m| !m.is_null()).unwrap_or_else(|| json!({})),
+            "last_modified": self.updated_at,
             "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "last_accessed_at": self.last_accessed_at,
         })
     }
 }

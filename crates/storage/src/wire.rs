@@ -216,20 +216,32 @@ pub const FILE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; sandb
 pub fn parse_size(value: &serde_json::Value) -> Option<u64> {
     match value {
         serde_json::Value::Number(n) => n.as_u64(),
+        // As the platform parses them: `<number><gb|mb|kb|b>`, no space,
+        // decimal units ("20MB" is 20,000,000 bytes), the number rounded to
+        // three significant digits.
         serde_json::Value::String(s) => {
-            let s = s.trim().to_ascii_lowercase();
-            let digits_end = s
+            let lower = s.to_ascii_lowercase();
+            let digits_end = lower
                 .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-                .unwrap_or(s.len());
-            let (number, unit) = s.split_at(digits_end);
-            let number: f64 = number.parse().ok()?;
-            let factor: f64 = match unit.trim() {
-                "" | "b" => 1.0,
-                "k" | "kb" => 1024.0,
-                "m" | "mb" => 1024.0 * 1024.0,
-                "g" | "gb" => 1024.0 * 1024.0 * 1024.0,
+                .unwrap_or(lower.len());
+            let (number, unit) = lower.split_at(digits_end);
+            let mut parts = number.split('.');
+            let whole = parts.next().unwrap_or_default();
+            let fraction = parts.next();
+            if whole.is_empty() || parts.next().is_some() || fraction.is_some_and(|f| f.is_empty())
+            {
+                return None;
+            }
+            let factor: f64 = match unit {
+                "b" => 1.0,
+                "kb" => 1e3,
+                "mb" => 1e6,
+                "gb" => 1e9,
                 _ => return None,
             };
+            let number: f64 = format!("{:.2e}", number.parse::<f64>().ok()?)
+                .parse()
+                .ok()?;
             let bytes = number * factor;
             (bytes.is_finite() && bytes >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
         }
@@ -417,11 +429,21 @@ mod tests {
     #[test]
     fn sizes() {
         assert_eq!(parse_size(&json!(1024)), Some(1024));
-        assert_eq!(parse_size(&json!("5MB")), Some(5 * 1024 * 1024));
-        assert_eq!(parse_size(&json!("100kb")), Some(102_400));
-        assert_eq!(parse_size(&json!("1 GB")), Some(1024 * 1024 * 1024));
-        assert_eq!(parse_size(&json!("2048")), Some(2048));
-        assert_eq!(parse_size(&json!("1.5mb")), Some(1_572_864));
+        // decimal units, as the platform
+        assert_eq!(parse_size(&json!("20mb")), Some(20_000_000));
+        assert_eq!(parse_size(&json!("5MB")), Some(5_000_000));
+        assert_eq!(parse_size(&json!("100kb")), Some(100_000));
+        assert_eq!(parse_size(&json!("1GB")), Some(1_000_000_000));
+        assert_eq!(parse_size(&json!("1.5mb")), Some(1_500_000));
+        assert_eq!(parse_size(&json!("3B")), Some(3));
+        // three significant digits
+        assert_eq!(parse_size(&json!("1234b")), Some(1230));
+        // what the platform's pattern refuses
+        assert_eq!(parse_size(&json!("1 GB")), None);
+        assert_eq!(parse_size(&json!("2048")), None);
+        assert_eq!(parse_size(&json!("5m")), None);
+        assert_eq!(parse_size(&json!(".5mb")), None);
+        assert_eq!(parse_size(&json!("1.mb")), None);
         assert_eq!(parse_size(&json!("5 parsecs")), None);
         assert_eq!(parse_size(&json!(-1)), None);
         assert_eq!(parse_size(&json!(true)), None);

@@ -1,0 +1,125 @@
+//! Wire details as the platform storage server has them: the exact field
+//! sets of `info` and of buckets, its size strings and its words for a
+//! missing token.
+
+use super::*;
+
+fn keys(value: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = value.as_object().unwrap().keys().cloned().collect();
+    keys.sort();
+    keys
+}
+
+#[tokio::test]
+async fn info_has_exactly_the_platform_fields_and_empty_metadata() {
+    let app = spawn_app().await;
+    let r = app
+        .upload(
+            &app.service,
+            "public-bucket",
+            "plain.txt",
+            b"hi",
+            "text/plain",
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let info: Value = app
+        .get("/object/info/public-bucket/plain.txt", &app.service)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        keys(&info),
+        [
+            "bucket_id",
+            "cache_control",
+            "content_type",
+            "created_at",
+            "etag",
+            "id",
+            "last_modified",
+            "metadata",
+            "name",
+            "size",
+            "version"
+        ]
+    );
+    assert_eq!(info["metadata"], json!({}));
+    assert_eq!(info["size"], 2);
+}
+
+#[tokio::test]
+async fn bucket_json_and_sizes_are_the_platforms() {
+    let app = spawn_app().await;
+    let r = app
+        .post_json(
+            "/bucket",
+            &app.service,
+            json!({ "id": "sized", "name": "sized", "file_size_limit": "200KB" }),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{:?}", r.text().await);
+    let bucket: Value = app
+        .get("/bucket/sized", &app.service)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(bucket["file_size_limit"], 200_000);
+    assert_eq!(
+        keys(&bucket),
+        [
+            "allowed_mime_types",
+            "created_at",
+            "file_size_limit",
+            "id",
+            "name",
+            "owner",
+            "owner_id",
+            "public",
+            "type",
+            "updated_at"
+        ]
+    );
+    // 200,001 bytes is over a "200KB" limit
+    let r = app
+        .upload(
+            &app.service,
+            "sized",
+            "big.bin",
+            &vec![0u8; 200_001],
+            "application/octet-stream",
+        )
+        .await;
+    assert_error(r, StatusCode::BAD_REQUEST, "413", "EntityTooLarge").await;
+    for bad in ["1 GB", "2048", "5m", "lots"] {
+        let r = app
+            .post_json(
+                "/bucket",
+                &app.service,
+                json!({ "id": "bad", "name": "bad", "file_size_limit": bad }),
+            )
+            .await;
+        let body = assert_error(r, StatusCode::BAD_REQUEST, "400", "InvalidRequest").await;
+        assert_eq!(
+            body["message"], "Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B",
+            "{bad}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_missing_token_is_refused_in_the_platforms_words() {
+    let app = spawn_app().await;
+    for path in [
+        "/bucket",
+        "/object/info/private/a.png",
+        "/render/image/authenticated/private/a.png",
+    ] {
+        let r = app.client.get(app.url(path)).send().await.unwrap();
+        let body = assert_error(r, StatusCode::BAD_REQUEST, "403", "AccessDenied").await;
+        assert_eq!(body["message"], "Invalid Compact JWS", "{path}");
+        assert_eq!(body["error"], "Unauthorized");
+    }
+}
