@@ -56,6 +56,14 @@ pub struct AuthConfig {
     pub google: ProviderConfig,
     /// Cost of argon2id password hashes. Lower only in tests.
     pub password_hash: HashCost,
+    /// `POST /token?grant_type=id_token` with a Google ID token.
+    pub id_token_google: IdTokenProvider,
+    /// `POST /token?grant_type=id_token` with an Apple ID token.
+    pub id_token_apple: IdTokenProvider,
+    /// `POST /token?grant_type=web3`: Sign-In with Ethereum / Solana.
+    pub web3: Web3Config,
+    /// The OAuth 2.1 server: this project as an OAuth provider.
+    pub oauth_server: OAuthServerConfig,
 }
 
 impl Default for AuthConfig {
@@ -78,6 +86,108 @@ impl Default for AuthConfig {
             github: ProviderConfig::github(),
             google: ProviderConfig::google(),
             password_hash: HashCost::default(),
+            id_token_google: IdTokenProvider::google(),
+            id_token_apple: IdTokenProvider::apple(),
+            web3: Web3Config::default(),
+            oauth_server: OAuthServerConfig::default(),
+        }
+    }
+}
+
+/// An issuer of ID tokens accepted by the `id_token` grant. The issuer and
+/// its key set default to the provider's real ones; tests point them at a
+/// stand-in issuer.
+#[derive(Debug, Clone)]
+pub struct IdTokenProvider {
+    /// ID tokens of this provider are accepted (Google: `GOOGLE_ENABLED`,
+    /// Apple: `GOTRUE_EXTERNAL_APPLE_ENABLED`).
+    pub enabled: bool,
+    /// The token's `aud` must be one of these (the OAuth client ids, and for
+    /// Apple also `GOTRUE_EXTERNAL_IOS_BUNDLE_ID`).
+    pub client_ids: Vec<String>,
+    /// The token's `iss` (`https://accounts.google.com`, `https://appleid.apple.com`).
+    pub issuer: String,
+    /// Where the provider publishes its signing keys (a JWKS document).
+    pub jwks_url: String,
+    /// Accept tokens without the nonce check (`GOTRUE_EXTERNAL_SKIP_NONCE_CHECK`).
+    pub skip_nonce_check: bool,
+}
+
+impl IdTokenProvider {
+    /// Google's issuer and keys, disabled until configured.
+    pub fn google() -> Self {
+        Self {
+            enabled: false,
+            client_ids: Vec::new(),
+            issuer: "https://accounts.google.com".into(),
+            jwks_url: "https://www.googleapis.com/oauth2/v3/certs".into(),
+            skip_nonce_check: false,
+        }
+    }
+
+    /// Apple's issuer and keys, disabled until configured.
+    pub fn apple() -> Self {
+        Self {
+            enabled: false,
+            client_ids: Vec::new(),
+            issuer: "https://appleid.apple.com".into(),
+            jwks_url: "https://appleid.apple.com/auth/keys".into(),
+            skip_nonce_check: false,
+        }
+    }
+}
+
+/// Sign-In with Ethereum (EIP-4361) and Solana messages.
+#[derive(Debug, Clone)]
+pub struct Web3Config {
+    /// `GOTRUE_EXTERNAL_WEB3_ETHEREUM_ENABLED`.
+    pub ethereum_enabled: bool,
+    /// `GOTRUE_EXTERNAL_WEB3_SOLANA_ENABLED`.
+    pub solana_enabled: bool,
+    /// How far a message's `Issued At` may lie from now, either way
+    /// (`GOTRUE_EXTERNAL_WEB3_ETHEREUM_MAXIMUM_VALIDITY_DURATION`, default 10 min).
+    pub ethereum_max_validity: Duration,
+    /// `GOTRUE_EXTERNAL_WEB3_SOLANA_MAXIMUM_VALIDITY_DURATION`, default 10 min.
+    pub solana_max_validity: Duration,
+}
+
+impl Default for Web3Config {
+    fn default() -> Self {
+        Self {
+            ethereum_enabled: false,
+            solana_enabled: false,
+            ethereum_max_validity: Duration::from_secs(600),
+            solana_max_validity: Duration::from_secs(600),
+        }
+    }
+}
+
+/// The OAuth 2.1 server (`GOTRUE_OAUTH_SERVER_*`).
+#[derive(Debug, Clone)]
+pub struct OAuthServerConfig {
+    /// `GOTRUE_OAUTH_SERVER_ENABLED`; off, its endpoints answer 404 `feature_disabled`.
+    pub enabled: bool,
+    /// The app's consent page, a path under the site URL that gets
+    /// `?authorization_id=` (`GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH`).
+    pub authorization_path: String,
+    /// How long an authorization request and its code stay valid
+    /// (`GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL`, default 10 min).
+    pub authorization_ttl: Duration,
+    /// The scope of a request that names none (`GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE`).
+    pub default_scope: String,
+    /// `POST /oauth/clients/register` is open to anyone
+    /// (`GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION`).
+    pub allow_dynamic_registration: bool,
+}
+
+impl Default for OAuthServerConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            authorization_path: String::new(),
+            authorization_ttl: Duration::from_secs(600),
+            default_scope: "email".into(),
+            allow_dynamic_registration: false,
         }
     }
 }

@@ -34,6 +34,14 @@ pub enum AuthError {
         message: String,
         reasons: Vec<&'static str>,
     },
+    /// An OAuth-style refusal, as the platform sends from its grants and its
+    /// OAuth server: always 400 `{error, error_description}`, in either API
+    /// version.
+    #[error("{error}: {description}")]
+    OAuth {
+        error: &'static str,
+        description: String,
+    },
     /// The database failed. Logged, never sent.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
@@ -105,6 +113,13 @@ impl AuthError {
         )
     }
 
+    pub fn oauth(error: &'static str, description: impl Into<String>) -> Self {
+        Self::OAuth {
+            error,
+            description: description.into(),
+        }
+    }
+
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         Self::Internal(cause.to_string())
     }
@@ -123,6 +138,9 @@ impl AuthError {
                 "weak_password",
                 message.clone(),
             ),
+            Self::OAuth { error, description } => {
+                (StatusCode::BAD_REQUEST, error, description.clone())
+            }
             Self::Database(_) | Self::Internal(_) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "unexpected_failure",
@@ -142,6 +160,10 @@ struct ErrorInfo {
 
 impl IntoResponse for AuthError {
     fn into_response(self) -> Response {
+        if let Self::OAuth { error, description } = &self {
+            let body = json!({ "error": error, "error_description": description });
+            return (StatusCode::BAD_REQUEST, axum::Json(body)).into_response();
+        }
         let (status, code, message) = self.parts();
         let error_id = if status.is_server_error() {
             let id = uuid::Uuid::new_v4().to_string();

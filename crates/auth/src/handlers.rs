@@ -735,6 +735,18 @@ pub async fn token(State(state): State<AuthState>, input: Input) -> Result<Respo
                 crate::external::exchange_code(&state, &input, &code, &verifier).await?,
             ))
         }
+        "id_token" | "web3" => {
+            limit(
+                &state,
+                format!("signin:{}", input.ip),
+                limits.sign_in_sign_ups,
+            )?;
+            Ok(if grant == "web3" {
+                crate::web3::grant(&state, &input).await
+            } else {
+                crate::id_token::grant(&state, &input).await
+            })
+        }
         _ => Err(AuthError::bad_request(
             "invalid_credentials",
             "unsupported_grant_type",

@@ -34,8 +34,10 @@ mod config;
 mod error;
 mod external;
 mod handlers;
+mod id_token;
 mod mailbox;
 mod mailer;
+mod oauth_server;
 mod password;
 mod ratelimit;
 mod redirect;
@@ -43,6 +45,7 @@ mod request;
 mod sessions;
 mod tokens;
 mod users;
+mod web3;
 
 use std::sync::Arc;
 
@@ -52,7 +55,10 @@ use chrono::{DateTime, Utc};
 use plinth_db::{Database, JwtSecret, MigrationSet};
 
 pub use clock::Clock;
-pub use config::{AuthConfig, HashCost, ProviderConfig, RateLimits, SmtpConfig};
+pub use config::{
+    AuthConfig, HashCost, IdTokenProvider, OAuthServerConfig, ProviderConfig, RateLimits,
+    SmtpConfig, Web3Config,
+};
 pub use error::{API_VERSION, AuthError};
 pub use mailer::{Mail, Mailer, MailerError};
 /// The client's address (the peer, or a trusted proxy's `X-Forwarded-For`):
@@ -66,10 +72,16 @@ pub fn migrations() -> MigrationSet {
         .expect("the embedded auth migrations are well named")
 }
 
-const MIGRATION_FILES: &[(&str, &str)] = &[(
-    "0001_auth_schema.sql",
-    include_str!("../migrations/0001_auth_schema.sql"),
-)];
+const MIGRATION_FILES: &[(&str, &str)] = &[
+    (
+        "0001_auth_schema.sql",
+        include_str!("../migrations/0001_auth_schema.sql"),
+    ),
+    (
+        "0004_oauth_server.sql",
+        include_str!("../migrations/0004_oauth_server.sql"),
+    ),
+];
 
 /// Everything a request handler needs; cheap to clone.
 #[derive(Clone, Debug)]
@@ -218,6 +230,7 @@ pub fn router(state: AuthState) -> Router {
             "/admin/users/{id}",
             get(admin::get).put(admin::update).delete(admin::delete),
         )
+        .merge(oauth_server::router())
         .fallback(handlers::not_found)
         .layer(axum::middleware::from_fn(error::error_shape))
         .layer(axum::extract::DefaultBodyLimit::max(1024 * 1024))

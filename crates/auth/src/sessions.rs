@@ -24,6 +24,15 @@ pub struct NewSession {
     pub provider_refresh_token: Option<String>,
 }
 
+/// The OAuth client a session was issued to (the OAuth server's code
+/// exchange) and the scopes granted: its access tokens carry `client_id` and
+/// `scope`, and its refresh token works only with that client's credentials.
+#[derive(Debug, Clone)]
+pub struct OAuthGrant {
+    pub client_id: Uuid,
+    pub scopes: String,
+}
+
 /// Creates a session for `user` and answers the Session JSON.
 pub async fn create(
     state: &AuthState,
@@ -31,11 +40,23 @@ pub async fn create(
     user: &User,
     new: NewSession,
 ) -> Result<Value> {
+    create_for_client(state, conn, user, new, None).await
+}
+
+/// [`create`], for an OAuth client when `grant` is given.
+pub async fn create_for_client(
+    state: &AuthState,
+    conn: &mut PgConnection,
+    user: &User,
+    new: NewSession,
+    grant: Option<&OAuthGrant>,
+) -> Result<Value> {
     let now = state.now();
     let session_id = Uuid::new_v4();
     sqlx::query(
-        "insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at, user_agent, ip) \
-         values ($1, $2, $3, $3, 'aal1', $4, $5, $6::inet)",
+        "insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at, user_agent, ip, \
+           oauth_client_id, scopes) \
+         values ($1, $2, $3, $3, 'aal1', $4, $5, $6::inet, $7, $8)",
     )
     .bind(session_id)
     .bind(user.id())
@@ -43,6 +64,8 @@ pub async fn create(
     .bind(now.naive_utc())
     .bind(&new.user_agent)
     .bind(new.ip.as_deref().filter(|ip| ip.parse::<std::net::IpAddr>().is_ok()))
+    .bind(grant.map(|g| g.client_id))
+    .bind(grant.map(|g| g.scopes.as_str()))
     .execute(&mut *conn)
     .await?;
     sqlx::query(
@@ -64,7 +87,7 @@ pub async fn create(
     let mut user = user.clone();
     user.row.last_sign_in_at = Some(now);
     let amr = vec![(new.method.to_owned(), now.timestamp())];
-    let mut body = response(state, &user, session_id, &amr, &refresh_token);
+    let mut body = response(state, &user, session_id, &amr, &refresh_token, grant);
     if let Some(token) = new.provider_token {
         body["provider_token"] = json!(token);
     }
@@ -121,8 +144,12 @@ fn response(
     session_id: Uuid,
     amr: &[(String, i64)],
     refresh_token: &str,
+    grant: Option<&OAuthGrant>,
 ) -> Value {
-    let (access_token, expires_at) = access_token(state, user, session_id, amr);
+    let (access_token, expires_at) = match grant {
+        None => access_token(state, user, session_id, amr),
+        Some(grant) => access_token_for(state, user, session_id, amr, Some(grant)),
+    };
     json!({
         "access_token": access_token,
         "token_type": "bearer",
@@ -140,10 +167,21 @@ pub fn access_token(
     session_id: Uuid,
     amr: &[(String, i64)],
 ) -> (String, i64) {
+    access_token_for(state, user, session_id, amr, None)
+}
+
+/// [`access_token`], with `client_id` and `scope` for an OAuth client's session.
+pub fn access_token_for(
+    state: &AuthState,
+    user: &User,
+    session_id: Uuid,
+    amr: &[(String, i64)],
+    grant: Option<&OAuthGrant>,
+) -> (String, i64) {
     let iat = state.clock().timestamp();
     let exp = iat + state.config().jwt_expiry;
     let r = &user.row;
-    let claims = json!({
+    let mut claims = json!({
         "iss": format!("{}/auth/v1", state.config().api_external_url.trim_end_matches('/')),
         "sub": r.id,
         "aud": r.token_aud(),
@@ -159,6 +197,10 @@ pub fn access_token(
         "session_id": session_id,
         "is_anonymous": r.is_anonymous,
     });
+    if let Some(grant) = grant {
+        claims["client_id"] = json!(grant.client_id);
+        claims["scope"] = json!(grant.scopes);
+    }
     (state.jwt().sign(&claims), exp)
 }
 
@@ -175,10 +217,22 @@ fn refresh_not_found() -> AuthError {
 /// answers with the session's current token); later, its whole session is
 /// revoked and the answer is `refresh_token_already_used`.
 pub async fn refresh(state: &AuthState, token: &str) -> Result<Value> {
+    refresh_for_client(state, token, None).await
+}
+
+/// [`refresh`] by an OAuth client (`client`, authenticated by the caller):
+/// a session issued to an OAuth client is refreshed only by that client,
+/// any other only without one (`invalid_client`, as the platform).
+pub async fn refresh_for_client(
+    state: &AuthState,
+    token: &str,
+    client: Option<Uuid>,
+) -> Result<Value> {
     let now = state.now();
     let mut tx = state.db().owner.begin().await?;
     let row = sqlx::query(
-        "select rt.id, rt.revoked, rt.updated_at, rt.session_id, s.user_id, s.not_after \
+        "select rt.id, rt.revoked, rt.updated_at, rt.session_id, s.user_id, s.not_after, \
+                s.oauth_client_id, s.scopes \
          from auth.refresh_tokens rt join auth.sessions s on s.id = rt.session_id \
          where rt.token = $1 for update of rt, s",
     )
@@ -194,6 +248,34 @@ pub async fn refresh(state: &AuthState, token: &str) -> Result<Value> {
     let session_id: Uuid = row.try_get("session_id")?;
     let user_id: Uuid = row.try_get("user_id")?;
     let not_after: Option<DateTime<Utc>> = row.try_get("not_after")?;
+    let session_client: Option<Uuid> = row.try_get("oauth_client_id")?;
+    let grant = match (session_client, client) {
+        (Some(_), None) => {
+            return Err(AuthError::oauth(
+                "invalid_client",
+                "Client authentication required for OAuth session",
+            ));
+        }
+        (Some(owner), Some(client)) if owner != client => {
+            return Err(AuthError::oauth(
+                "invalid_client",
+                "Client does not match the session's OAuth client",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(AuthError::oauth(
+                "invalid_client",
+                "Client authentication not allowed for non-OAuth session",
+            ));
+        }
+        (Some(client_id), Some(_)) => Some(OAuthGrant {
+            client_id,
+            scopes: row
+                .try_get::<Option<String>, _>("scopes")?
+                .unwrap_or_default(),
+        }),
+        (None, None) => None,
+    };
 
     if not_after.is_some_and(|t| t <= now) {
         return Err(AuthError::bad_request(
@@ -253,7 +335,14 @@ pub async fn refresh(state: &AuthState, token: &str) -> Result<Value> {
     };
     let amr = amr_of(&mut tx, session_id).await?;
     tx.commit().await?;
-    Ok(response(state, &user, session_id, &amr, &new_token))
+    Ok(response(
+        state,
+        &user,
+        session_id,
+        &amr,
+        &new_token,
+        grant.as_ref(),
+    ))
 }
 
 /// Whether a session exists.
