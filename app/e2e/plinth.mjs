@@ -85,6 +85,8 @@ export async function startPlinth() {
     GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS: '10000',
     GOTRUE_RATE_LIMIT_EMAIL_SENT: '10000',
     GOTRUE_RATE_LIMIT_VERIFY: '10000',
+    // Every walk's browser is 127.0.0.1: the per-address MFA limit (15 a minute) would be shared by all.
+    GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: '10000',
     ...github.env,
     ...newsletter.env,
   }

@@ -7,7 +7,7 @@
 // again and the next sign-in asks for no code. Each viewport has its own
 // demo user, one no other walk signs in as.
 import { createHmac } from 'node:crypto'
-import { expect, logout } from '../lib.mjs'
+import { apiVisitor, expect, logout, mailboxMessages } from '../lib.mjs'
 
 const USERS = { phone: 'sam@demo.plinth.dev', desktop: 'jo@demo.plinth.dev' }
 const SETTINGS = '/dashboard/settings'
@@ -60,6 +60,26 @@ async function onCodeScreen(page, redirect, what) {
   const here = new URL(page.url())
   expect(here.pathname === '/auth' && here.searchParams.get('redirect') === redirect, `${what}: at ${here.pathname}${here.search}`)
   expect((await page.getByRole('heading', { level: 1, name: 'Settings', exact: true }).count()) === 0, `${what}: the settings are not shown`)
+}
+
+/** Enrolls and verifies a TOTP factor through the HTTP API, as the holder of `token`: its secret and the step used. */
+async function enrollThroughApi(url, token) {
+  const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
+  const call = async (path, body) => {
+    const response = await fetch(`${url}/auth/v1${path}`, {
+      method: 'POST',
+      headers: { apikey: anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    const json = await response.json()
+    expect(response.ok, `POST ${path}: ${response.status} ${JSON.stringify(json)}`)
+    return json
+  }
+  const factor = await call('/factors', { factor_type: 'totp', friendly_name: 'API app' })
+  const challenge = await call(`/factors/${factor.id}/challenge`, {})
+  const step = stepNow()
+  await call(`/factors/${factor.id}/verify`, { challenge_id: challenge.id, code: totp(factor.totp.secret, step) })
+  return { secret: factor.totp.secret, step, anonKey }
 }
 
 export const walks = [
@@ -126,6 +146,39 @@ export const walks = [
       await passwordSignIn(page, url, email, SETTINGS)
       await page.waitForURL((u) => u.pathname === SETTINGS)
       await page.getByRole('heading', { level: 1, name: 'Settings', exact: true }).waitFor()
+    },
+  },
+  {
+    name: 'mfa: a magic-link sign-in of an account with a factor stops at the code screen too',
+    async run(page, { url, viewport }) {
+      const email = `e2e-mfa-link-${viewport}-${Date.now()}@example.com`
+      const visitor = await apiVisitor(url, email)
+      const { secret, step: enrolledStep, anonKey } = await enrollThroughApi(url, visitor.token)
+
+      const sent = await fetch(`${url}/auth/v1/otp`, {
+        method: 'POST',
+        headers: { apikey: anonKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ email, create_user: false }),
+      })
+      expect(sent.ok, `the magic link is sent: ${sent.status} ${await sent.text()}`)
+      let link = null
+      const until = Date.now() + 15_000
+      while (!link && Date.now() < until) {
+        const text = JSON.stringify(await mailboxMessages(url, email))
+        link = text.match(/https?:\/\/[^\s"<>\\]+\/auth\/v1\/verify\?[^\s"<>\\]+/)?.[0]?.replaceAll('&amp;', '&') ?? null
+        if (!link) await new Promise((ok) => setTimeout(ok, 200))
+      }
+      expect(link, 'a mail with the magic link')
+
+      // The link signs in at aal1 and returns to the site root; the app holds the session at the code screen.
+      await page.goto(link)
+      await onCodeScreen(page, '/', 'after the magic link')
+      if (viewport === 'desktop') expect((await page.getByRole('button', { name: 'Account menu' }).count()) === 0, 'not signed in yet')
+      await page.getByLabel('6-digit code').fill(totp(secret, Math.max(stepNow(), enrolledStep + 1)))
+      await page.getByRole('button', { name: 'Verify', exact: true }).click()
+      await toast(page, 'Welcome back!')
+      await page.waitForURL((u) => u.pathname === '/' && u.search === '')
+      if (viewport === 'desktop') await page.getByRole('button', { name: 'Account menu' }).waitFor()
     },
   },
 ]
