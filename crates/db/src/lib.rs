@@ -4,6 +4,7 @@
 //! with the caller's role and claims set, so that row-level security decides.
 
 pub mod cluster;
+pub mod jwk;
 pub mod jwt;
 pub mod migrate;
 #[cfg(feature = "testing")]
