@@ -24,7 +24,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Apply the platform SQL, the project's migrations and its policies, then exit.
     Migrate(DbArgs),
-    /// Print the API keys as lines a shell can source (ANON_KEY=…, SERVICE_ROLE_KEY=…).
+    /// Print the API keys as lines a shell can source (ANON_KEY=…, SERVICE_ROLE_KEY=…);
+    /// `keys generate` makes a new signing key set.
     Keys(KeysArgs),
     /// Load the project's seed data (`--demo`: the demo data in seed/demo.sql).
     Seed(SeedArgs),
@@ -181,12 +182,36 @@ impl ServeArgs {
 
 #[derive(Debug, Args)]
 pub struct KeysArgs {
+    #[command(subcommand)]
+    pub action: Option<KeysAction>,
+
     #[command(flatten)]
     pub keys: KeyArgs,
 
     /// The data folder holding the generated secret.
     #[arg(long, env = "PLINTH_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysAction {
+    /// Make a new signing key and print GOTRUE_JWT_KEYS='[…]' (the new key first, the
+    /// configured keys after it, left to verify only), then ANON_KEY=… and
+    /// SERVICE_ROLE_KEY=… signed with the new key. Nothing is written.
+    Generate {
+        /// The new key's algorithm.
+        #[arg(long, value_enum, ignore_case = true, default_value = "ES256")]
+        alg: SigningAlg,
+    },
+}
+
+/// The algorithms `plinth keys generate` makes keys for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SigningAlg {
+    #[value(name = "ES256")]
+    Es256,
+    #[value(name = "RS256")]
+    Rs256,
 }
 
 /// Where the database is and what to apply to it.
@@ -253,6 +278,16 @@ pub struct KeyArgs {
     /// The service_role API key (a JWT with role service_role signed with JWT_SECRET).
     #[arg(long, env = "SERVICE_ROLE_KEY", hide_env_values = true)]
     pub service_role_key: Option<Secret>,
+
+    /// The signing keys, as GoTrue reads them: a JSON array of private JWKs (RS256, ES256,
+    /// or HS256 `oct`), each with a `kid`. The first key that may sign signs every token;
+    /// every key verifies, and JWT_SECRET still verifies HS256 tokens (legacy keys).
+    #[arg(long, env = "GOTRUE_JWT_KEYS", hide_env_values = true)]
+    pub jwt_keys: Option<Secret>,
+
+    /// A file holding the signing keys' JSON (instead of GOTRUE_JWT_KEYS).
+    #[arg(long, env = "PLINTH_JWT_KEYS_FILE", conflicts_with = "jwt_keys")]
+    pub jwt_keys_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

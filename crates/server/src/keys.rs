@@ -1,22 +1,28 @@
-//! The JWT secret and the two API keys.
+//! The JWT secret, the signing key set and the two API keys.
 //!
 //! `JWT_SECRET`, `ANON_KEY` and `SERVICE_ROLE_KEY` are taken from the
 //! configuration when set. Otherwise the secret is generated on first start
 //! into `<data>/jwt-secret`, and the keys into `<data>/api-keys.env` (both
 //! readable by their owner only), so they stay the same from one start to the
 //! next. Stored keys that no longer verify with the secret (the secret was
-//! changed) are made anew.
+//! changed), or that the current signing key did not sign (a key set was
+//! configured or rotated), are made anew.
+//!
+//! `GOTRUE_JWT_KEYS` (or the file `PLINTH_JWT_KEYS_FILE`) adds asymmetric
+//! keys: the set's signing key signs, every key and the secret verify.
+//! [`generate`] makes a new set for `plinth keys generate`.
 
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow, bail};
+use plinth_db::jwk::KeyAlg;
 use plinth_db::{JwtError, JwtSecret};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::config::KeyArgs;
+use crate::config::{KeyArgs, SigningAlg};
 
 const SECRET_FILE: &str = "jwt-secret";
 const KEYS_FILE: &str = "api-keys.env";
@@ -36,30 +42,11 @@ pub struct Keys {
 impl Keys {
     /// Loads or generates the secret and keys for `data_dir`.
     pub fn load_or_generate(args: &KeyArgs, data_dir: &Path) -> anyhow::Result<Self> {
-        let mut generated = false;
-        let secret_text = match &args.jwt_secret {
-            Some(secret) => secret.expose().to_owned(),
-            None => {
-                let path = data_dir.join(SECRET_FILE);
-                match fs::read_to_string(&path) {
-                    Ok(text) => text.trim().to_owned(),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        let text = plinth_db::random_token(48);
-                        write_private(&path, &text)?;
-                        generated = true;
-                        text
-                    }
-                    Err(e) => {
-                        return Err(e).with_context(|| format!("cannot read {}", path.display()));
-                    }
-                }
-            }
-        };
-        let secret = JwtSecret::new(&secret_text)?;
+        let (secret, mut generated) = load_secret(args, data_dir)?;
 
         let stored = read_key_file(&data_dir.join(KEYS_FILE));
         let usable = |key: Option<&String>, role: &str| {
-            key.filter(|k| role_of(&secret, k).as_deref() == Some(role))
+            key.filter(|k| role_of(&secret, k).as_deref() == Some(role) && secret.is_current(k))
                 .cloned()
         };
         let anon = given_key(
@@ -104,6 +91,92 @@ impl Keys {
     }
 }
 
+/// The secret (configured, stored or made now: then `true`) with the
+/// configured key set.
+fn load_secret(args: &KeyArgs, data_dir: &Path) -> anyhow::Result<(JwtSecret, bool)> {
+    let mut generated = false;
+    let secret_text = match &args.jwt_secret {
+        Some(secret) => secret.expose().to_owned(),
+        None => {
+            let path = data_dir.join(SECRET_FILE);
+            match fs::read_to_string(&path) {
+                Ok(text) => text.trim().to_owned(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    let text = plinth_db::random_token(48);
+                    write_private(&path, &text)?;
+                    generated = true;
+                    text
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot read {}", path.display()));
+                }
+            }
+        }
+    };
+    let secret = JwtSecret::new(&secret_text)?;
+    let secret = match key_set(args)? {
+        Some((text, source)) => secret
+            .with_key_set(&text)
+            .map_err(|e| anyhow!("{source}: {e}"))?,
+        None => secret,
+    };
+    Ok((secret, generated))
+}
+
+/// The configured key set's JSON and where it came from.
+fn key_set(args: &KeyArgs) -> anyhow::Result<Option<(String, String)>> {
+    if let Some(keys) = &args.jwt_keys {
+        return Ok(Some((keys.expose().to_owned(), "GOTRUE_JWT_KEYS".into())));
+    }
+    let Some(path) = &args.jwt_keys_file else {
+        return Ok(None);
+    };
+    let text = fs::read_to_string(path)
+        .with_context(|| format!("cannot read PLINTH_JWT_KEYS_FILE {}", path.display()))?;
+    Ok(Some((
+        text,
+        format!("PLINTH_JWT_KEYS_FILE {}", path.display()),
+    )))
+}
+
+/// `plinth keys generate`: a new key of `alg` ahead of the configured set
+/// (whose keys are left to verify only, as GoTrue wants one signing key),
+/// as `GOTRUE_JWT_KEYS='[…]'`, then the API keys signed with the new key.
+pub fn generate(args: &KeyArgs, data_dir: &Path, alg: SigningAlg) -> anyhow::Result<String> {
+    // The configured set is checked as a start would check it.
+    let (secret, _) = load_secret(args, data_dir)?;
+    let mut keys = vec![plinth_db::jwk::generate(match alg {
+        SigningAlg::Es256 => KeyAlg::Es256,
+        SigningAlg::Rs256 => KeyAlg::Rs256,
+    })];
+    if let Some((text, _)) = key_set(args)? {
+        let old: Value = serde_json::from_str(&text)?;
+        let old = match old {
+            Value::Object(mut set) => set.remove("keys").unwrap_or_default(),
+            list => list,
+        };
+        for mut key in old.as_array().cloned().unwrap_or_default() {
+            key["key_ops"] = json!(["verify"]);
+            keys.push(key);
+        }
+    }
+    let set = serde_json::to_string(&keys)?;
+    if set.contains('\'') {
+        bail!(
+            "a kid of the configured key set holds a single quote; the set cannot be printed as a shell value"
+        );
+    }
+    let signer = secret.with_key_set(&set)?;
+    let now = unix_now();
+    Ok(format!(
+        "GOTRUE_JWT_KEYS='{set}'\n{}",
+        format_env(
+            &signer.api_key("anon", now, now + KEY_LIFETIME_SECS),
+            &signer.api_key("service_role", now, now + KEY_LIFETIME_SECS),
+        )
+    ))
+}
+
 fn format_env(anon: &str, service: &str) -> String {
     format!("ANON_KEY={anon}\nSERVICE_ROLE_KEY={service}\n")
 }
@@ -126,7 +199,7 @@ fn given_key(
             "{name} has no exp claim, and every service refuses tokens that never expire; \
              make keys with an exp claim (unset {name} and run `plinth keys`)"
         ),
-        Err(_) => bail!("{name} is not a valid JWT signed with JWT_SECRET"),
+        Err(_) => bail!("{name} is not a valid JWT signed with JWT_SECRET or GOTRUE_JWT_KEYS"),
     };
     match claims.get("role").and_then(Value::as_str) {
         Some(r) if r == role => Ok(Some(key.to_owned())),
@@ -188,6 +261,8 @@ mod tests {
             jwt_secret: None,
             anon_key: None,
             service_role_key: None,
+            jwt_keys: None,
+            jwt_keys_file: None,
         }
     }
 
@@ -241,6 +316,7 @@ mod tests {
             jwt_secret: Some(secret_text.parse().unwrap()),
             anon_key: Some(anon.parse().unwrap()),
             service_role_key: Some(anon.parse().unwrap()),
+            ..no_args()
         };
         let err = Keys::load_or_generate(&args, dir.path())
             .unwrap_err()
@@ -253,7 +329,7 @@ mod tests {
         let args = KeyArgs {
             jwt_secret: Some(secret_text.parse().unwrap()),
             anon_key: Some("garbage".parse().unwrap()),
-            service_role_key: None,
+            ..no_args()
         };
         let err = Keys::load_or_generate(&args, dir.path())
             .unwrap_err()
@@ -270,7 +346,7 @@ mod tests {
         let args = KeyArgs {
             jwt_secret: Some(secret_text.parse().unwrap()),
             anon_key: Some(forever.parse().unwrap()),
-            service_role_key: None,
+            ..no_args()
         };
         let err = Keys::load_or_generate(&args, dir.path())
             .unwrap_err()
@@ -280,12 +356,159 @@ mod tests {
         let args = KeyArgs {
             jwt_secret: Some(secret_text.parse().unwrap()),
             anon_key: Some(expired.parse().unwrap()),
-            service_role_key: None,
+            ..no_args()
         };
         let err = Keys::load_or_generate(&args, dir.path())
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("ANON_KEY has expired"), "{err}");
+    }
+
+    /// The secret of `dir` with `set`: says whether a token's header is
+    /// the set's signing key's (`is_current`).
+    fn secret_with(dir: &Path, set: &str) -> JwtSecret {
+        let args = KeyArgs {
+            jwt_keys: Some(set.parse().unwrap()),
+            ..no_args()
+        };
+        load_secret(&args, dir).unwrap().0
+    }
+
+    /// `GOTRUE_JWT_KEYS='[…]'` of `plinth keys generate`'s output.
+    fn printed_set(out: &str) -> String {
+        out.lines()
+            .next()
+            .unwrap()
+            .strip_prefix("GOTRUE_JWT_KEYS='")
+            .unwrap()
+            .strip_suffix('\'')
+            .unwrap()
+            .to_owned()
+    }
+
+    fn printed_key<'a>(out: &'a str, name: &str) -> &'a str {
+        out.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_key_set_signs_the_api_keys_and_replaces_stored_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let legacy = Keys::load_or_generate(&no_args(), dir.path()).unwrap();
+        assert!(legacy.secret.is_current(&legacy.anon_key));
+
+        let out = generate(&no_args(), dir.path(), SigningAlg::Es256).unwrap();
+        let set = printed_set(&out);
+        let jwks: Value = serde_json::from_str(&set).unwrap();
+        assert_eq!(jwks.as_array().unwrap().len(), 1);
+        assert_eq!(jwks[0]["alg"], "ES256");
+        let printed_anon = printed_key(&out, "ANON_KEY");
+        let with_set = secret_with(dir.path(), &set);
+        assert!(with_set.is_current(printed_anon));
+        assert!(!with_set.is_current(&legacy.anon_key));
+        assert_eq!(with_set.signing_key_id().unwrap().0, jwks[0]["kid"]);
+
+        let args = KeyArgs {
+            jwt_keys: Some(set.parse().unwrap()),
+            ..no_args()
+        };
+        let keys = Keys::load_or_generate(&args, dir.path()).unwrap();
+        assert!(keys.generated, "the stored HS256 keys are made anew");
+        for key in [&keys.anon_key, &keys.service_role_key] {
+            assert!(with_set.is_current(key));
+            assert!(with_set.verify(key).is_ok());
+        }
+        assert_eq!(keys.secret.verify(&keys.anon_key).unwrap()["role"], "anon");
+        assert_eq!(keys.secret.verify(printed_anon).unwrap()["role"], "anon");
+        // Legacy keys signed with the secret still verify.
+        assert!(keys.secret.verify(&legacy.service_role_key).is_ok());
+        // The next start keeps them.
+        let again = Keys::load_or_generate(&args, dir.path()).unwrap();
+        assert!(!again.generated);
+        assert_eq!(again.anon_key, keys.anon_key);
+    }
+
+    #[test]
+    fn generate_rotates_the_configured_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = generate(&no_args(), dir.path(), SigningAlg::Es256).unwrap();
+        let old_set = printed_set(&first);
+        let old_anon = printed_key(&first, "ANON_KEY").to_owned();
+        let args = KeyArgs {
+            jwt_keys: Some(old_set.parse().unwrap()),
+            ..no_args()
+        };
+        let second = generate(&args, dir.path(), SigningAlg::Rs256).unwrap();
+        let new_set = printed_set(&second);
+        let keys: Value = serde_json::from_str(&new_set).unwrap();
+        let old: Value = serde_json::from_str(&old_set).unwrap();
+        assert_eq!(keys.as_array().unwrap().len(), 2);
+        assert_eq!(keys[0]["alg"], "RS256");
+        assert_eq!(keys[0]["key_ops"], json!(["sign", "verify"]));
+        assert_eq!(keys[1]["kid"], old[0]["kid"]);
+        assert_eq!(keys[1]["key_ops"], json!(["verify"]));
+        let new_anon = printed_key(&second, "ANON_KEY");
+        let rotated_secret = secret_with(dir.path(), &new_set);
+        assert_eq!(rotated_secret.signing_key_id().unwrap().0, keys[0]["kid"]);
+        assert!(rotated_secret.is_current(new_anon));
+        assert!(!rotated_secret.is_current(&old_anon));
+
+        // Served with the rotated set (from a file): both keys verify.
+        let file = dir.path().join("signing_keys.json");
+        fs::write(&file, &new_set).unwrap();
+        let rotated = Keys::load_or_generate(
+            &KeyArgs {
+                jwt_keys_file: Some(file),
+                ..no_args()
+            },
+            dir.path(),
+        )
+        .unwrap();
+        assert!(rotated.secret.verify(&old_anon).is_ok());
+        assert!(rotated.secret.verify(new_anon).is_ok());
+        assert!(rotated.secret.is_current(&rotated.anon_key));
+        assert_eq!(rotated.secret.jwks()["keys"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn bad_key_sets_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let with = |text: &str| KeyArgs {
+            jwt_keys: Some(text.parse().unwrap()),
+            ..no_args()
+        };
+        let err = Keys::load_or_generate(&with("[]"), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "GOTRUE_JWT_KEYS: the JWT key set is empty");
+        let err = Keys::load_or_generate(&with(r#"[{"kty":"EC","crv":"P-256"}]"#), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("\"kid\" is missing"), "{err}");
+        let missing = dir.path().join("nope.json");
+        let err = Keys::load_or_generate(
+            &KeyArgs {
+                jwt_keys_file: Some(missing),
+                ..no_args()
+            },
+            dir.path(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("cannot read PLINTH_JWT_KEYS_FILE"), "{err}");
+        // A configured ANON_KEY signed by another key set is refused.
+        let other = generate(&no_args(), dir.path(), SigningAlg::Es256).unwrap();
+        let mine = generate(&no_args(), dir.path(), SigningAlg::Es256).unwrap();
+        let args = KeyArgs {
+            jwt_keys: Some(printed_set(&mine).parse().unwrap()),
+            anon_key: Some(printed_key(&other, "ANON_KEY").parse().unwrap()),
+            ..no_args()
+        };
+        let err = Keys::load_or_generate(&args, dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ANON_KEY is not a valid JWT"), "{err}");
     }
 
     #[test]

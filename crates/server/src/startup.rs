@@ -452,8 +452,15 @@ pub async fn gen_types(args: TypegenArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `plinth keys`.
+/// `plinth keys` and `plinth keys generate`.
 pub fn keys(args: KeysArgs) -> anyhow::Result<()> {
+    if let Some(crate::config::KeysAction::Generate { alg }) = args.action {
+        print!(
+            "{}",
+            crate::keys::generate(&args.keys, &args.data_dir, alg)?
+        );
+        return Ok(());
+    }
     let keys = Keys::load_or_generate(&args.keys, &args.data_dir)?;
     print!("{}", keys.as_env());
     Ok(())

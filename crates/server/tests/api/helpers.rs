@@ -50,6 +50,8 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
         jwt_secret: None,
         anon_key: None,
         service_role_key: None,
+        jwt_keys: None,
+        jwt_keys_file: None,
     };
     let keys = Arc::new(Keys::load_or_generate(&no_keys, data.path()).unwrap());
     let state = AppState {
