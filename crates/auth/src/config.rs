@@ -64,6 +64,17 @@ pub struct AuthConfig {
     pub web3: Web3Config,
     /// The OAuth 2.1 server: this project as an OAuth provider.
     pub oauth_server: OAuthServerConfig,
+    /// Phone sign-in and the SMS sender (`GOTRUE_EXTERNAL_PHONE_ENABLED`, `GOTRUE_SMS_*`).
+    pub sms: crate::sms::SmsConfig,
+    /// Multi-factor authentication (`GOTRUE_MFA_*`).
+    pub mfa: crate::mfa::MfaConfig,
+    /// `linkIdentity` / `unlinkIdentity` are offered (`GOTRUE_SECURITY_MANUAL_LINKING_ENABLED`);
+    /// off, `/user/identities/*` answers 404 `manual_linking_disabled`.
+    pub manual_linking_enabled: bool,
+    /// A new password through `PUT /user` needs the `nonce` from
+    /// `GET /reauthenticate` when the session is older than a day
+    /// (`GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`).
+    pub update_password_require_reauthentication: bool,
 }
 
 impl Default for AuthConfig {
@@ -90,6 +101,10 @@ impl Default for AuthConfig {
             id_token_apple: IdTokenProvider::apple(),
             web3: Web3Config::default(),
             oauth_server: OAuthServerConfig::default(),
+            sms: crate::sms::SmsConfig::default(),
+            mfa: crate::mfa::MfaConfig::default(),
+            manual_linking_enabled: false,
+            update_password_require_reauthentication: false,
         }
     }
 }
@@ -225,6 +240,93 @@ impl fmt::Debug for SmtpConfig {
     }
 }
 
+/// So many events per so long, as the platform writes rates: `"30"` (per
+/// hour) or `"10/5m"` (events / a duration: `ms`, `s`, `m`, `h`, combined as
+/// in `1h30m`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    pub events: u32,
+    pub over: Duration,
+}
+
+impl Rate {
+    /// `events` per hour.
+    pub const fn per_hour(events: u32) -> Self {
+        Self {
+            events,
+            over: Duration::from_secs(3600),
+        }
+    }
+
+    /// Never bites.
+    pub const UNLIMITED: Self = Self::per_hour(u32::MAX);
+}
+
+impl std::str::FromStr for Rate {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, String> {
+        let value = value.trim();
+        let events = |s: &str| -> Result<u32, String> {
+            let n: f64 = s
+                .trim()
+                .parse()
+                .map_err(|_| format!("rate: events part of {value:?} is not a number"))?;
+            if !n.is_finite() || n < 0.0 {
+                return Err(format!("rate: events part of {value:?} is not a number"));
+            }
+            // Whole events; anything beyond u32 never bites.
+            Ok(if n >= f64::from(u32::MAX) {
+                u32::MAX
+            } else {
+                n as u32
+            })
+        };
+        match value.split_once('/') {
+            None => Ok(Self::per_hour(events(value)?)),
+            Some((count, over)) => {
+                let over = parse_go_duration(over.trim())
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| format!("rate: {over:?} in {value:?} is not a duration"))?;
+                Ok(Self {
+                    events: events(count)?,
+                    over,
+                })
+            }
+        }
+    }
+}
+
+/// `1h30m`, `5m`, `90s`, `500ms`: numbers each followed by a unit.
+fn parse_go_duration(text: &str) -> Option<Duration> {
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let n: u64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let (unit, len) = if rest.starts_with("ms") {
+            (Duration::from_millis(1), 2)
+        } else if rest.starts_with('s') {
+            (Duration::from_secs(1), 1)
+        } else if rest.starts_with('m') {
+            (Duration::from_secs(60), 1)
+        } else if rest.starts_with('h') {
+            (Duration::from_secs(3600), 1)
+        } else {
+            return None;
+        };
+        rest = &rest[len..];
+        total = total.checked_add(unit.checked_mul(u32::try_from(n).ok()?)?)?;
+    }
+    Some(total)
+}
+
 /// Request limits per window. Counted in memory, per server process.
 ///
 /// None of them lets a stranger lock an account: failed sign-ins are counted
@@ -242,10 +344,23 @@ pub struct RateLimits {
     pub token_refresh: u32,
     /// `/verify` calls per client IP per window (`GOTRUE_RATE_LIMIT_VERIFY`).
     pub verify: u32,
-    /// Recovery requests per client IP per window.
+    /// Requests for an e-mail link or code (`/recover`, `/resend`, `/otp`)
+    /// per client per window (`GOTRUE_RATE_LIMIT_OTP`).
     pub recover: u32,
-    /// E-mails sent per e-mail address per window
-    /// (`GOTRUE_RATE_LIMIT_EMAIL_SENT`); over it: `over_email_send_rate_limit`.
+    /// Anonymous sign-ins per client per hour (`GOTRUE_RATE_LIMIT_ANONYMOUS_USERS`).
+    pub anonymous_users: u32,
+    /// E-mails the whole instance sends (`GOTRUE_RATE_LIMIT_EMAIL_SENT`,
+    /// default 30 per hour); over it: 429 `over_email_send_rate_limit`.
+    pub email_sent: Rate,
+    /// Text messages the whole instance sends (`GOTRUE_RATE_LIMIT_SMS_SENT`,
+    /// default 30 per hour); over it: 429 `over_sms_send_rate_limit`.
+    pub sms_sent: Rate,
+    /// Count requests per value of this header instead of per client
+    /// address (`GOTRUE_RATE_LIMIT_HEADER`); a request without it is not
+    /// limited, as the platform does.
+    pub header: Option<String>,
+    /// E-mails asked for per e-mail address per window
+    /// (`PLINTH_RATE_LIMIT_EMAILS_PER_ADDRESS`); over it: `over_email_send_rate_limit`.
     pub per_email: u32,
     /// Failed password sign-ins per account from one client address per
     /// window; past it that address gets 429 `over_request_rate_limit` for
@@ -276,6 +391,10 @@ impl Default for RateLimits {
             token_refresh: 150,
             verify: 30,
             recover: 30,
+            anonymous_users: 30,
+            email_sent: Rate::per_hour(30),
+            sms_sent: Rate::per_hour(30),
+            header: None,
             per_email: 30,
             sign_in_failures_per_account_ip: 10,
             sign_in_backoff_after: 20,
@@ -294,6 +413,10 @@ impl RateLimits {
             token_refresh: u32::MAX,
             verify: u32::MAX,
             recover: u32::MAX,
+            anonymous_users: u32::MAX,
+            email_sent: Rate::UNLIMITED,
+            sms_sent: Rate::UNLIMITED,
+            header: None,
             per_email: u32::MAX,
             sign_in_failures_per_account_ip: u32::MAX,
             sign_in_backoff_after: u32::MAX,
@@ -430,5 +553,33 @@ mod tests {
             RateLimits::unlimited().sign_in_backoff(u32::MAX - 1),
             Duration::ZERO
         );
+    }
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse_as_the_platform_writes_them() {
+        assert_eq!("30".parse::<Rate>().unwrap(), Rate::per_hour(30));
+        assert_eq!("2.0".parse::<Rate>().unwrap(), Rate::per_hour(2));
+        assert_eq!(
+            "10/5m".parse::<Rate>().unwrap(),
+            Rate {
+                events: 10,
+                over: Duration::from_secs(300)
+            }
+        );
+        assert_eq!(
+            "1/1h30m".parse::<Rate>().unwrap().over,
+            Duration::from_secs(5400)
+        );
+        assert_eq!("1e12".parse::<Rate>().unwrap().events, u32::MAX);
+        for bad in [
+            "", "x", "-1", "10/", "10/0s", "10/5d", "10/m", "a/5m", "1/2/3",
+        ] {
+            assert!(bad.parse::<Rate>().is_err(), "{bad}");
+        }
     }
 }

@@ -128,6 +128,12 @@ const OWN_PARAMS: [&str; 7] = [
 /// its failures, instead of stranding the person on a JSON page. A
 /// `redirect_to` that is not allowed is never followed.
 pub async fn authorize(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    start(state, input, None).await
+}
+
+/// Starts an OAuth sign-in; with `link_to`, one whose callback links the
+/// provider's identity to that user instead (`linkIdentity`).
+pub(crate) async fn start(state: AuthState, input: Input, link_to: Option<Uuid>) -> Result<Response> {
     let provider = match provider_from(input.query.get("provider"), &state) {
         Ok(provider) => provider,
         Err(e) => {
@@ -174,8 +180,8 @@ pub async fn authorize(State(state): State<AuthState>, input: Input) -> Result<R
     let now = state.now();
     sqlx::query(
         "insert into auth.flow_state (id, auth_code, code_challenge_method, code_challenge, provider_type, \
-           created_at, updated_at, authentication_method, redirect_to, provider_code_verifier) \
-         values ($1, $2, $3::auth.code_challenge_method, $4, $5, $6, $6, 'oauth', $7, $8)",
+           created_at, updated_at, authentication_method, redirect_to, provider_code_verifier, user_id) \
+         values ($1, $2, $3::auth.code_challenge_method, $4, $5, $6, $6, 'oauth', $7, $8, $9)",
     )
     .bind(flow_id)
     .bind(Uuid::new_v4().to_string())
@@ -185,6 +191,7 @@ pub async fn authorize(State(state): State<AuthState>, input: Input) -> Result<R
     .bind(now)
     .bind(&redirect_to)
     .bind(provider_verifier.secret())
+    .bind(link_to)
     .execute(&state.db().owner)
     .await?;
 
@@ -378,7 +385,22 @@ pub async fn callback(State(state): State<AuthState>, input: Input) -> Result<Re
     };
 
     let mut tx = state.db().owner.begin().await?;
-    let user = match sign_in_external(&state, &mut tx, provider, &profile).await {
+    let signed_in = match flow.user_id {
+        // A linking flow (`linkIdentity`): the identity joins that user.
+        Some(target) => {
+            let identity_data = profile.identity_data();
+            let linked = crate::identities::Linked {
+                provider: provider.name(),
+                provider_id: &profile.id,
+                identity_data: &identity_data,
+                email: profile.email.as_deref(),
+                email_verified: profile.email_verified,
+            };
+            crate::identities::link(&state, &mut tx, target, linked).await
+        }
+        None => sign_in_external(&state, &mut tx, provider, &profile).await,
+    };
+    let user = match signed_in {
         Ok(user) => user,
         Err(e) => {
             let (status, code, message) = e.parts();

@@ -219,7 +219,7 @@ pub(crate) fn email_gate(state: &AuthState, email: &str) -> Result<()> {
     {
         return Err(AuthError::email_rate_limited());
     }
-    Ok(())
+    crate::ratelimit::email_sent(state)
 }
 
 /// Sends `mail`. Through SMTP it goes in the background, so that neither the
@@ -411,14 +411,7 @@ fn metadata_object(value: Option<Value>, what: &str) -> Result<Value> {
 }
 
 fn normalise_email(email: &str) -> Result<String> {
-    let email = email.trim().to_lowercase();
-    if !users::valid_email(&email) {
-        return Err(AuthError::bad_request(
-            "email_address_invalid",
-            "Unable to validate email address: invalid format",
-        ));
-    }
-    Ok(email)
+    crate::email_address::validate(email.trim())
 }
 
 // ---------------------------------------------------------------- sign-up
@@ -436,9 +429,10 @@ struct SignupBody {
 /// `POST /signup`.
 pub async fn signup(State(state): State<AuthState>, input: Input) -> Result<Response> {
     let config = state.config();
-    limit(
+    crate::ratelimit::limit_request(
         &state,
-        format!("signin:{}", input.ip),
+        &input,
+        "signin",
         config.rate_limits.sign_in_sign_ups,
     )?;
     let body: SignupBody = input.json()?;
@@ -459,11 +453,13 @@ pub async fn signup(State(state): State<AuthState>, input: Input) -> Result<Resp
         .as_deref()
         .map(str::trim)
         .filter(|p| !p.is_empty());
-    if phone.is_some() && email.is_none() {
-        return Err(AuthError::unprocessable(
-            "phone_provider_disabled",
-            "Phone signups are disabled",
+    if phone.is_some() && email.is_some() {
+        return Err(AuthError::validation(
+            "Only an email address or phone number should be provided on signup.",
         ));
+    }
+    if phone.is_some() {
+        return crate::phone::signup(&state, &input, user_metadata).await;
     }
     let Some(email) = email else {
         return anonymous_signup(&state, &input, user_metadata).await;
@@ -616,6 +612,7 @@ fn look_alike_user(state: &AuthState, email: &str, user_metadata: Value) -> Valu
             created_at: Some(created),
             updated_at: Some(created),
         }],
+        factors: Vec::new(),
     };
     user.to_json()
 }
@@ -645,6 +642,13 @@ async fn anonymous_signup(
             "Anonymous sign-ins are disabled",
         ));
     }
+    crate::ratelimit::limit_request_in(
+        state,
+        input,
+        "anonymous",
+        state.config().rate_limits.anonymous_users,
+        std::time::Duration::from_secs(3600),
+    )?;
     let mut tx = state.db().owner.begin().await?;
     let user = insert_user(
         state,
@@ -696,19 +700,11 @@ pub async fn token(State(state): State<AuthState>, input: Input) -> Result<Respo
     let limits = &state.config().rate_limits;
     match grant {
         "password" => {
-            limit(
-                &state,
-                format!("signin:{}", input.ip),
-                limits.sign_in_sign_ups,
-            )?;
+            crate::ratelimit::limit_request(&state, &input, "signin", limits.sign_in_sign_ups)?;
             password_grant(&state, &input).await
         }
         "refresh_token" => {
-            limit(
-                &state,
-                format!("refresh:{}", input.ip),
-                limits.token_refresh,
-            )?;
+            crate::ratelimit::limit_request(&state, &input, "refresh", limits.token_refresh)?;
             let body: RefreshGrant = input.json()?;
             let token = body
                 .refresh_token
@@ -717,11 +713,7 @@ pub async fn token(State(state): State<AuthState>, input: Input) -> Result<Respo
             Ok(json_response(sessions::refresh(&state, &token).await?))
         }
         "pkce" => {
-            limit(
-                &state,
-                format!("signin:{}", input.ip),
-                limits.sign_in_sign_ups,
-            )?;
+            crate::ratelimit::limit_request(&state, &input, "signin", limits.sign_in_sign_ups)?;
             let body: PkceGrant = input.json()?;
             let (Some(code), Some(verifier)) = (
                 body.auth_code.filter(|c| !c.is_empty()),
@@ -736,11 +728,7 @@ pub async fn token(State(state): State<AuthState>, input: Input) -> Result<Respo
             ))
         }
         "id_token" | "web3" => {
-            limit(
-                &state,
-                format!("signin:{}", input.ip),
-                limits.sign_in_sign_ups,
-            )?;
+            crate::ratelimit::limit_request(&state, &input, "signin", limits.sign_in_sign_ups)?;
             Ok(if grant == "web3" {
                 crate::web3::grant(&state, &input).await
             } else {
@@ -762,12 +750,16 @@ async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
         .as_deref()
         .map(str::trim)
         .filter(|e| !e.is_empty());
+    let phone = body.phone.as_deref().map(str::trim).filter(|p| !p.is_empty());
+    if email.is_some() && phone.is_some() {
+        return Err(AuthError::validation(
+            "Only an email address or phone number should be provided on login.",
+        ));
+    }
     let Some(email) = email else {
-        if body.phone.as_deref().is_some_and(|p| !p.trim().is_empty()) {
-            return Err(AuthError::bad_request(
-                "phone_provider_disabled",
-                "Phone logins are disabled",
-            ));
+        if let Some(phone) = phone {
+            let password = body.password.clone().unwrap_or_default();
+            return crate::phone::password_grant(state, input, phone, password).await;
         }
         return Err(AuthError::validation("missing email or phone"));
     };
@@ -855,6 +847,8 @@ struct UpdateUserBody {
     email: Option<String>,
     password: Option<String>,
     phone: Option<String>,
+    channel: Option<String>,
+    nonce: Option<String>,
     data: Option<Value>,
     code_challenge: Option<String>,
     code_challenge_method: Option<String>,
@@ -863,7 +857,7 @@ struct UpdateUserBody {
 /// `PUT /user`: `data` merged into `user_metadata`, a new password, a new
 /// e-mail address (confirmed through a link unless autoconfirm is on).
 pub async fn update_user(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    let Caller { user, .. } = request::caller(&state, &input.headers).await?;
+    let Caller { user, session_id } = request::caller(&state, &input.headers).await?;
     let body: UpdateUserBody = input.json()?;
     let config = state.config();
     let data = match body.data {
@@ -871,12 +865,25 @@ pub async fn update_user(State(state): State<AuthState>, input: Input) -> Result
         Some(Value::Object(map)) => Some(map),
         Some(_) => return Err(AuthError::validation("data must be an object")),
     };
-    if body.phone.as_deref().is_some_and(|p| !p.trim().is_empty()) {
-        return Err(AuthError::unprocessable(
-            "phone_provider_disabled",
-            "Phone signups are disabled",
-        ));
-    }
+    let new_phone = crate::phone::requested_change(
+        &state,
+        &user,
+        body.phone.as_deref(),
+        body.channel.as_deref(),
+    )
+    .await?;
+    let adds_contact = [&body.email, &body.phone]
+        .iter()
+        .any(|v| v.as_deref().is_some_and(|v| !v.trim().is_empty()));
+    crate::reauth::check_update(
+        &state,
+        &user,
+        session_id,
+        body.password.as_deref(),
+        body.nonce.as_deref(),
+        adds_contact,
+    )
+    .await?;
     let new_email = match body
         .email
         .as_deref()
@@ -961,6 +968,9 @@ pub async fn update_user(State(state): State<AuthState>, input: Input) -> Result
             )
             .await?;
         }
+    }
+    if let Some(change) = &new_phone {
+        crate::phone::start_change(&state, &mut tx, &user, change).await?;
     }
     let user = users::find_by_id(&mut tx, user.id())
         .await?
@@ -1096,9 +1106,10 @@ fn required_email(body: &EmailBody) -> Result<String> {
 /// `POST /recover`: mails a recovery link when the address has an account;
 /// answers `{}` either way.
 pub async fn recover(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    limit(
+    crate::ratelimit::limit_request(
         &state,
-        format!("recover:{}", input.ip),
+        &input,
+        "recover",
         state.config().rate_limits.recover,
     )?;
     let body: EmailBody = input.json()?;
@@ -1128,11 +1139,15 @@ pub async fn recover(State(state): State<AuthState>, input: Input) -> Result<Res
 
 /// `POST /resend`: the signup confirmation or e-mail change link again.
 pub async fn resend(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    limit(
+    crate::ratelimit::limit_request(
         &state,
-        format!("recover:{}", input.ip),
+        &input,
+        "recover",
         state.config().rate_limits.recover,
     )?;
+    if crate::phone::is_phone_resend(&input) {
+        return crate::phone::resend(&state, &input).await;
+    }
     let body: EmailBody = input.json()?;
     let email = required_email(&body)?;
     let challenge = challenge_from(
@@ -1196,20 +1211,22 @@ pub async fn resend(State(state): State<AuthState>, input: Input) -> Result<Resp
 /// `POST /otp`: a magic link (and code) by e-mail; creates the user first
 /// when `create_user` is true (the default) and sign-ups are allowed.
 pub async fn otp(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    limit(
+    crate::ratelimit::limit_request(
         &state,
-        format!("recover:{}", input.ip),
+        &input,
+        "recover",
         state.config().rate_limits.recover,
     )?;
+    if crate::phone::is_phone_otp(&input) {
+        return crate::phone::otp(&state, &input).await;
+    }
     let body: EmailBody = input.json()?;
     let email = body
         .email
         .as_deref()
         .map(str::trim)
         .filter(|e| !e.is_empty())
-        .ok_or_else(|| {
-            AuthError::unprocessable("phone_provider_disabled", "Phone logins are disabled")
-        })?;
+        .ok_or_else(|| AuthError::validation("One of email or phone must be set"))?;
     let email = normalise_email(email)?;
     let challenge = challenge_from(
         body.code_challenge.as_deref(),
@@ -1386,11 +1403,9 @@ pub async fn verify_link(State(state): State<AuthState>, input: Input) -> Result
         ];
         Ok(see_other(redirect::with_fragment(&redirect_to, &params)))
     };
-    if let Err(e) = limit(
-        &state,
-        format!("verify:{}", input.ip),
-        state.config().rate_limits.verify,
-    ) {
+    if let Err(e) =
+        crate::ratelimit::limit_request(&state, &input, "verify", state.config().rate_limits.verify)
+    {
         return error_redirect(e);
     }
     if token.is_empty() {
@@ -1444,12 +1459,11 @@ struct VerifyBody {
 /// `POST /verify`: `{type, token_hash}` or `{type, email, token}` (the
 /// six-digit code). Answers a Session.
 pub async fn verify_post(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    limit(
-        &state,
-        format!("verify:{}", input.ip),
-        state.config().rate_limits.verify,
-    )?;
+    crate::ratelimit::limit_request(&state, &input, "verify", state.config().rate_limits.verify)?;
     let body: VerifyBody = input.json()?;
+    if matches!(body.kind.as_deref(), Some("sms" | "phone_change")) {
+        return crate::phone::verify(&state, &input).await;
+    }
     let kind = body
         .kind
         .filter(|k| !k.is_empty())
@@ -1531,20 +1545,20 @@ pub async fn settings(State(state): State<AuthState>) -> Json<Value> {
         "twitter",
         "x",
         "zoom",
-        "phone",
     ] {
         external.insert(provider.into(), json!(false));
     }
     external.insert("anonymous_users".into(), json!(c.anonymous_users));
     external.insert("email".into(), json!(c.email_enabled));
+    external.insert("phone".into(), json!(c.sms.phone_enabled));
     external.insert("github".into(), json!(c.github.enabled));
     external.insert("google".into(), json!(c.google.enabled));
     Json(json!({
         "external": external,
         "disable_signup": c.disable_signup,
         "mailer_autoconfirm": c.mailer_autoconfirm,
-        "phone_autoconfirm": false,
-        "sms_provider": "",
+        "phone_autoconfirm": c.sms.autoconfirm,
+        "sms_provider": c.sms.provider.map_or("", |p| p.name()),
         "saml_enabled": false,
         "saml_private_key_next_configured": false,
         "passkeys_enabled": false,
@@ -1560,9 +1574,14 @@ pub async fn health() -> Json<Value> {
     }))
 }
 
-/// `GET /.well-known/jwks.json`: HS256 projects publish no keys.
-pub async fn jwks() -> Json<Value> {
-    Json(json!({ "keys": [] }))
+/// `GET /.well-known/jwks.json`: the public parts of the asymmetric keys of
+/// `GOTRUE_JWT_KEYS` (none for HS256-only projects), cached for ten minutes
+/// as GoTrue lets them be.
+pub async fn jwks(State(state): State<AuthState>) -> impl IntoResponse {
+    (
+        [(header::CACHE_CONTROL, "public, max-age=600")],
+        Json(state.jwt().jwks()),
+    )
 }
 
 /// Anything else under `/auth/v1`.

@@ -29,20 +29,29 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod admin;
+mod apikey;
+mod admin_links;
 mod clock;
 mod config;
+mod email_address;
 mod error;
 mod external;
 mod handlers;
+mod identities;
 mod id_token;
 mod mailbox;
 mod mailer;
-mod oauth_server;
+mod mfa;
 mod password;
+mod phone;
+mod oauth_server;
 mod ratelimit;
+mod reauth;
 mod redirect;
 mod request;
 mod sessions;
+mod sms;
+mod sso;
 mod tokens;
 mod users;
 mod web3;
@@ -56,11 +65,13 @@ use plinth_db::{Database, JwtSecret, MigrationSet};
 
 pub use clock::Clock;
 pub use config::{
-    AuthConfig, HashCost, IdTokenProvider, OAuthServerConfig, ProviderConfig, RateLimits,
+    AuthConfig, HashCost, IdTokenProvider, OAuthServerConfig, ProviderConfig, Rate, RateLimits,
     SmtpConfig, Web3Config,
 };
 pub use error::{API_VERSION, AuthError};
 pub use mailer::{Mail, Mailer, MailerError};
+pub use mfa::MfaConfig;
+pub use sms::{SmsConfig, SmsProvider, TwilioConfig, parse_test_otp};
 /// The client's address (the peer, or a trusted proxy's `X-Forwarded-For`):
 /// one reading of it for every service's per-address limits.
 pub use request::client_ip;
@@ -76,6 +87,10 @@ const MIGRATION_FILES: &[(&str, &str)] = &[
     (
         "0001_auth_schema.sql",
         include_str!("../migrations/0001_auth_schema.sql"),
+    ),
+    (
+        "0002_mfa.sql",
+        include_str!("../migrations/0002_mfa.sql"),
     ),
     (
         "0004_oauth_server.sql",
@@ -213,6 +228,12 @@ pub fn router(state: AuthState) -> Router {
         .route("/token", post(handlers::token))
         .route("/logout", post(handlers::logout))
         .route("/user", get(handlers::get_user).put(handlers::update_user))
+        .route("/user/identities/authorize", get(identities::authorize))
+        .route(
+            "/user/identities/{identity_id}",
+            axum::routing::delete(identities::unlink),
+        )
+        .route("/reauthenticate", get(reauth::reauthenticate))
         .route("/recover", post(handlers::recover))
         .route("/resend", post(handlers::resend))
         .route("/otp", post(handlers::otp))
@@ -225,15 +246,23 @@ pub fn router(state: AuthState) -> Router {
         .route("/.well-known/jwks.json", get(handlers::jwks))
         .route("/authorize", get(external::authorize))
         .route("/callback", get(external::callback))
+        .route("/invite", post(admin_links::invite))
+        .route("/admin/generate_link", post(admin_links::generate_link))
+        .merge(sso::router())
         .route("/admin/users", get(admin::list).post(admin::create))
         .route(
             "/admin/users/{id}",
             get(admin::get).put(admin::update).delete(admin::delete),
         )
         .merge(oauth_server::router())
+        .merge(mfa::router())
         .fallback(handlers::not_found)
         .layer(axum::middleware::from_fn(error::error_shape))
         .layer(axum::extract::DefaultBodyLimit::max(1024 * 1024))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            apikey::gate,
+        ))
         .with_state(state)
 }
 

@@ -258,6 +258,21 @@ async fn phone_signup_is_confirmed_by_an_sms_code_from_the_dev_mailbox() {
 
     let code = app.sms_code("+15550002222").await;
     assert_eq!(code.len(), 6);
+    // The operator's mailbox page lists the text message too.
+    let page = app
+        .http
+        .get(format!("{}/_/mailbox", app.base))
+        .header("apikey", app.key("service_role"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("+15550002222") && page.contains(">SMS<"),
+        "{page}"
+    );
     // Only the hash is stored.
     let stored: String = app
         .sql_scalar("select confirmation_token from auth.users where phone = '15550002222'")

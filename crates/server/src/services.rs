@@ -81,9 +81,29 @@ pub struct AuthArgs {
     /// Verifications per client address per 5 minutes.
     #[arg(long, env = "GOTRUE_RATE_LIMIT_VERIFY", default_value_t = 30)]
     pub rate_limit_verify: u32,
+    /// E-mails the whole instance sends: a number per hour, or `10/5m`.
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_EMAIL_SENT", default_value = "30")]
+    pub rate_limit_email_sent: plinth_auth::Rate,
+    /// Text messages the whole instance sends: a number per hour, or `10/5m`.
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_SMS_SENT", default_value = "30")]
+    pub rate_limit_sms_sent: plinth_auth::Rate,
+    /// Requests for an e-mail link or code (recover, resend, otp) per client per 5 minutes.
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_OTP", default_value_t = 30)]
+    pub rate_limit_otp: u32,
+    /// Anonymous sign-ins per client per hour.
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", default_value_t = 30)]
+    pub rate_limit_anonymous_users: u32,
+    /// Count requests per value of this header instead of per client address
+    /// (requests without it are then not limited).
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_HEADER")]
+    pub rate_limit_header: Option<String>,
     /// E-mails asked for per e-mail address per 5 minutes (with or without an account).
-    #[arg(long, env = "GOTRUE_RATE_LIMIT_EMAIL_SENT", default_value_t = 30)]
-    pub rate_limit_email_sent: u32,
+    #[arg(
+        long,
+        env = "PLINTH_RATE_LIMIT_EMAILS_PER_ADDRESS",
+        default_value_t = 30
+    )]
+    pub rate_limit_emails_per_address: u32,
     /// One auth e-mail per address per this long (e.g. 60s, 1m, 500ms; bare numbers are seconds).
     #[arg(long, env = "GOTRUE_SMTP_MAX_FREQUENCY", default_value = "60s", value_parser = parse_duration)]
     pub smtp_max_frequency: std::time::Duration,
@@ -108,6 +128,106 @@ pub struct AuthArgs {
     pub github: GithubArgs,
     #[command(flatten)]
     pub google: GoogleArgs,
+    #[command(flatten)]
+    pub grants: crate::grants_args::GrantsArgs,
+    #[command(flatten)]
+    pub phone: PhoneArgs,
+    #[command(flatten)]
+    pub mfa: crate::mfa_args::MfaArgs,
+}
+
+/// Phone sign-in, SMS, identity linking and reauthentication (GoTrue's names).
+#[derive(Debug, Clone, Args)]
+pub struct PhoneArgs {
+    /// Phone sign-up and sign-in are offered.
+    #[arg(long, env = "GOTRUE_EXTERNAL_PHONE_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub external_phone_enabled: bool,
+    /// Phone sign-ups are confirmed at once, without an SMS code.
+    #[arg(long, env = "GOTRUE_SMS_AUTOCONFIRM", default_value_t = false, action = clap::ArgAction::Set)]
+    pub sms_autoconfirm: bool,
+    /// Lifetime of SMS codes, in seconds.
+    #[arg(long, env = "GOTRUE_SMS_OTP_EXP", default_value_t = 60)]
+    pub sms_otp_exp: i64,
+    /// Digits of SMS codes (6 to 10).
+    #[arg(long, env = "GOTRUE_SMS_OTP_LENGTH", default_value_t = 6, value_parser = clap::value_parser!(u8).range(6..=10))]
+    pub sms_otp_length: u8,
+    /// One SMS code per number and purpose per this long (e.g. 60s).
+    #[arg(long, env = "GOTRUE_SMS_MAX_FREQUENCY", default_value = "60s", value_parser = parse_duration)]
+    pub sms_max_frequency: std::time::Duration,
+    /// The SMS text; `{{ .Code }}` becomes the code.
+    #[arg(long, env = "GOTRUE_SMS_TEMPLATE")]
+    pub sms_template: Option<String>,
+    /// `twilio`; unset: SMS land in the dev mailbox at /_/mailbox.
+    #[arg(long, env = "GOTRUE_SMS_PROVIDER", value_parser = parse_sms_provider)]
+    pub sms_provider: Option<plinth_auth::SmsProvider>,
+    #[arg(long, env = "GOTRUE_SMS_TWILIO_ACCOUNT_SID")]
+    pub sms_twilio_account_sid: Option<String>,
+    #[arg(long, env = "GOTRUE_SMS_TWILIO_AUTH_TOKEN", hide_env_values = true)]
+    pub sms_twilio_auth_token: Option<Secret>,
+    #[arg(long, env = "GOTRUE_SMS_TWILIO_MESSAGE_SERVICE_SID")]
+    pub sms_twilio_message_service_sid: Option<String>,
+    #[arg(long, env = "GOTRUE_SMS_TWILIO_CONTENT_SID")]
+    pub sms_twilio_content_sid: Option<String>,
+    /// Twilio's API root (a stand-in in tests).
+    #[arg(long, env = "PLINTH_SMS_TWILIO_API_BASE")]
+    pub sms_twilio_api_base: Option<String>,
+    /// Fixed codes for test numbers, no SMS sent: `+15550001111=123456,...`.
+    #[arg(long, env = "GOTRUE_SMS_TEST_OTP", value_parser = parse_test_otp)]
+    pub sms_test_otp: Option<std::collections::HashMap<String, String>>,
+    /// The test codes stop working at this time (RFC 3339).
+    #[arg(long, env = "GOTRUE_SMS_TEST_OTP_VALID_UNTIL")]
+    pub sms_test_otp_valid_until: Option<chrono::DateTime<chrono::Utc>>,
+    /// linkIdentity / unlinkIdentity are offered.
+    #[arg(long, env = "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub security_manual_linking_enabled: bool,
+    /// A new password needs the nonce of GET /reauthenticate (unless the session is less than a day old).
+    #[arg(long, env = "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", default_value_t = false, action = clap::ArgAction::Set)]
+    pub security_update_password_require_reauthentication: bool,
+}
+
+fn parse_sms_provider(text: &str) -> Result<plinth_auth::SmsProvider, String> {
+    plinth_auth::SmsProvider::parse(text)?.ok_or_else(|| "empty SMS provider".to_owned())
+}
+
+fn parse_test_otp(text: &str) -> Result<std::collections::HashMap<String, String>, String> {
+    plinth_auth::parse_test_otp(text)
+}
+
+impl PhoneArgs {
+    fn sms_config(&self) -> plinth_auth::SmsConfig {
+        let defaults = plinth_auth::SmsConfig::default();
+        let mut twilio = plinth_auth::TwilioConfig {
+            account_sid: self.sms_twilio_account_sid.clone().unwrap_or_default(),
+            auth_token: self
+                .sms_twilio_auth_token
+                .as_ref()
+                .map(|s| s.expose().to_owned())
+                .unwrap_or_default(),
+            message_service_sid: self
+                .sms_twilio_message_service_sid
+                .clone()
+                .unwrap_or_default(),
+            content_sid: self.sms_twilio_content_sid.clone().unwrap_or_default(),
+            ..plinth_auth::TwilioConfig::default()
+        };
+        override_url(&mut twilio.api_base, &self.sms_twilio_api_base);
+        plinth_auth::SmsConfig {
+            phone_enabled: self.external_phone_enabled,
+            autoconfirm: self.sms_autoconfirm,
+            otp_exp: self.sms_otp_exp,
+            otp_length: usize::from(self.sms_otp_length),
+            max_frequency: self.sms_max_frequency,
+            template: self
+                .sms_template
+                .clone()
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or(defaults.template),
+            provider: self.sms_provider,
+            twilio,
+            test_otp: self.sms_test_otp.clone().unwrap_or_default(),
+            test_otp_valid_until: self.sms_test_otp_valid_until,
+        }
+    }
 }
 
 /// Sign-in with GitHub. The URL overrides point it at GitHub Enterprise or a test double.
@@ -186,7 +306,7 @@ impl AuthArgs {
         override_url(&mut google.authorize_url, &self.google.google_authorize_url);
         override_url(&mut google.token_url, &self.google.google_token_url);
         override_url(&mut google.userinfo_url, &self.google.google_userinfo_url);
-        plinth_auth::AuthConfig {
+        let mut config = plinth_auth::AuthConfig {
             site_url: self
                 .site_url
                 .clone()
@@ -217,7 +337,15 @@ impl AuthArgs {
                 sign_in_sign_ups: self.rate_limit_sign_in_sign_ups,
                 token_refresh: self.rate_limit_token_refresh,
                 verify: self.rate_limit_verify,
-                per_email: self.rate_limit_email_sent,
+                per_email: self.rate_limit_emails_per_address,
+                email_sent: self.rate_limit_email_sent,
+                sms_sent: self.rate_limit_sms_sent,
+                recover: self.rate_limit_otp,
+                anonymous_users: self.rate_limit_anonymous_users,
+                header: self
+                    .rate_limit_header
+                    .clone()
+                    .filter(|h| !h.trim().is_empty()),
                 sign_in_failures_per_account_ip: self.rate_limit_sign_in_failures,
                 sign_in_backoff_after: self.sign_in_backoff_after,
                 verify_failures_per_account: self.rate_limit_verify_failures,
@@ -226,14 +354,22 @@ impl AuthArgs {
             },
             github,
             google,
+            sms: self.phone.sms_config(),
+            mfa: self.mfa.to_config(),
+            manual_linking_enabled: self.phone.security_manual_linking_enabled,
+            update_password_require_reauthentication: self
+                .phone
+                .security_update_password_require_reauthentication,
             ..defaults
-        }
+        };
+        self.grants.apply(&self.google, &mut config);
+        config
     }
 }
 
 /// A duration as the platform writes them (`60s`, `1m`, `500ms`, `1h`), or
 /// a bare number of seconds.
-fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     let text = text.trim();
     let digits = text
         .find(|c: char| !c.is_ascii_digit() && c != '.')
@@ -333,6 +469,20 @@ pub struct StorageArgs {
     /// Public base URL of storage links (default: this server's).
     #[arg(long, env = "STORAGE_PUBLIC_URL")]
     pub storage_public_url: Option<String>,
+    /// Serve image transformations at `/render/image/...`.
+    #[arg(long, env = "ENABLE_IMAGE_TRANSFORMATION", default_value_t = true, action = clap::ArgAction::Set)]
+    pub enable_image_transformation: bool,
+    /// Smallest and largest rendition width/height (larger asks are clamped).
+    #[arg(long, env = "IMG_LIMITS_MIN_SIZE", default_value_t = 1)]
+    pub img_limits_min_size: u32,
+    #[arg(long, env = "IMG_LIMITS_MAX_SIZE", default_value_t = 2000)]
+    pub img_limits_max_size: u32,
+    /// Largest source object that is rendered, in bytes.
+    #[arg(long, env = "IMGPROXY_MAX_SRC_FILE_SIZE", default_value_t = 20_000_000)]
+    pub imgproxy_max_src_file_size: u64,
+    /// Most megapixels a source may have (read before decoding).
+    #[arg(long, env = "IMGPROXY_MAX_SRC_RESOLUTION", default_value_t = 16.8)]
+    pub imgproxy_max_src_resolution: f64,
     #[arg(long, env = "GLOBAL_S3_BUCKET")]
     pub global_s3_bucket: Option<String>,
     #[arg(long, env = "GLOBAL_S3_ENDPOINT")]
@@ -380,6 +530,11 @@ impl StorageArgs {
             backend,
             file_size_limit: self.file_size_limit,
             public_url: self.storage_public_url.clone(),
+            image_transformation_enabled: self.enable_image_transformation,
+            image_min_size: self.img_limits_min_size,
+            image_max_size: self.img_limits_max_size,
+            image_max_source_bytes: self.imgproxy_max_src_file_size,
+            image_max_source_pixels: (self.imgproxy_max_src_resolution.max(0.0) * 1e6) as u64,
             ..Default::default()
         })
     }
@@ -465,20 +620,6 @@ pub struct FunctionsArgs {
         default_value_t = 30
     )]
     pub functions_rate_limit_free_orders: u32,
-    /// Serve image transformations at `/render/image/...`.
-    #[arg(long, env = "ENABLE_IMAGE_TRANSFORMATION", default_value_t = true, action = clap::ArgAction::Set)]
-    pub enable_image_transformation: bool,
-    /// Smallest and largest rendition width/height (larger asks are clamped).
-    #[arg(long, env = "IMG_LIMITS_MIN_SIZE", default_value_t = 1)]
-    pub img_limits_min_size: u32,
-    #[arg(long, env = "IMG_LIMITS_MAX_SIZE", default_value_t = 2000)]
-    pub img_limits_max_size: u32,
-    /// Largest source object that is rendered, in bytes.
-    #[arg(long, env = "IMGPROXY_MAX_SRC_FILE_SIZE", default_value_t = 20_000_000)]
-    pub imgproxy_max_src_file_size: u64,
-    /// Most megapixels a source may have (read before decoding).
-    #[arg(long, env = "IMGPROXY_MAX_SRC_RESOLUTION", default_value_t = 16.8)]
-    pub imgproxy_max_src_resolution: f64,
     /// track-template-view calls per client address per window (0: no limit).
     #[arg(long, env = "PLINTH_FUNCTIONS_RATE_LIMIT_VIEWS", default_value_t = 600)]
     pub functions_rate_limit_views: u32,
@@ -529,11 +670,6 @@ impl FunctionsArgs {
                 views: self.functions_rate_limit_views,
                 newsletter: self.functions_rate_limit_newsletter,
                 emails_per_address: self.functions_rate_limit_emails_per_address,
-            image_transformation_enabled: self.enable_image_transformation,
-            image_min_size: self.img_limits_min_size,
-            image_max_size: self.img_limits_max_size,
-            image_max_source_bytes: self.imgproxy_max_src_file_size,
-            image_max_source_pixels: (self.imgproxy_max_src_resolution.max(0.0) * 1e6) as u64,
             },
         }
     }
@@ -555,5 +691,73 @@ mod auth_args_tests {
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("5d").is_err());
         assert!(parse_duration("-1s").is_err());
+    }
+}
+
+#[cfg(test)]
+mod phone_tests {
+    use clap::Parser;
+
+    use crate::config::{Cli, Command};
+
+    fn auth_config(args: &[&str]) -> plinth_auth::AuthConfig {
+        let mut argv = vec!["plinth", "serve"];
+        argv.extend_from_slice(args);
+        let Command::Serve(serve) = Cli::try_parse_from(argv).unwrap().command else {
+            panic!("not serve")
+        };
+        serve.auth.to_config("http://localhost:8000")
+    }
+
+    #[test]
+    fn phone_settings_reach_the_auth_config() {
+        let config = auth_config(&[
+            "--external-phone-enabled",
+            "true",
+            "--sms-provider",
+            "twilio",
+            "--sms-twilio-account-sid",
+            "AC1",
+            "--sms-twilio-auth-token",
+            "tok",
+            "--sms-twilio-message-service-sid",
+            "MG1",
+            "--sms-test-otp",
+            "+15550001111=123456",
+            "--sms-otp-length",
+            "8",
+            "--sms-max-frequency",
+            "30s",
+            "--security-manual-linking-enabled",
+            "true",
+            "--security-update-password-require-reauthentication",
+            "true",
+        ]);
+        assert!(config.sms.phone_enabled);
+        assert_eq!(config.sms.provider, Some(plinth_auth::SmsProvider::Twilio));
+        assert_eq!(config.sms.twilio.account_sid, "AC1");
+        assert_eq!(config.sms.twilio.auth_token, "tok");
+        assert_eq!(config.sms.twilio.api_base, "https://api.twilio.com");
+        assert_eq!(config.sms.test_otp["15550001111"], "123456");
+        assert_eq!(config.sms.otp_length, 8);
+        assert_eq!(config.sms.max_frequency.as_secs(), 30);
+        assert_eq!(config.sms.template, "Your code is {{ .Code }}");
+        assert!(config.manual_linking_enabled);
+        assert!(config.update_password_require_reauthentication);
+
+        let defaults = auth_config(&[]);
+        assert!(!defaults.sms.phone_enabled);
+        assert_eq!(defaults.sms.provider, None);
+        assert_eq!(defaults.sms.otp_exp, 60);
+        assert!(!defaults.manual_linking_enabled);
+
+        let bad = |args: &[&str]| {
+            let mut argv = vec!["plinth", "serve"];
+            argv.extend_from_slice(args);
+            Cli::try_parse_from(argv).is_err()
+        };
+        assert!(bad(&["--sms-provider", "pigeon"]));
+        assert!(bad(&["--sms-otp-length", "4"]));
+        assert!(bad(&["--sms-test-otp", "nonsense"]));
     }
 }
