@@ -385,7 +385,7 @@ fn maybe_sweep(state: &StorageState) {
 /// `length`. A body that breaks off keeps what arrived. Returns the new
 /// offset.
 async fn receive_part<S, E>(
-    op: &Operator,
+    store: &crate::store::ByteStore,
     upload: &str,
     offset: u64,
     length: u64,
@@ -395,8 +395,9 @@ where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
     E: std::fmt::Display,
 {
+    let op = store.operator();
     let key = part_key(upload, offset);
-    let mut writer = op.writer(&key).await?;
+    let mut writer = op.writer_with(&key).chunk(store.write_chunk()).await?;
     let mut received: u64 = 0;
     let mut outcome = Ok(());
     while let Some(chunk) = body.next().await {
@@ -701,7 +702,7 @@ async fn create_upload(
         let _guard = locked(&upload).await?;
         let offset = if with_body {
             let body = request.into_body().into_data_stream();
-            receive_part(&op, &upload, 0, length, body).await?
+            receive_part(&state.inner.store, &upload, 0, length, body).await?
         } else {
             0
         };
@@ -808,7 +809,7 @@ async fn patch_upload(state: &StorageState, id: &str, request: Request) -> TusRe
         ));
     }
     let body = request.into_body().into_data_stream();
-    let new_offset = receive_part(&op, &upload, offset, info.length, body).await?;
+    let new_offset = receive_part(&state.inner.store, &upload, offset, info.length, body).await?;
     let mut out = HeaderMap::new();
     tus_headers(&mut out);
     set(&mut out, "upload-offset", &new_offset.to_string());

@@ -669,6 +669,75 @@ async fn tus_expired_uploads_are_gone_and_swept() {
     );
 }
 
+#[tokio::test]
+async fn large_files_go_up_whole_and_resumable_on_either_store() {
+    // 12 MB: more than one multipart part on S3 (parts of 8 MiB)
+    let app = spawn_app().await;
+    let mut config = app.config(Duration::from_secs(3600));
+    config.file_size_limit = 20_000_000;
+    let addr = app.serve_with(config).await;
+    let data = pattern(11, 12_000_000);
+    let response = app
+        .client
+        .post(format!("http://{addr}/object/private/large.bin"))
+        .bearer_auth(&app.service)
+        .header("content-type", "application/octet-stream")
+        .body(data.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let range = app
+        .client
+        .get(format!("http://{addr}/object/private/large.bin"))
+        .bearer_auth(&app.service)
+        .header("range", "bytes=8388600-8388615")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(range.status(), 206);
+    assert_eq!(
+        range.bytes().await.unwrap().as_ref(),
+        &data[8_388_600..8_388_616]
+    );
+
+    let response = app
+        .client
+        .post(format!("http://{addr}/upload/resumable"))
+        .header("tus-resumable", "1.0.0")
+        .bearer_auth(&app.service)
+        .header("upload-length", data.len().to_string())
+        .header(
+            "upload-metadata",
+            metadata("private", "large-tus.bin", "application/octet-stream"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    assert!(location.starts_with(&format!("http://{addr}/upload/resumable/")));
+    for (offset, chunk) in [(0, &data[..6_000_000]), (6_000_000, &data[6_000_000..])] {
+        let response = app.tus_patch(&app.service, &location, offset, chunk).await;
+        assert_eq!(response.status(), 204);
+    }
+    for name in ["large.bin", "large-tus.bin"] {
+        let body = app
+            .client
+            .get(format!("http://{addr}/object/private/{name}"))
+            .bearer_auth(&app.service)
+            .send()
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        assert!(body.as_ref() == &data[..], "{name} differs");
+    }
+    assert_eq!(app.object_files().len(), 2, "{:?}", app.stored_files());
+    assert!(app.staged_files().is_empty());
+}
+
 impl App {
     /// Another storage server on this app's database and byte store.
     async fn serve_with(&self, config: StorageConfig) -> SocketAddr {
