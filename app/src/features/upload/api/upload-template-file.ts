@@ -16,6 +16,7 @@ import { logQuiet } from '@/lib/log'
 import { uploadName } from '@/lib/storage'
 import { PAID_FILES_BUCKET, TEMPLATES_BUCKET } from '@/config/constants'
 import { UPLOAD_CACHE_CONTROL, UPLOAD_NAME_ATTEMPTS } from '../limits'
+import { RESUMABLE_THRESHOLD, resumableUpload } from './resumable-upload'
 
 export type UploadFolder = 'previews' | 'templates' | 'files'
 
@@ -94,9 +95,14 @@ export async function uploadTemplateFile(
   const bucket = getSupabase().storage.from(bucketName)
   // Previews keep the spec's names; a template file keeps its own name.
   const name = () => (folder === 'previews' ? uploadName(file) : templateFileName(file.name))
+  // Template files over 6 MB go up resumably (./resumable-upload).
+  const resumable = folder !== 'previews' && file.size > RESUMABLE_THRESHOLD
   const path = await withFreshName(
     () => `${userId}/${folder}/${name()}`,
-    (p) => bucket.upload(p, file, { cacheControl: UPLOAD_CACHE_CONTROL, upsert: false }),
+    (p) =>
+      resumable
+        ? resumableUpload(bucketName, p, file, UPLOAD_CACHE_CONTROL)
+        : bucket.upload(p, file, { cacheControl: UPLOAD_CACHE_CONTROL, upsert: false }),
   )
   return stored(bucketName, path)
 }
