@@ -595,6 +595,7 @@ fn look_alike_user(state: &AuthState, email: &str, user_metadata: Value) -> Valu
             banned_until: None,
             deleted_at: None,
             is_anonymous: false,
+            phone_change: None,
         },
         identities: vec![users::IdentityRow {
             id: Uuid::new_v4(),

@@ -168,10 +168,13 @@ struct Message {
     created_at: DateTime<Utc>,
 }
 
+/// Messages to `to` (all without it), newest first. A text message's
+/// recipient is `+<number>`: `to` may name it with or without the `+` (which
+/// an unencoded query string turns into a space).
 async fn messages(state: &AuthState, to: Option<&str>) -> Result<Vec<Message>> {
     let rows = sqlx::query(
         "select id, recipient, subject, body_text, created_at from auth.mail_messages \
-         where $1::text is null or lower(recipient) = lower($1) \
+         where $1::text is null or lower(recipient) = lower($1) or recipient = '+' || trim($1) \
          order by created_at desc, id limit 200",
     )
     .bind(to)

@@ -273,6 +273,10 @@ async fn phone_signup_is_confirmed_by_an_sms_code_from_the_dev_mailbox() {
         page.contains("+15550002222") && page.contains(">SMS<"),
         "{page}"
     );
+    // Named without the `+` (or with one a query string made a space).
+    for to in ["15550002222", " 15550002222"] {
+        assert_eq!(app.messages_to(to).await.len(), 1, "{to:?}");
+    }
     // Only the hash is stored.
     let stored: String = app
         .sql_scalar("select confirmation_token from auth.users where phone = '15550002222'")
@@ -749,6 +753,7 @@ async fn a_new_number_is_confirmed_by_a_code_sent_to_it() {
     let pending = app.put_user(&token, json!({"phone": "+15553330000"})).await;
     assert_eq!(pending.status, 200, "{}", pending.text);
     assert_eq!(pending.body["phone"], "");
+    assert_eq!(pending.body["new_phone"], "15553330000");
     let code = app.sms_code("+15553330000").await;
 
     // Resend needs a number; a wrong code is refused.
@@ -769,6 +774,7 @@ async fn a_new_number_is_confirmed_by_a_code_sent_to_it() {
         .await;
     assert_eq!(verified.status, 200, "{}", verified.text);
     assert_eq!(verified.body["user"]["phone"], "15553330000");
+    assert!(verified.body["user"].get("new_phone").is_none());
     assert_eq!(verified.body["user"]["email"], "p@example.com");
     let me = app.get_user(&token_of(&verified)).await;
     assert!(
