@@ -51,6 +51,9 @@ pub enum StorageError {
     /// large); the platform's messages.
     #[error("{0}")]
     ImageProcessing(&'static str),
+    /// A parameter the platform checks beyond its schema (a list-v2 cursor).
+    #[error("Invalid Parameter {0}")]
+    InvalidParameter(String),
     /// A server fault; the message is logged, not sent.
     #[error("internal error: {0}")]
     Internal(String),
@@ -84,13 +87,16 @@ impl StorageError {
             StorageError::InvalidBucketName => (bad, "400", "InvalidBucketName", "Invalid Input"),
             StorageError::InvalidRequest(_) => (bad, "400", "InvalidRequest", "Invalid Input"),
             StorageError::BucketNotEmpty => (bad, "409", "InvalidRequest", "Bucket not empty"),
+            StorageError::ImageProcessing(_) => (bad, "400", "InvalidRequest", "InvalidRequest"),
+            StorageError::InvalidParameter(_) => {
+                (bad, "400", "InvalidParameter", "InvalidParameter")
+            }
             // Media players rely on a real 416 here.
             StorageError::RangeNotSatisfiable { .. } => (
                 StatusCode::RANGE_NOT_SATISFIABLE,
                 "416",
                 "InvalidRange",
                 "Invalid range",
-            StorageError::ImageProcessing(_) => (bad, "400", "InvalidRequest", "InvalidRequest"),
             ),
             StorageError::SlowDown => (
                 StatusCode::TOO_MANY_REQUESTS,

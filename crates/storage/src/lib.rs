@@ -46,6 +46,7 @@ mod buckets;
 mod config;
 mod error;
 mod extract;
+mod list_v2;
 mod meta;
 mod names;
 mod objects;
@@ -240,6 +241,7 @@ pub fn router(state: StorageState) -> Router {
         )
         .route("/object/info/public/{bucket}/{*path}", get(o::info_public))
         .route("/object/list/{bucket}", post(o::list))
+        .route("/object/list-v2/{bucket}", post(list_v2::list_v2))
         .route("/object/move", post(o::move_object))
         .route("/object/copy", post(o::copy_object))
         .route("/object/sign/{bucket}", post(o::sign_many))

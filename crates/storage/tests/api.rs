@@ -28,6 +28,8 @@ const SECRET: &str = "storage-tests-secret-of-at-least-32-chars";
 const GLOBAL_LIMIT: u64 = 256 * 1024;
 #[path = "api/platform.rs"]
 mod platform;
+#[path = "api/list_v2.rs"]
+mod list_v2;
 
 // ------------------------------------------------------------ fault injection
 
