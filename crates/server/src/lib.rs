@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod config;
+pub mod grants_args;
 pub mod keys;
 pub mod services;
 pub mod startup;
