@@ -1247,3 +1247,97 @@ async fn an_anonymous_user_linking_an_identity_becomes_permanent() {
     assert!(me.body["email_confirmed_at"].is_string());
     assert_eq!(me.body["identities"][0]["provider"], "github");
 }
+
+#[tokio::test]
+async fn test_codes_stop_at_their_end_and_wrong_phone_passwords_are_limited() {
+    let app = spawn_app_with(|c| {
+        c.sms.test_otp = plinth_auth::parse_test_otp("+15550001111=123456").unwrap();
+        c.sms.test_otp_valid_until = Some(chrono::Utc::now() - chrono::Duration::seconds(1));
+        c.sms.autoconfirm = true;
+        c.rate_limits.sign_in_failures_per_account_ip = 2;
+    })
+    .await;
+    // Past GOTRUE_SMS_TEST_OTP_VALID_UNTIL the number gets a real code.
+    let sent = app.post("/otp", json!({"phone": "+15550001111"})).await;
+    assert_eq!(sent.body, json!({}), "{}", sent.text);
+    let code = app.sms_code("+15550001111").await;
+    assert_ne!(code, "123456");
+    app.post(
+        "/verify",
+        json!({"type": "sms", "phone": "+15550001111", "token": "123456"}),
+    )
+    .await
+    .expect(403, "otp_expired");
+
+    let signup = app
+        .post(
+            "/signup",
+            json!({"phone": "+15557770000", "password": "secret123"}),
+        )
+        .await;
+    assert_eq!(signup.status, 200, "{}", signup.text);
+    for _ in 0..2 {
+        app.post(
+            "/token?grant_type=password",
+            json!({"phone": "+15557770000", "password": "wrong-pass"}),
+        )
+        .await
+        .expect(400, "invalid_credentials");
+    }
+    // This address is refused for this number now, even with the password.
+    app.post(
+        "/token?grant_type=password",
+        json!({"phone": "+15557770000", "password": "secret123"}),
+    )
+    .await
+    .expect(429, "over_request_rate_limit");
+}
+
+#[tokio::test]
+async fn linking_refuses_disabled_providers_and_addresses_of_other_accounts() {
+    let (github, fake) = spawn_github(9001, "taken@example.com").await;
+    let app = spawn_app_with(|c| {
+        c.anonymous_users = true;
+        c.mailer_autoconfirm = true;
+        c.manual_linking_enabled = true;
+        github_at(c, &github);
+    })
+    .await;
+    let anon = app.post("/signup", json!({})).await;
+    let token = token_of(&anon);
+    app.call(
+        Method::GET,
+        "/user/identities/authorize?provider=google&skip_http_redirect=true",
+        Some(&token),
+        None,
+    )
+    .await
+    .expect(400, "provider_disabled");
+
+    // The provider's address belongs to another account: not taken over.
+    app.post(
+        "/signup",
+        json!({"email": "taken@example.com", "password": "secret123"}),
+    )
+    .await;
+    let location = link_github(&app, &token).await;
+    let refused = fragment(&location);
+    assert_eq!(
+        refused.get("error_code").map(String::as_str),
+        Some("email_exists"),
+        "{location}"
+    );
+    let me = app.get_user(&token).await;
+    assert_eq!(me.body["is_anonymous"], true);
+    assert_eq!(me.body["identities"], json!([]));
+
+    // GitHub without a verified address: the identity is linked, but the
+    // user gets no address from it and stays anonymous.
+    *fake.user.lock().unwrap() = (9002, "fresh@example.com".into(), false);
+    let linked = fragment(&link_github(&app, &token).await);
+    assert!(linked.contains_key("access_token"), "{linked:?}");
+    let me = app.get_user(&token).await;
+    assert_eq!(me.body["is_anonymous"], true);
+    assert_eq!(me.body["identities"][0]["provider"], "github");
+    assert_eq!(me.body["email"], "");
+}
