@@ -7,9 +7,8 @@
 //! **Factors.** `totp` (an authenticator app: RFC 6238, SHA-1, 30 s steps,
 //! 6 digits, one step either way) and `phone` (a code by SMS through
 //! [`crate::sms`]; test numbers of `GOTRUE_SMS_TEST_OTP` answer their fixed
-//! code). `webauthn` factors are not offered: enrolling one answers 422
-//! `mfa_webauthn_enroll_not_enabled`, as the platform does with its default
-//! settings.
+//! code), and `webauthn` (ES256 credentials with `none` attestation, see
+//! [`webauthn`]; off by default, as on the platform).
 //!
 //! **Invariants.**
 //! * A verified challenge adds the factor's method (`totp`, `mfa/phone`) to
@@ -43,6 +42,8 @@ use crate::handlers::Input;
 use crate::request::{self, Caller};
 use crate::tokens::constant_time_eq;
 
+mod webauthn;
+
 /// The MFA settings (`GOTRUE_MFA_*`).
 #[derive(Debug, Clone)]
 pub struct MfaConfig {
@@ -73,6 +74,16 @@ pub struct MfaConfig {
     pub phone_max_frequency: Duration,
     /// The text of a phone challenge (`GOTRUE_MFA_PHONE_TEMPLATE`).
     pub phone_template: String,
+    /// `GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED` (default false).
+    pub webauthn_enroll_enabled: bool,
+    /// `GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED` (default false).
+    pub webauthn_verify_enabled: bool,
+    /// The relying party id: the site's domain (`GOTRUE_WEBAUTHN_RP_ID`).
+    pub webauthn_rp_id: String,
+    /// `GOTRUE_WEBAUTHN_RP_DISPLAY_NAME`.
+    pub webauthn_rp_display_name: String,
+    /// Origins an authenticator's answer may come from (`GOTRUE_WEBAUTHN_RP_ORIGINS`).
+    pub webauthn_rp_origins: Vec<String>,
 }
 
 impl Default for MfaConfig {
@@ -90,6 +101,11 @@ impl Default for MfaConfig {
             phone_otp_length: 6,
             phone_max_frequency: Duration::from_secs(60),
             phone_template: "Your code is {{ .Code }}".into(),
+            webauthn_enroll_enabled: false,
+            webauthn_verify_enabled: false,
+            webauthn_rp_id: String::new(),
+            webauthn_rp_display_name: String::new(),
+            webauthn_rp_origins: Vec::new(),
         }
     }
 }
@@ -229,10 +245,13 @@ struct Factor {
     secret: Option<String>,
     phone: Option<String>,
     last_challenged_at: Option<DateTime<Utc>>,
+    web_authn_credential: Option<Value>,
+    web_authn_aaguid: Option<Uuid>,
 }
 
 const FACTOR_COLUMNS: &str = "id, friendly_name, factor_type::text as factor_type, \
-    status::text as status, created_at, updated_at, secret, phone, last_challenged_at";
+    status::text as status, created_at, updated_at, secret, phone, last_challenged_at, \
+    web_authn_credential, web_authn_aaguid";
 
 impl Factor {
     fn from_row(row: &sqlx::postgres::PgRow) -> sqlx::Result<Self> {
@@ -246,6 +265,8 @@ impl Factor {
             secret: row.try_get("secret")?,
             phone: row.try_get("phone")?,
             last_challenged_at: row.try_get("last_challenged_at")?,
+            web_authn_credential: row.try_get("web_authn_credential")?,
+            web_authn_aaguid: row.try_get("web_authn_aaguid")?,
         })
     }
 
@@ -266,6 +287,9 @@ impl Factor {
         });
         if let Some(name) = self.friendly_name.as_ref().filter(|n| !n.is_empty()) {
             out["friendly_name"] = json!(name);
+        }
+        if let Some(aaguid) = self.web_authn_aaguid {
+            out["web_authn_aaguid"] = json!(aaguid);
         }
         out
     }
@@ -425,10 +449,11 @@ async fn enroll(State(state): State<AuthState>, input: Input) -> Result<Response
             "mfa_phone_enroll_not_enabled",
             "MFA enroll is disabled for Phone",
         )),
-        "webauthn" => Err(AuthError::unprocessable(
+        "webauthn" if !config.webauthn_enroll_enabled => Err(AuthError::unprocessable(
             "mfa_webauthn_enroll_not_enabled",
             "MFA enroll is disabled for WebAuthn",
         )),
+        "webauthn" => enroll_webauthn(&state, &caller, &body).await,
         "totp" => enroll_totp(&state, &caller, &body).await,
         "phone" => enroll_phone(&state, &caller, &body).await,
         _ => Err(AuthError::validation(
@@ -561,6 +586,32 @@ async fn enroll_totp(state: &AuthState, caller: &MfaCaller, body: &EnrollBody) -
     .into_response())
 }
 
+async fn enroll_webauthn(
+    state: &AuthState,
+    caller: &MfaCaller,
+    body: &EnrollBody,
+) -> Result<Response> {
+    let mut tx = state.db().owner.begin().await?;
+    validate_new_factor(state, &mut tx, caller, &body.friendly_name).await?;
+    let id = insert_factor(
+        &mut tx,
+        state,
+        caller.caller.user.id(),
+        &body.friendly_name,
+        "webauthn",
+        None,
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(json!({
+        "id": id,
+        "type": "webauthn",
+        "friendly_name": body.friendly_name,
+    }))
+    .into_response())
+}
+
 async fn enroll_phone(
     state: &AuthState,
     caller: &MfaCaller,
@@ -634,6 +685,7 @@ fn check_verify_enabled(state: &AuthState, factor: &Factor) -> Result<()> {
     let enabled = match factor.factor_type.as_str() {
         "totp" => config.totp_verify_enabled,
         "phone" => config.phone_verify_enabled,
+        "webauthn" => config.webauthn_verify_enabled,
         _ => false,
     };
     match verify_disabled(&factor.factor_type) {
@@ -673,6 +725,13 @@ async fn challenge(
     let challenge_id = Uuid::new_v4();
     let ip = challenge_ip(&input);
     let mut otp_hash = None;
+    let mut webauthn_session = None;
+    let mut webauthn_reply = None;
+    if factor.factor_type == "webauthn" {
+        let (session, reply) = webauthn_options(&state, &caller, &factor).await?;
+        webauthn_session = Some(session);
+        webauthn_reply = Some(reply);
+    }
     if factor.factor_type == "phone" {
         let channel = crate::sms::validate_channel(&state, body.channel.as_deref())?;
         let config = &state.config().mfa;
@@ -706,14 +765,16 @@ async fn challenge(
     }
     let mut tx = state.db().owner.begin().await?;
     sqlx::query(
-        "insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code) \
-         values ($1, $2, $3, $4::inet, $5)",
+        "insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code, \
+           web_authn_session_data) \
+         values ($1, $2, $3, $4::inet, $5, $6)",
     )
     .bind(challenge_id)
     .bind(factor.id)
     .bind(now)
     .bind(&ip)
     .bind(otp_hash)
+    .bind(webauthn_session)
     .execute(&mut *tx)
     .await?;
     sqlx::query("update auth.mfa_factors set last_challenged_at = $2 where id = $1")
@@ -723,12 +784,87 @@ async fn challenge(
         .await?;
     tx.commit().await?;
     let expiry = i64::try_from(state.config().mfa.challenge_expiry.as_secs()).unwrap_or(i64::MAX);
-    Ok(Json(json!({
+    let mut reply = json!({
         "id": challenge_id,
         "type": factor.factor_type,
         "expires_at": now.timestamp().saturating_add(expiry),
-    }))
-    .into_response())
+    });
+    if let Some(webauthn) = webauthn_reply {
+        reply["webauthn"] = webauthn;
+    }
+    Ok(Json(reply).into_response())
+}
+
+fn relying_party(state: &AuthState) -> webauthn::RelyingParty {
+    let config = &state.config().mfa;
+    webauthn::RelyingParty {
+        id: config.webauthn_rp_id.clone(),
+        display_name: config.webauthn_rp_display_name.clone(),
+        origins: config.webauthn_rp_origins.clone(),
+    }
+}
+
+/// A WebAuthn challenge: what is kept (`web_authn_session_data`) and what
+/// is sent (`{type, credential_options}`): a registration for an
+/// unverified factor, an assertion for a verified one.
+async fn webauthn_options(
+    state: &AuthState,
+    caller: &MfaCaller,
+    factor: &Factor,
+) -> Result<(Value, Value)> {
+    let rp = relying_party(state);
+    if rp.id.is_empty() || rp.origins.is_empty() {
+        return Err(AuthError::internal(
+            "WebAuthn needs GOTRUE_WEBAUTHN_RP_ID and GOTRUE_WEBAUTHN_RP_ORIGINS",
+        ));
+    }
+    let challenge = webauthn::new_challenge();
+    let timeout_ms =
+        u64::try_from(state.config().mfa.challenge_expiry.as_millis()).unwrap_or(u64::MAX);
+    let user = &caller.caller.user;
+    let (kind, options) = if factor.is_verified() {
+        let credential = factor
+            .web_authn_credential
+            .as_ref()
+            .and_then(webauthn::Credential::from_json)
+            .ok_or_else(|| {
+                AuthError::internal("a verified WebAuthn factor without a credential")
+            })?;
+        (
+            "request",
+            webauthn::request_options(&rp, &challenge, &[credential.id], timeout_ms),
+        )
+    } else {
+        let mut conn = state.db().owner.acquire().await?;
+        let rows: Vec<Value> = sqlx::query_scalar(
+            "select web_authn_credential from auth.mfa_factors \
+             where user_id = $1 and web_authn_credential is not null",
+        )
+        .bind(user.id())
+        .fetch_all(&mut *conn)
+        .await?;
+        let exclude: Vec<Vec<u8>> = rows
+            .iter()
+            .filter_map(webauthn::Credential::from_json)
+            .map(|c| c.id)
+            .collect();
+        let user_id = user.id().to_string();
+        (
+            "create",
+            webauthn::creation_options(
+                &rp,
+                &user_id,
+                &user.row.email,
+                &challenge,
+                &exclude,
+                timeout_ms,
+            ),
+        )
+    };
+    Ok((
+        json!({ "challenge": challenge, "type": kind }),
+        json!({ "type": kind, "credential_options": options }),
+    ))
 }
 
 // -------------------------------------------------------------- verify
@@ -738,6 +874,15 @@ async fn challenge(
 struct VerifyBody {
     challenge_id: Option<Uuid>,
     code: String,
+    webauthn: Option<WebAuthnBody>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WebAuthnBody {
+    #[serde(rename = "type")]
+    kind: String,
+    credential_response: Option<Value>,
 }
 
 /// `POST /factors/{id}/verify`: a session at aal2.
@@ -753,15 +898,34 @@ async fn verify(
     drop(conn);
     limit_challenge_and_verify(&state, &input)?;
     let body: VerifyBody = input.json()?;
-    if body.code.is_empty() {
+    if body.code.is_empty() && factor.factor_type != "webauthn" {
         return Err(AuthError::validation("Code needs to be non-empty"));
     }
     check_verify_enabled(&state, &factor)?;
+    let webauthn_answer = if factor.factor_type == "webauthn" {
+        let params = body
+            .webauthn
+            .as_ref()
+            .ok_or_else(|| AuthError::validation("WebAuthn config required"))?;
+        if params.kind != "create" && params.kind != "request" {
+            return Err(AuthError::validation(
+                "WebAuthn type must be create or request",
+            ));
+        }
+        let response = params
+            .credential_response
+            .as_ref()
+            .filter(|v| v.is_object())
+            .ok_or_else(|| AuthError::validation("credential_response required"))?;
+        Some((params.kind.as_str(), response))
+    } else {
+        None
+    };
     let now = state.now();
     let mut tx = state.db().owner.begin().await?;
     // The challenge: this factor's, unanswered, from this address, in time.
     let row = sqlx::query(
-        "select id, created_at, verified_at, host(ip_address) as ip, otp_code \
+        "select id, created_at, verified_at, host(ip_address) as ip, otp_code, web_authn_session_data \
          from auth.mfa_challenges where id = $1 and factor_id = $2 for update",
     )
     .bind(body.challenge_id.unwrap_or_default())
@@ -779,6 +943,7 @@ async fn verify(
     let verified_at: Option<DateTime<Utc>> = row.try_get("verified_at")?;
     let ip: Option<String> = row.try_get("ip")?;
     let otp_code: Option<String> = row.try_get("otp_code")?;
+    let webauthn_session: Option<Value> = row.try_get("web_authn_session_data")?;
     if verified_at.is_some() || ip.as_deref() != Some(challenge_ip(&input).as_str()) {
         return Err(AuthError::unprocessable(
             "mfa_ip_address_mismatch",
@@ -802,6 +967,53 @@ async fn verify(
     }
 
     match factor.factor_type.as_str() {
+        "webauthn" => {
+            let (kind, response) =
+                webauthn_answer.ok_or_else(|| AuthError::validation("WebAuthn config required"))?;
+            let session = webauthn_session.unwrap_or_default();
+            if session["type"] != kind {
+                return Err(AuthError::validation(
+                    "WebAuthn type does not match the challenge",
+                ));
+            }
+            let challenge = session["challenge"].as_str().unwrap_or_default();
+            let rp = relying_party(&state);
+            let refused =
+                |why: &'static str| AuthError::unprocessable("mfa_verification_failed", why);
+            if kind == "create" {
+                if factor.is_verified() {
+                    return Err(AuthError::validation(
+                        "WebAuthn type does not match the challenge",
+                    ));
+                }
+                let credential =
+                    webauthn::finish_registration(&rp, challenge, response).map_err(refused)?;
+                sqlx::query(
+                    "update auth.mfa_factors set web_authn_credential = $2, web_authn_aaguid = $3 \
+                     where id = $1",
+                )
+                .bind(factor.id)
+                .bind(credential.to_json())
+                .bind(Uuid::from_bytes(credential.aaguid))
+                .execute(&mut *tx)
+                .await?;
+            } else {
+                let credential = factor
+                    .web_authn_credential
+                    .as_ref()
+                    .and_then(webauthn::Credential::from_json)
+                    .ok_or_else(|| refused("WebAuthn factor has no credential"))?;
+                let count = webauthn::finish_assertion(&rp, challenge, &credential, response)
+                    .map_err(refused)?;
+                let mut updated = credential;
+                updated.sign_count = count;
+                sqlx::query("update auth.mfa_factors set web_authn_credential = $2 where id = $1")
+                    .bind(factor.id)
+                    .bind(updated.to_json())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
         "totp" => {
             let key = factor
                 .secret

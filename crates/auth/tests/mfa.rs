@@ -860,3 +860,308 @@ async fn the_admin_lists_renames_and_deletes_a_users_factors() {
         "aal1"
     );
 }
+
+// ------------------------------------------------------------- WebAuthn
+
+const RP_ID: &str = "localhost";
+const ORIGIN: &str = "http://localhost:3000";
+const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+/// The test's software authenticator: one P-256 key, one credential id, a
+/// signature counter.
+struct SoftKey {
+    key: p256::ecdsa::SigningKey,
+    id: Vec<u8>,
+    counter: u32,
+}
+
+impl SoftKey {
+    fn new(seed: u8) -> Self {
+        Self {
+            key: p256::ecdsa::SigningKey::from_bytes(&[seed; 32].into()).unwrap(),
+            id: vec![seed; 16],
+            counter: 0,
+        }
+    }
+
+    fn client_data(kind: &str, challenge: &str, origin: &str) -> Vec<u8> {
+        json!({"type": kind, "challenge": challenge, "origin": origin, "crossOrigin": false})
+            .to_string()
+            .into_bytes()
+    }
+
+    fn rp_hash(rp_id: &str) -> Vec<u8> {
+        use sha2::Digest;
+        sha2::Sha256::digest(rp_id.as_bytes()).to_vec()
+    }
+
+    /// A `navigator.credentials.create()` answer (attestation `none`).
+    fn create(&self, options: &Value, origin: &str) -> Value {
+        let challenge = options["publicKey"]["challenge"].as_str().unwrap();
+        let rp_id = options["publicKey"]["rp"]["id"].as_str().unwrap();
+        let point = self.key.verifying_key().to_encoded_point(false);
+        let mut cose = vec![0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20];
+        cose.extend_from_slice(point.x().unwrap());
+        cose.extend_from_slice(&[0x22, 0x58, 0x20]);
+        cose.extend_from_slice(point.y().unwrap());
+        let mut auth_data = Self::rp_hash(rp_id);
+        auth_data.push(0x41); // user present, attested credential data
+        auth_data.extend_from_slice(&self.counter.to_be_bytes());
+        auth_data.extend_from_slice(&[0x11; 16]); // AAGUID
+        auth_data.extend_from_slice(&(self.id.len() as u16).to_be_bytes());
+        auth_data.extend_from_slice(&self.id);
+        auth_data.extend_from_slice(&cose);
+        let mut attestation = vec![0xa3, 0x63];
+        attestation.extend_from_slice(b"fmt");
+        attestation.push(0x64);
+        attestation.extend_from_slice(b"none");
+        attestation.push(0x67);
+        attestation.extend_from_slice(b"attStmt");
+        attestation.push(0xa0);
+        attestation.push(0x68);
+        attestation.extend_from_slice(b"authData");
+        attestation.extend_from_slice(&[0x58, auth_data.len() as u8]);
+        attestation.extend_from_slice(&auth_data);
+        json!({
+            "id": B64.encode(&self.id),
+            "rawId": B64.encode(&self.id),
+            "type": "public-key",
+            "response": {
+                "clientDataJSON": B64.encode(Self::client_data("webauthn.create", challenge, origin)),
+                "attestationObject": B64.encode(attestation),
+            },
+        })
+    }
+
+    /// A `navigator.credentials.get()` answer, signed.
+    fn get(&mut self, options: &Value, origin: &str) -> Value {
+        use p256::ecdsa::signature::Signer;
+        use sha2::Digest;
+        self.counter += 1;
+        let challenge = options["publicKey"]["challenge"].as_str().unwrap();
+        let rp_id = options["publicKey"]["rpId"].as_str().unwrap();
+        let client_data = Self::client_data("webauthn.get", challenge, origin);
+        let mut auth_data = Self::rp_hash(rp_id);
+        auth_data.push(0x05); // user present and verified
+        auth_data.extend_from_slice(&self.counter.to_be_bytes());
+        let mut signed = auth_data.clone();
+        signed.extend_from_slice(&sha2::Sha256::digest(&client_data));
+        let signature: p256::ecdsa::Signature = self.key.sign(&signed);
+        json!({
+            "id": B64.encode(&self.id),
+            "rawId": B64.encode(&self.id),
+            "type": "public-key",
+            "response": {
+                "clientDataJSON": B64.encode(client_data),
+                "authenticatorData": B64.encode(auth_data),
+                "signature": B64.encode(signature.to_der().as_bytes()),
+                "userHandle": null,
+            },
+        })
+    }
+}
+
+async fn webauthn_app() -> App {
+    spawn_app_with(|c| {
+        c.mfa.webauthn_enroll_enabled = true;
+        c.mfa.webauthn_verify_enabled = true;
+        c.mfa.webauthn_rp_id = RP_ID.into();
+        c.mfa.webauthn_rp_display_name = "Plinth".into();
+        c.mfa.webauthn_rp_origins = vec![ORIGIN.into()];
+    })
+    .await
+}
+
+impl App {
+    async fn verify_webauthn(
+        &self,
+        token: &str,
+        factor: &str,
+        challenge: &str,
+        kind: &str,
+        response: Value,
+    ) -> Reply {
+        self.post(
+            &format!("/factors/{factor}/verify"),
+            token,
+            json!({"challenge_id": challenge, "webauthn": {"type": kind, "credential_response": response}}),
+        )
+        .await
+    }
+}
+
+#[tokio::test]
+async fn webauthn_factors_register_and_assert_with_a_software_authenticator() {
+    let app = webauthn_app().await;
+    let session = app.signed_up("keys@example.com").await;
+    let token = s(&session["access_token"]);
+    let user_id = s(&session["user"]["id"]);
+    let enrolled = app
+        .post(
+            "/factors",
+            &token,
+            json!({"factor_type": "webauthn", "friendly_name": "key"}),
+        )
+        .await;
+    assert_eq!(enrolled.status, 200, "{}", enrolled.text);
+    assert_eq!(enrolled.body["type"], "webauthn");
+    let id = s(&enrolled.body["id"]);
+    let mut key = SoftKey::new(7);
+
+    let challenge = app.challenge(&token, &id).await;
+    assert_eq!(challenge.status, 200, "{}", challenge.text);
+    assert_eq!(challenge.body["webauthn"]["type"], "create");
+    let options = &challenge.body["webauthn"]["credential_options"];
+    assert_eq!(options["publicKey"]["rp"]["id"], RP_ID);
+    assert_eq!(
+        options["publicKey"]["user"]["id"],
+        B64.encode(user_id.as_bytes())
+    );
+    assert_eq!(options["publicKey"]["user"]["name"], "keys@example.com");
+    assert_eq!(options["publicKey"]["pubKeyCredParams"][0]["alg"], -7);
+
+    // From another origin: refused.
+    let elsewhere = app
+        .verify_webauthn(
+            &token,
+            &id,
+            challenge.body["id"].as_str().unwrap(),
+            "create",
+            key.create(options, "https://evil.test"),
+        )
+        .await;
+    elsewhere.expect(422, "mfa_verification_failed");
+    let registered = app
+        .verify_webauthn(
+            &token,
+            &id,
+            challenge.body["id"].as_str().unwrap(),
+            "create",
+            key.create(options, ORIGIN),
+        )
+        .await;
+    assert_eq!(registered.status, 200, "{}", registered.text);
+    let claims = claims_of(registered.body["access_token"].as_str().unwrap());
+    assert_eq!(claims["aal"], "aal2");
+    assert_eq!(methods(&claims)[0], "mfa/webauthn");
+    assert_eq!(registered.body["user"]["factors"][0]["status"], "verified");
+    assert_eq!(
+        registered.body["user"]["factors"][0]["web_authn_aaguid"],
+        "11111111-1111-1111-1111-111111111111"
+    );
+
+    // A later sign-in asserts with the key.
+    let later = app.signed_in("keys@example.com").await;
+    let later_token = s(&later["access_token"]);
+    let challenge = app.challenge(&later_token, &id).await;
+    assert_eq!(challenge.body["webauthn"]["type"], "request");
+    let options = challenge.body["webauthn"]["credential_options"].clone();
+    assert_eq!(
+        options["publicKey"]["allowCredentials"][0]["id"],
+        B64.encode(&key.id)
+    );
+    // Signed by another key: refused.
+    let mut impostor = SoftKey::new(9);
+    impostor.id = key.id.clone();
+    let forged = app
+        .verify_webauthn(
+            &later_token,
+            &id,
+            challenge.body["id"].as_str().unwrap(),
+            "request",
+            impostor.get(&options, ORIGIN),
+        )
+        .await;
+    forged.expect(422, "mfa_verification_failed");
+    let answer = key.get(&options, ORIGIN);
+    let asserted = app
+        .verify_webauthn(
+            &later_token,
+            &id,
+            challenge.body["id"].as_str().unwrap(),
+            "request",
+            answer.clone(),
+        )
+        .await;
+    assert_eq!(asserted.status, 200, "{}", asserted.text);
+    assert_eq!(
+        claims_of(asserted.body["access_token"].as_str().unwrap())["aal"],
+        "aal2"
+    );
+
+    // The same answer for a new challenge: its challenge does not match.
+    let third = app.signed_in("keys@example.com").await;
+    let third_token = s(&third["access_token"]);
+    let challenge = app.challenge(&third_token, &id).await;
+    app.verify_webauthn(
+        &third_token,
+        &id,
+        challenge.body["id"].as_str().unwrap(),
+        "request",
+        answer,
+    )
+    .await
+    .expect(422, "mfa_verification_failed");
+    // A cloned key whose counter did not move on: refused.
+    let mut clone = SoftKey::new(7);
+    let options = challenge.body["webauthn"]["credential_options"].clone();
+    let cloned = app
+        .verify_webauthn(
+            &third_token,
+            &id,
+            challenge.body["id"].as_str().unwrap(),
+            "request",
+            clone.get(&options, ORIGIN),
+        )
+        .await;
+    cloned.expect(422, "mfa_verification_failed");
+}
+
+#[tokio::test]
+async fn webauthn_verify_needs_its_parameters() {
+    let app = webauthn_app().await;
+    let token = s(&app.signed_up("params@example.com").await["access_token"]);
+    let enrolled = app
+        .post("/factors", &token, json!({"factor_type": "webauthn"}))
+        .await;
+    let id = s(&enrolled.body["id"]);
+    let challenge = app.challenge(&token, &id).await;
+    let challenge_id = s(&challenge.body["id"]);
+    let missing = app
+        .post(
+            &format!("/factors/{id}/verify"),
+            &token,
+            json!({"challenge_id": challenge_id}),
+        )
+        .await;
+    missing.expect(400, "validation_failed");
+    assert_eq!(missing.body["message"], "WebAuthn config required");
+    let kind = app
+        .verify_webauthn(&token, &id, &challenge_id, "login", json!({}))
+        .await;
+    kind.expect(400, "validation_failed");
+    assert_eq!(
+        kind.body["message"],
+        "WebAuthn type must be create or request"
+    );
+    let no_response = app
+        .post(
+            &format!("/factors/{id}/verify"),
+            &token,
+            json!({"challenge_id": challenge_id, "webauthn": {"type": "create"}}),
+        )
+        .await;
+    no_response.expect(400, "validation_failed");
+    assert_eq!(no_response.body["message"], "credential_response required");
+    // Garbage in the response: a refusal, not a failure.
+    let garbage = app
+        .verify_webauthn(
+            &token,
+            &id,
+            &challenge_id,
+            "create",
+            json!({"rawId": "AA", "response": {"clientDataJSON": "!!", "attestationObject": "AA"}}),
+        )
+        .await;
+    garbage.expect(422, "mfa_verification_failed");
+}

@@ -54,6 +54,21 @@ pub struct MfaArgs {
         default_value = "Your code is {{ .Code }}"
     )]
     pub mfa_phone_template: String,
+    /// Users may enrol WebAuthn credentials (security keys, passkeys) as factors.
+    #[arg(long, env = "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub mfa_web_authn_enroll_enabled: bool,
+    /// WebAuthn factors may be challenged and verified.
+    #[arg(long, env = "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub mfa_web_authn_verify_enabled: bool,
+    /// The WebAuthn relying party id (the site's domain, e.g. example.com).
+    #[arg(long, env = "GOTRUE_WEBAUTHN_RP_ID", default_value = "")]
+    pub webauthn_rp_id: String,
+    /// The relying party's name shown by authenticators.
+    #[arg(long, env = "GOTRUE_WEBAUTHN_RP_DISPLAY_NAME", default_value = "")]
+    pub webauthn_rp_display_name: String,
+    /// Origins WebAuthn answers may come from, comma separated (e.g. https://example.com).
+    #[arg(long, env = "GOTRUE_WEBAUTHN_RP_ORIGINS", value_delimiter = ',')]
+    pub webauthn_rp_origins: Vec<String>,
 }
 
 impl MfaArgs {
@@ -83,6 +98,16 @@ impl MfaArgs {
                 self.mfa_phone_max_frequency
             },
             phone_template: self.mfa_phone_template.clone(),
+            webauthn_enroll_enabled: self.mfa_web_authn_enroll_enabled,
+            webauthn_verify_enabled: self.mfa_web_authn_verify_enabled,
+            webauthn_rp_id: self.webauthn_rp_id.trim().to_owned(),
+            webauthn_rp_display_name: self.webauthn_rp_display_name.clone(),
+            webauthn_rp_origins: self
+                .webauthn_rp_origins
+                .iter()
+                .map(|o| o.trim().to_owned())
+                .filter(|o| !o.is_empty())
+                .collect(),
         }
     }
 }
@@ -113,11 +138,18 @@ mod tests {
             "false",
             "--mfa-phone-otp-length",
             "3",
+            "--webauthn-rp-origins",
+            "https://a.test, https://b.test",
         ])
         .mfa
         .to_config();
         assert_eq!(config.challenge_expiry.as_secs(), 300);
         assert!(!config.totp_enroll_enabled);
         assert_eq!(config.phone_otp_length, 6);
+        assert_eq!(
+            config.webauthn_rp_origins,
+            ["https://a.test", "https://b.test"]
+        );
+        assert!(!config.webauthn_enroll_enabled);
     }
 }
