@@ -123,14 +123,15 @@ async fn insert_refresh_token(
 /// The `amr` entries of a session.
 async fn amr_of(conn: &mut PgConnection, session_id: Uuid) -> Result<Vec<(String, i64)>> {
     let rows = sqlx::query(
-        "select authentication_method, created_at from auth.mfa_amr_claims where session_id = $1 order by created_at",
+        "select authentication_method, updated_at from auth.mfa_amr_claims where session_id = $1 \
+         order by updated_at desc, authentication_method",
     )
     .bind(session_id)
     .fetch_all(&mut *conn)
     .await?;
     rows.iter()
         .map(|r| {
-            let at: DateTime<Utc> = r.try_get("created_at")?;
+            let at: DateTime<Utc> = r.try_get("updated_at")?;
             Ok((r.try_get("authentication_method")?, at.timestamp()))
         })
         .collect::<sqlx::Result<Vec<_>>>()
@@ -192,7 +193,7 @@ pub fn access_token_for(
         "app_metadata": r.app_metadata,
         "user_metadata": r.user_metadata,
         "role": r.token_role(),
-        "aal": "aal1",
+        "aal": crate::mfa::aal_of(amr),
         "amr": amr.iter().map(|(m, t)| json!({"method": m, "timestamp": t})).collect::<Vec<_>>(),
         "session_id": session_id,
         "is_anonymous": r.is_anonymous,
@@ -287,7 +288,10 @@ pub async fn refresh_for_client(
         return Err(refresh_not_found());
     };
     if user.row.is_banned(now) {
-        return Err(AuthError::bad_request("user_banned", "User is banned"));
+        return Err(AuthError::bad_request(
+            "user_banned",
+            "Invalid Refresh Token: User Banned",
+        ));
     }
 
     let new_token = if revoked.unwrap_or(false) {
@@ -343,6 +347,37 @@ pub async fn refresh_for_client(
         &new_token,
         grant.as_ref(),
     ))
+}
+
+/// A new Session for an existing session after it passed a second factor
+/// (MFA verify): its current refresh token is rotated, the access token
+/// carries the session's amr and aal now.
+pub async fn reissue(
+    state: &AuthState,
+    conn: &mut PgConnection,
+    user: &User,
+    session_id: Uuid,
+) -> Result<Value> {
+    let now = state.now();
+    let current: Option<String> = sqlx::query_scalar(
+        "select token from auth.refresh_tokens where session_id = $1 and revoked = false \
+         order by id desc limit 1",
+    )
+    .bind(session_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    sqlx::query(
+        "update auth.refresh_tokens set revoked = true, updated_at = $2 \
+         where session_id = $1 and revoked = false",
+    )
+    .bind(session_id)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    let token =
+        insert_refresh_token(conn, user.id(), session_id, current.as_deref(), now).await?;
+    let amr = amr_of(conn, session_id).await?;
+    Ok(response(state, user, session_id, &amr, &token, None))
 }
 
 /// Whether a session exists.

@@ -7,6 +7,7 @@ pub mod app;
 pub mod config;
 pub mod grants_args;
 pub mod keys;
+pub mod mfa_args;
 pub mod services;
 pub mod startup;
 
