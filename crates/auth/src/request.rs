@@ -154,13 +154,24 @@ pub async fn caller(state: &AuthState, headers: &HeaderMap) -> Result<Caller> {
             "User from sub claim in JWT does not exist",
         )
     })?;
+    // An access token issued before a ban no longer works here.
+    if user.row.is_banned(state.now()) {
+        return Err(AuthError::forbidden("user_banned", "User is banned"));
+    }
     Ok(Caller { user, session_id })
 }
 
-/// Admin endpoints: the bearer must carry role `service_role`.
+/// GoTrue's default `GOTRUE_JWT_ADMIN_ROLES`.
+pub const ADMIN_ROLES: [&str; 2] = ["service_role", "supabase_admin"];
+
+/// Admin endpoints: the bearer must carry an admin role ([`ADMIN_ROLES`]).
 pub fn require_admin(state: &AuthState, headers: &HeaderMap) -> Result<()> {
     let claims = claims(state, headers)?;
-    if claims.get("role").and_then(Value::as_str) == Some("service_role") {
+    if claims
+        .get("role")
+        .and_then(Value::as_str)
+        .is_some_and(|role| ADMIN_ROLES.contains(&role))
+    {
         Ok(())
     } else {
         Err(AuthError::forbidden("not_admin", "User not allowed"))
