@@ -32,6 +32,10 @@ pub struct StorageConfig {
     pub orphan_grace: Duration,
     /// Default `Cache-Control` max-age (seconds) of uploads that send none.
     pub default_cache_control: u64,
+    /// How long an unfinished resumable (TUS) upload can be continued (one
+    /// hour, the platform's `TUS_URL_EXPIRY_MS` default); its staged bytes
+    /// are swept after that.
+    pub tus_url_expiry: Duration,
     /// Whether `/render/image/...` is served (`ENABLE_IMAGE_TRANSFORMATION`;
     /// on in Plinth, whose app asks for renditions).
     pub image_transformation_enabled: bool,
@@ -59,15 +63,16 @@ impl Default for StorageConfig {
             signed_upload_url_expiry: Duration::from_secs(2 * 60 * 60),
             orphan_grace: Duration::from_secs(60 * 60),
             default_cache_control: 3600,
-        }
-    }
-}
-
+            tus_url_expiry: Duration::from_secs(60 * 60),
             image_transformation_enabled: true,
             image_min_size: 1,
             image_max_size: 2000,
             image_max_source_bytes: 20_000_000,
             image_max_source_pixels: 16_800_000,
+        }
+    }
+}
+
 /// Where object bytes are kept.
 #[derive(Clone)]
 pub enum Backend {

@@ -64,6 +64,12 @@ impl StorageError {
         StorageError::Internal(format!("{context}: {cause}"))
     }
 
+    /// The real status of the error (the body's `statusCode`), which the
+    /// resumable-upload protocol sends as the HTTP status.
+    pub(crate) fn status_code(&self) -> u16 {
+        self.parts().1.parse().unwrap_or(500)
+    }
+
     /// `(HTTP status, body statusCode, code, error)`.
     fn parts(&self) -> (StatusCode, &'static str, &'static str, &'static str) {
         let bad = StatusCode::BAD_REQUEST;

@@ -52,6 +52,7 @@ mod names;
 mod objects;
 mod render;
 mod store;
+mod tus;
 mod wire;
 
 use std::sync::Arc;
@@ -144,6 +145,12 @@ impl StorageState {
                 "removed temporary upload files left by an interrupted run"
             );
         }
+        let expired = tus::sweep_expired(store.operator())
+            .await
+            .map_err(|e| StartError::Unreachable(e.to_string()))?;
+        if expired > 0 {
+            tracing::info!(expired, "removed expired resumable uploads");
+        }
         Ok(Self {
             inner: Arc::new(Inner {
                 db,
@@ -159,7 +166,10 @@ impl StorageState {
     }
 }
 
-fn build_operator(backend: &Backend) -> Result<Operator, StartError> {
+/// The opendal operator that `backend` describes (what
+/// [`StorageState::new`] uses), e.g. to wrap it in layers for
+/// [`StorageState::with_operator`].
+pub fn build_operator(backend: &Backend) -> Result<Operator, StartError> {
     let bad = |e: opendal::Error| StartError::Backend(e.to_string());
     match backend {
         Backend::FileSystem { root } => {
@@ -264,6 +274,21 @@ pub fn router(state: StorageState) -> Router {
                 .delete(buckets::delete),
         )
         .route("/bucket/{id}/empty", post(buckets::empty))
+        // resumable uploads (TUS)
+        .route(
+            "/upload/resumable",
+            post(tus::create)
+                .options(tus::options)
+                .layer(DefaultBodyLimit::disable()),
+        )
+        .route(
+            "/upload/resumable/{id}",
+            axum::routing::patch(tus::patch)
+                .head(tus::head)
+                .delete(tus::terminate)
+                .options(tus::options)
+                .layer(DefaultBodyLimit::disable()),
+        )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(extract::JSON_BODY_LIMIT))

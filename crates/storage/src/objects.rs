@@ -321,13 +321,13 @@ async fn precheck(
 
 /// The declared type of an upload as it is stored (see
 /// [`wire::declared_type`]); anything else is refused.
-fn declared(content_type: &str) -> Result<String> {
+pub(crate) fn declared(content_type: &str) -> Result<String> {
     wire::declared_type(content_type)
         .map(str::to_owned)
         .ok_or_else(|| StorageError::InvalidMimeType(content_type.to_owned()))
 }
 
-fn check_mime(bucket: &BucketRow, mimetype: &str) -> Result<()> {
+pub(crate) fn check_mime(bucket: &BucketRow, mimetype: &str) -> Result<()> {
     if wire::mime_allowed(bucket.allowed_mime_types.as_deref(), mimetype) {
         Ok(())
     } else {
@@ -418,7 +418,7 @@ where
 /// Writes the row and moves the received bytes to their version key in one
 /// transaction; see the crate documentation for the order and why.
 #[allow(clippy::too_many_arguments)]
-async fn commit_object(
+pub(crate) async fn commit_object(
     state: &StorageState,
     caller: &Caller,
     bucket: &str,

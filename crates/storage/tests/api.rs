@@ -4,16 +4,16 @@
 #![allow(clippy::unwrap_used)]
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use opendal::OperationContext;
 use opendal::raw::{
     Layer, OpCopy, OpCreateDir, OpList, OpPresign, OpRead, OpRename, OpStat, OpWrite, RpCreateDir,
     RpPresign, RpRename, RpStat, Service, ServiceInfo, Servicer, oio,
 };
-use opendal::{OperationContext, Operator};
 use plinth_db::JwtSecret;
 use plinth_db::testing::TestDb;
 use plinth_storage::{Backend, StorageConfig, StorageState};
@@ -22,14 +22,19 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use uuid::Uuid;
 
-#[path = "api/render.rs"]
-mod render;
-const SECRET: &str = "storage-tests-secret-of-at-least-32-chars";
-const GLOBAL_LIMIT: u64 = 256 * 1024;
-#[path = "api/platform.rs"]
-mod platform;
 #[path = "api/list_v2.rs"]
 mod list_v2;
+#[path = "api/moto.rs"]
+mod moto;
+#[path = "api/platform.rs"]
+mod platform;
+#[path = "api/render.rs"]
+mod render;
+#[path = "api/tus.rs"]
+mod tus;
+
+const SECRET: &str = "storage-tests-secret-of-at-least-32-chars";
+const GLOBAL_LIMIT: u64 = 256 * 1024;
 
 // ------------------------------------------------------------ fault injection
 
@@ -142,6 +147,10 @@ impl Service for FaultService {
         to: &str,
         args: OpCopy,
     ) -> opendal::Result<oio::Copier> {
+        // Stores without rename (S3) commit an upload by copying it.
+        if self.faults.renames.load(Ordering::SeqCst) && to.starts_with("objects/") {
+            return Err(injected("rename"));
+        }
         self.inner.copy_dyn(ctx, from, to, args)
     }
 
@@ -179,6 +188,9 @@ struct App {
     test_db: TestDb,
     root: tempfile::TempDir,
     faults: Arc<Faults>,
+    /// The byte store under test: `root` on the file system, or a bucket
+    /// of its own in moto (`PLINTH_STORAGE_TEST_BACKEND=s3`).
+    backend: Backend,
 }
 
 fn now() -> i64 {
@@ -230,14 +242,23 @@ async fn spawn_app() -> App {
     let jwt = JwtSecret::new(SECRET).unwrap();
     let root = tempfile::tempdir().unwrap();
     let faults = Arc::new(Faults::default());
-    let operator =
-        Operator::new(opendal::services::Fs::default().root(root.path().to_str().unwrap()))
-            .unwrap()
-            .layer(FaultLayer(faults.clone()));
+    let backend = if moto::s3_selected() {
+        Backend::S3(moto::fresh_bucket())
+    } else {
+        Backend::FileSystem {
+            root: root.path().to_owned(),
+        }
+    };
+    let operator = plinth_storage::build_operator(&backend)
+        .unwrap()
+        .layer(FaultLayer(faults.clone()));
     let state = StorageState::with_operator(
         test_db.db.clone(),
         jwt.clone(),
-        config(root.path(), Duration::from_secs(3600)),
+        StorageConfig {
+            backend: backend.clone(),
+            ..config(root.path(), Duration::from_secs(3600))
+        },
         operator,
     )
     .await
@@ -258,10 +279,19 @@ async fn spawn_app() -> App {
         test_db,
         root,
         faults,
+        backend,
     }
 }
 
 impl App {
+    /// The configuration of this app's byte store, with `grace`.
+    fn config(&self, grace: Duration) -> StorageConfig {
+        StorageConfig {
+            backend: self.backend.clone(),
+            ..config(self.root.path(), grace)
+        }
+    }
+
     fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
@@ -333,6 +363,9 @@ impl App {
                     );
                 }
             }
+        }
+        if let Backend::S3(s3) = &self.backend {
+            return moto::keys(&s3.bucket);
         }
         let mut out = Vec::new();
         walk(self.root.path(), self.root.path(), &mut out);
@@ -2045,9 +2078,12 @@ async fn a_failed_row_insert_removes_the_bytes() {
 #[tokio::test]
 async fn start_up_sweep_removes_temporary_files_left_by_a_crash() {
     let app = spawn_app().await;
-    let tmp: PathBuf = app.root.path().join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
-    std::fs::write(tmp.join("0123456789abcdef"), b"half an upload").unwrap();
+    let left = "tmp/0123456789abcdef".to_owned();
+    plinth_storage::build_operator(&app.backend)
+        .unwrap()
+        .write(&left, b"half an upload".to_vec())
+        .await
+        .unwrap();
     assert_eq!(
         app.upload(&app.service, "private", "kept.txt", b"kept", "text/plain")
             .await
@@ -2060,20 +2096,16 @@ async fn start_up_sweep_removes_temporary_files_left_by_a_crash() {
     StorageState::new(
         app.test_db.db.clone(),
         jwt.clone(),
-        config(app.root.path(), Duration::from_secs(3600)),
+        app.config(Duration::from_secs(3600)),
     )
     .await
     .unwrap();
-    assert!(tmp.join("0123456789abcdef").exists());
+    assert!(app.stored_files().contains(&left));
     // once they are older than the grace period, they go; objects stay
-    StorageState::new(
-        app.test_db.db.clone(),
-        jwt,
-        config(app.root.path(), Duration::ZERO),
-    )
-    .await
-    .unwrap();
-    assert!(!tmp.join("0123456789abcdef").exists());
+    StorageState::new(app.test_db.db.clone(), jwt, app.config(Duration::ZERO))
+        .await
+        .unwrap();
+    assert!(!app.stored_files().contains(&left));
     assert_eq!(app.object_files().len(), 1);
     assert_eq!(
         app.get("/object/private/kept.txt", &app.service)
