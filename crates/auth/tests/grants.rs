@@ -1391,3 +1391,79 @@ async fn oauth_public_client_uses_pkce_without_a_secret() {
         "email"
     );
 }
+
+#[tokio::test]
+async fn id_token_link_identity_adds_it_to_the_signed_in_caller_only() {
+    let app = spawn_app().await;
+    let owner = app.user_token("owner@example.com").await;
+    let token = app.id_token(json!({"sub": "google-linked", "email": "other-address@example.com"}));
+    // Linking needs a user's token (the anon key names nobody).
+    let anonymous = app
+        .id_token_grant(json!({"provider": "google", "id_token": token, "link_identity": true}))
+        .await;
+    assert_eq!(anonymous.status, 403, "{}", anonymous.text);
+    assert_eq!(anonymous.body["code"], "bad_jwt");
+    let linked = app
+        .call(
+            Method::POST,
+            "/token?grant_type=id_token",
+            Some(&owner),
+            Some(json!({"provider": "google", "id_token": token, "link_identity": true})),
+        )
+        .await;
+    assert_eq!(linked.status, 200, "{}", linked.text);
+    assert_eq!(linked.body["user"]["email"], "owner@example.com");
+    let providers: Vec<&str> = linked.body["user"]["identities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["provider"].as_str().unwrap())
+        .collect();
+    assert_eq!(providers, vec!["email", "google"]);
+    // Someone else cannot take the same identity.
+    let thief = app.user_token("thief@example.com").await;
+    let stolen = app
+        .call(
+            Method::POST,
+            "/token?grant_type=id_token",
+            Some(&thief),
+            Some(json!({"provider": "google", "id_token": token, "link_identity": true})),
+        )
+        .await;
+    assert_eq!(stolen.status, 422, "{}", stolen.text);
+    assert_eq!(stolen.body["code"], "identity_already_exists");
+    // Signing in with it now reaches the owner.
+    let signed_in = app
+        .id_token_grant(json!({"provider": "google", "id_token": token}))
+        .await;
+    assert_eq!(
+        signed_in.body["user"]["email"], "owner@example.com",
+        "{}",
+        signed_in.text
+    );
+}
+
+#[tokio::test]
+async fn oauth_dynamic_registration_only_when_allowed() {
+    let closed = spawn_app().await;
+    let body = json!({"client_name": "Self-registered", "redirect_uris": [CLIENT_CALLBACK]});
+    let reply = closed.post("/oauth/clients/register", body.clone()).await;
+    assert_eq!(reply.status, 403, "{}", reply.text);
+    assert_eq!(
+        reply.body["code"],
+        "oauth_dynamic_client_registration_disabled"
+    );
+    let open = spawn_app_with(|c| c.oauth_server.allow_dynamic_registration = true).await;
+    let reply = open.post("/oauth/clients/register", body).await;
+    assert_eq!(reply.status, 201, "{}", reply.text);
+    assert_eq!(reply.body["registration_type"], "dynamic");
+    assert!(reply.body["client_secret"].is_string());
+    let bad = open
+        .post(
+            "/oauth/clients/register",
+            json!({"redirect_uris": ["javascript://x/alert(1)"]}),
+        )
+        .await;
+    assert_eq!(bad.status, 400);
+    assert_eq!(bad.body["code"], "validation_failed");
+}
