@@ -192,7 +192,7 @@ for (const alg of ['RS256', 'ES256'] as const) {
       expect(forged.error).not.toBeNull()
     })
 
-    it('REST and storage take the sessions; the other services refuse forgeries', async () => {
+    it('REST, storage and realtime take the sessions; forgeries are refused everywhere', async () => {
       const { client } = recordingClient(node.url, node.anonKey)
       const email = uniqueEmail(`keys-rest-${alg}`)
       const signUp = await client.auth.signUp({ email, password: PASSWORD })
@@ -208,6 +208,18 @@ for (const alg of ['RS256', 'ES256'] as const) {
       expect(upload.error).toBeNull()
       const elsewhere = await client.storage.from('avatars').upload(`not-${uid}/key.png`, PNG, { contentType: 'image/png' })
       expect(elsewhere.error).not.toBeNull()
+
+      // Realtime: the socket (anon key) and the channel join (the session).
+      client.realtime.setAuth(signUp.data.session!.access_token)
+      const channel = client.channel(`keys-${alg}-${uid}`, { config: { broadcast: { self: true, ack: true } } })
+      const joined = await new Promise<string>((ok) => {
+        channel.subscribe((status) => {
+          if (status !== 'CLOSED') ok(status)
+        })
+      })
+      expect(joined).toBe('SUBSCRIBED')
+      expect(await channel.send({ type: 'broadcast', event: 'ping', payload: { alg } })).toBe('ok')
+      await client.removeAllChannels()
 
       // An HS256 token keyed with the public key's JSON is no credential anywhere.
       const jwks = (await (await fetch(`${node.url}/auth/v1/.well-known/jwks.json`)).json()) as { keys: Jwk[] }
@@ -228,6 +240,15 @@ for (const alg of ['RS256', 'ES256'] as const) {
       const users = await admin.auth.admin.listUsers()
       expect(users.error?.status).toBe(401)
       expect(users.error?.message).toBe('Invalid API key')
+      const intruder = recordingClient(node.url, node.anonKey).client
+      intruder.realtime.setAuth(confused)
+      const refused = await new Promise<string>((ok) => {
+        intruder.channel(`keys-${alg}-intruder`).subscribe((status) => {
+          if (status !== 'CLOSED') ok(status)
+        })
+      })
+      expect(refused).toBe('CHANNEL_ERROR')
+      await intruder.removeAllChannels()
     })
 
     it('still takes legacy HS256 keys signed with JWT_SECRET', async () => {

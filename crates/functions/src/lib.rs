@@ -182,8 +182,9 @@ impl FunctionsState {
         simulated: Option<SimulatedProvider>,
     ) -> Self {
         // HS256 signatures are deterministic: a stable key only this
-        // project's secret can produce.
-        let view_key = jwt.sign(&json!({ "purpose": "plinth-functions/visitor-hash" }));
+        // project's secret can produce (the secret's, not the key set's
+        // signing key: it stays the same across key rotations).
+        let view_key = jwt.sign_with_secret(&json!({ "purpose": "plinth-functions/visitor-hash" }));
         let limits = limits::ClientLimits::new(&config.rate_limits);
         Self {
             inner: Arc::new(Inner {
