@@ -56,6 +56,38 @@ async function offsetOf(url: string): Promise<number> {
 }
 
 describe('resumable uploads with tus-js-client', () => {
+  it('lets browsers send and read the protocol headers (CORS)', async () => {
+    const preflight = await fetch(endpoint, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://app.example',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'tus-resumable,upload-length,upload-metadata,upload-offset,x-upsert,authorization',
+      },
+    })
+    expect(preflight.ok).toBe(true)
+    const allowed = preflight.headers.get('access-control-allow-headers')!.toLowerCase()
+    for (const name of ['tus-resumable', 'upload-length', 'upload-metadata', 'upload-offset']) expect(allowed).toContain(name)
+    const created = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        origin: 'http://app.example',
+        'tus-resumable': '1.0.0',
+        authorization: `Bearer ${token}`,
+        'upload-length': '1',
+        'upload-metadata': `bucketName ${Buffer.from('templates').toString('base64')},objectName ${Buffer.from(`${uid}/files/cors.zip`).toString('base64')}`,
+      },
+    })
+    expect(created.status).toBe(201)
+    const exposed = created.headers.get('access-control-expose-headers')!.toLowerCase()
+    for (const name of ['location', 'upload-offset', 'tus-resumable']) expect(exposed).toContain(name)
+    const gone = await fetch(created.headers.get('location')!, {
+      method: 'DELETE',
+      headers: { 'tus-resumable': '1.0.0', authorization: `Bearer ${token}` },
+    })
+    expect(gone.status).toBe(204)
+  })
+
   it('resumes an interrupted upload from its URL and stores exactly the bytes sent', async () => {
     const path = `${uid}/files/large-${Date.now()}.zip`
     const data = randomBytes(9 * MB)

@@ -152,7 +152,7 @@ async fn nosniff(mut response: Response) -> Response {
 /// keys and tokens, not by origin), the headers the official client sends,
 /// and the response headers it reads.
 fn cors() -> CorsLayer {
-    const ALLOW: [&str; 16] = [
+    const ALLOW: [&str; 22] = [
         "authorization",
         "x-client-info",
         "apikey",
@@ -169,8 +169,15 @@ fn cors() -> CorsLayer {
         "x-region",
         "accept",
         "if-none-match",
+        // resumable uploads (TUS)
+        "tus-resumable",
+        "upload-length",
+        "upload-metadata",
+        "upload-offset",
+        "x-http-method-override",
+        "x-requested-with",
     ];
-    const EXPOSE: [&str; 9] = [
+    const EXPOSE: [&str; 17] = [
         "content-range",
         "x-supabase-api-version",
         "x-relay-error",
@@ -180,6 +187,15 @@ fn cors() -> CorsLayer {
         "etag",
         "x-total-count",
         "link",
+        // resumable uploads (TUS)
+        "location",
+        "tus-resumable",
+        "tus-version",
+        "tus-extension",
+        "tus-max-size",
+        "upload-offset",
+        "upload-length",
+        "upload-expires",
     ];
     CorsLayer::new()
         .allow_origin(AllowOrigin::mirror_request())
