@@ -54,6 +54,58 @@ fn keys_made_from_a_configured_secret_verify_with_it() {
 }
 
 #[test]
+fn keys_generate_prints_a_key_set_that_plinth_then_signs_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "a-configured-secret-of-32-characters-or-more";
+    let mut cmd = plinth(dir.path());
+    cmd.args(["keys", "generate", "--alg", "rs256"])
+        .env("JWT_SECRET", secret);
+    let (ok, out, stderr) = output(cmd);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    let set = lines[0]
+        .strip_prefix("GOTRUE_JWT_KEYS='")
+        .and_then(|l| l.strip_suffix('\''))
+        .unwrap();
+    let keys: serde_json::Value = serde_json::from_str(set).unwrap();
+    assert_eq!(keys[0]["alg"], "RS256");
+    assert!(keys[0]["d"].is_string());
+    let with_set = plinth_db::JwtSecret::new(secret)
+        .unwrap()
+        .with_key_set(set)
+        .unwrap();
+    let printed_anon = lines[1].strip_prefix("ANON_KEY=").unwrap();
+    assert!(with_set.is_current(printed_anon));
+    assert_eq!(with_set.verify(printed_anon).unwrap()["role"], "anon");
+
+    // `plinth keys` with the set: API keys signed with its key.
+    let mut cmd = plinth(dir.path());
+    cmd.arg("keys")
+        .env("JWT_SECRET", secret)
+        .env("GOTRUE_JWT_KEYS", set);
+    let (ok, out, stderr) = output(cmd);
+    assert!(ok, "{stderr}");
+    let service = out
+        .lines()
+        .find_map(|l| l.strip_prefix("SERVICE_ROLE_KEY="))
+        .unwrap();
+    assert!(with_set.is_current(service));
+    assert_eq!(with_set.verify(service).unwrap()["role"], "service_role");
+
+    // A broken set stops the command with one clear line.
+    let mut cmd = plinth(dir.path());
+    cmd.arg("keys")
+        .env("JWT_SECRET", secret)
+        .env("GOTRUE_JWT_KEYS", r#"[{"kty":"RSA"}]"#);
+    let (ok, _, stderr) = output(cmd);
+    assert_one_line_error(ok, &stderr, "GOTRUE_JWT_KEYS: key 0 of the JWT key set");
+    let mut cmd = plinth(dir.path());
+    cmd.args(["keys", "generate", "--alg", "HS999"]);
+    assert!(!output(cmd).0);
+}
+
+#[test]
 fn a_port_in_use_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
