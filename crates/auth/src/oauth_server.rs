@@ -18,6 +18,8 @@
 //!   `scope` claims) and refresh only through it.
 //! * `GET /user/oauth/grants`, `DELETE /user/oauth/grants?client_id=`: the
 //!   user's consents; revoking ends the client's sessions.
+//! * Discovery: `/.well-known/openid-configuration` and, while on,
+//!   `/.well-known/oauth-authorization-server`.
 //!
 //! Secrets are stored only as SHA-256; codes are single-use and live as long
 //! as the authorization request (`GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL`).
@@ -27,9 +29,12 @@ mod clients;
 mod token;
 
 use axum::Router;
-use axum::http::HeaderMap;
+use axum::extract::State;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::AuthState;
@@ -68,6 +73,60 @@ pub fn router() -> Router<AuthState> {
             "/user/oauth/grants",
             get(authorize::list_grants).delete(authorize::revoke_grant),
         )
+        .route(
+            "/.well-known/openid-configuration",
+            get(openid_configuration),
+        )
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(authorization_server_metadata),
+        )
+}
+
+/// `GET /.well-known/openid-configuration`: the platform's discovery
+/// document (OIDC Discovery, a superset of RFC 8414's metadata).
+async fn openid_configuration(State(state): State<AuthState>) -> Response {
+    discovery(&state)
+}
+
+/// `GET /.well-known/oauth-authorization-server` (RFC 8414): the same
+/// document, while the OAuth server is on.
+async fn authorization_server_metadata(State(state): State<AuthState>) -> Result<Response> {
+    require_enabled(&state)?;
+    Ok(discovery(&state))
+}
+
+fn discovery(state: &AuthState) -> Response {
+    let issuer = state.auth_base();
+    let config = &state.config().oauth_server;
+    let mut body = json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{issuer}/oauth/authorize"),
+        "token_endpoint": format!("{issuer}/oauth/token"),
+        "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
+        "userinfo_endpoint": format!("{issuer}/oauth/userinfo"),
+        "scopes_supported": SUPPORTED_SCOPES,
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["RS256", "HS256", "ES256"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+        "claims_supported": [
+            "sub", "aud", "iss", "exp", "iat", "auth_time", "nonce", "email", "email_verified",
+            "phone_number", "phone_number_verified", "name", "picture", "preferred_username",
+            "updated_at",
+        ],
+        "code_challenge_methods_supported": ["S256", "plain"],
+    });
+    if config.enabled && config.allow_dynamic_registration {
+        body["registration_endpoint"] = json!(format!("{issuer}/oauth/clients/register"));
+    }
+    (
+        [(header::CACHE_CONTROL, "public, max-age=600")],
+        axum::Json(body),
+    )
+        .into_response()
 }
 
 /// 404 `feature_disabled` while the OAuth server is off.

@@ -1467,3 +1467,49 @@ async fn oauth_dynamic_registration_only_when_allowed() {
     assert_eq!(bad.status, 400);
     assert_eq!(bad.body["code"], "validation_failed");
 }
+
+#[tokio::test]
+async fn oauth_discovery_documents() {
+    let app = spawn_app_with(|c| c.oauth_server.allow_dynamic_registration = true).await;
+    let issuer = format!("{}/auth/v1", app.base);
+    for path in [
+        "/.well-known/openid-configuration",
+        "/.well-known/oauth-authorization-server",
+    ] {
+        let reply = app.call(Method::GET, path, None, None).await;
+        assert_eq!(reply.status, 200, "{path}: {}", reply.text);
+        assert_eq!(reply.body["issuer"], issuer);
+        assert_eq!(
+            reply.body["authorization_endpoint"],
+            format!("{issuer}/oauth/authorize")
+        );
+        assert_eq!(
+            reply.body["token_endpoint"],
+            format!("{issuer}/oauth/token")
+        );
+        assert_eq!(
+            reply.body["registration_endpoint"],
+            format!("{issuer}/oauth/clients/register")
+        );
+        assert_eq!(
+            reply.body["code_challenge_methods_supported"],
+            json!(["S256", "plain"])
+        );
+    }
+    let off = spawn_app_with(|c| c.oauth_server.enabled = false).await;
+    let reply = off
+        .call(
+            Method::GET,
+            "/.well-known/oauth-authorization-server",
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, 404);
+    assert_eq!(reply.body["code"], "feature_disabled");
+    let reply = off
+        .call(Method::GET, "/.well-known/openid-configuration", None, None)
+        .await;
+    assert_eq!(reply.status, 200);
+    assert!(reply.body.get("registration_endpoint").is_none());
+}
