@@ -56,7 +56,13 @@ async function offsetOf(url: string): Promise<number> {
 }
 
 describe('resumable uploads with tus-js-client', () => {
-  it('lets browsers send and read the protocol headers (CORS)', async () => {
+  it('answers the protocol discovery and lets browsers send and read the protocol headers (CORS)', async () => {
+    const discovery = await fetch(endpoint, { method: 'OPTIONS' })
+    expect(discovery.status).toBe(204)
+    expect(discovery.headers.get('tus-version')).toBe('1.0.0')
+    expect(discovery.headers.get('tus-extension')).toContain('creation')
+    expect(Number(discovery.headers.get('tus-max-size'))).toBeGreaterThan(6 * MB)
+
     const preflight = await fetch(endpoint, {
       method: 'OPTIONS',
       headers: {

@@ -69,7 +69,34 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
             get(no_app).layer(axum::middleware::map_response_with_state(csp, page_headers)),
         ),
     };
+    // The TUS discovery request is a plain OPTIONS (no
+    // Access-Control-Request-Method), which the CORS layer would answer as a
+    // preflight: it goes to the storage route instead.
+    let uncors = api.clone();
     api.layer(cors())
+        .layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let uncors = uncors.clone();
+                async move {
+                    if request.method() == Method::OPTIONS
+                        && !request
+                            .headers()
+                            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
+                        && request
+                            .uri()
+                            .path()
+                            .starts_with("/storage/v1/upload/resumable")
+                    {
+                        use tower::ServiceExt;
+                        return match uncors.oneshot(request).await {
+                            Ok(response) => response,
+                            Err(never) => match never {},
+                        };
+                    }
+                    next.run(request).await
+                }
+            },
+        ))
         .layer(axum::middleware::from_fn(
             move |mut request: Request, next: Next| async move {
                 if !trust_proxy_headers {
