@@ -1165,3 +1165,35 @@ async fn webauthn_verify_needs_its_parameters() {
         .await;
     garbage.expect(422, "mfa_verification_failed");
 }
+
+#[tokio::test]
+async fn challenges_and_verifications_are_rate_limited_per_address() {
+    let app = spawn_app_with(|c| c.mfa.rate_limit_challenge_and_verify = 3).await;
+    let token = s(&app.signed_up("busy@example.com").await["access_token"]);
+    let factor = app.enroll_totp(&token, "").await;
+    let id = s(&factor["id"]);
+    let challenge = app.challenge(&token, &id).await;
+    assert_eq!(challenge.status, 200, "{}", challenge.text);
+    app.verify(
+        &token,
+        &id,
+        challenge.body["id"].as_str().unwrap(),
+        "000000",
+    )
+    .await
+    .expect(422, "mfa_verification_failed");
+    app.challenge(&token, &id).await.expect(200, "");
+    // The fourth within the minute: 429, for guesses as for challenges.
+    let limited = app
+        .verify(
+            &token,
+            &id,
+            challenge.body["id"].as_str().unwrap(),
+            "111111",
+        )
+        .await;
+    limited.expect(429, "over_request_rate_limit");
+    app.challenge(&token, &id)
+        .await
+        .expect(429, "over_request_rate_limit");
+}
