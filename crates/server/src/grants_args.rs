@@ -120,3 +120,76 @@ impl GrantsArgs {
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::config::{Cli, Command};
+
+    fn auth_config(args: &[&str]) -> plinth_auth::AuthConfig {
+        let mut argv = vec!["plinth", "serve"];
+        argv.extend_from_slice(args);
+        let Ok(cli) = Cli::try_parse_from(argv) else {
+            panic!("the arguments parse")
+        };
+        let Command::Serve(serve) = cli.command else {
+            panic!("not serve")
+        };
+        serve.auth.to_config("http://localhost:8000")
+    }
+
+    #[test]
+    fn defaults_leave_everything_off() {
+        let config = auth_config(&[]);
+        assert!(!config.id_token_google.enabled);
+        assert_eq!(config.id_token_google.issuer, "https://accounts.google.com");
+        assert!(!config.id_token_apple.enabled);
+        assert!(!config.web3.ethereum_enabled && !config.web3.solana_enabled);
+        assert_eq!(config.web3.ethereum_max_validity.as_secs(), 600);
+        assert!(!config.oauth_server.enabled);
+        assert_eq!(config.oauth_server.default_scope, "email");
+    }
+
+    #[test]
+    fn grant_and_oauth_server_settings_reach_the_auth_config() {
+        let config = auth_config(&[
+            "--google-enabled",
+            "true",
+            "--google-client-id",
+            "web-id, ios-id",
+            "--google-jwks-url",
+            "http://127.0.0.1:9/jwks",
+            "--apple-enabled",
+            "true",
+            "--apple-client-id",
+            "com.example.web",
+            "--ios-bundle-id",
+            "com.example.app",
+            "--web3-ethereum-enabled",
+            "true",
+            "--web3-solana-maximum-validity-duration",
+            "2m",
+            "--oauth-server-enabled",
+            "true",
+            "--oauth-server-authorization-path",
+            "/oauth/consent",
+            "--oauth-server-authorization-ttl",
+            "5m",
+        ]);
+        assert!(config.id_token_google.enabled);
+        assert_eq!(config.id_token_google.client_ids, vec!["web-id", "ios-id"]);
+        assert_eq!(config.id_token_google.jwks_url, "http://127.0.0.1:9/jwks");
+        assert!(config.id_token_apple.enabled);
+        assert_eq!(
+            config.id_token_apple.client_ids,
+            vec!["com.example.web", "com.example.app"]
+        );
+        assert!(config.web3.ethereum_enabled);
+        assert!(!config.web3.solana_enabled);
+        assert_eq!(config.web3.solana_max_validity.as_secs(), 120);
+        assert!(config.oauth_server.enabled);
+        assert_eq!(config.oauth_server.authorization_path, "/oauth/consent");
+        assert_eq!(config.oauth_server.authorization_ttl.as_secs(), 300);
+    }
+}
