@@ -684,6 +684,39 @@ mod tests {
     }
 
     #[test]
+    fn a_kid_naming_another_key_of_the_set_is_refused() {
+        let a = generate(KeyAlg::Es256);
+        let b = generate(KeyAlg::Es256);
+        let keys = JwtSecret::new(SECRET)
+            .unwrap()
+            .with_key_set(&set(&[&a, &b]))
+            .unwrap();
+        let (parsed, _) = crate::jwk::parse_set(&set(&[&a])).unwrap();
+        let signer = parsed[0].encoding.clone().unwrap();
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = b["kid"].as_str().map(str::to_owned);
+        // Signed by a, labelled b: b is the only key tried.
+        let mislabelled = jsonwebtoken::encode(&header, &user_claims(), &signer).unwrap();
+        assert_eq!(
+            keys.verify(&mislabelled),
+            Err(JwtError::Invalid(BAD_SIGNATURE.into()))
+        );
+        header.kid = a["kid"].as_str().map(str::to_owned);
+        let labelled = jsonwebtoken::encode(&header, &user_claims(), &signer).unwrap();
+        assert!(keys.verify(&labelled).is_ok());
+        // The secret's HS256 tokens cannot borrow an asymmetric key's kid.
+        let mut hs = Header::new(Algorithm::HS256);
+        hs.kid = a["kid"].as_str().map(str::to_owned);
+        let borrowed = jsonwebtoken::encode(
+            &hs,
+            &user_claims(),
+            &EncodingKey::from_secret(SECRET.as_bytes()),
+        )
+        .unwrap();
+        assert!(matches!(keys.verify(&borrowed), Err(JwtError::Invalid(_))));
+    }
+
+    #[test]
     fn hs256_tokens_keyed_with_public_key_bytes_are_refused() {
         let rsa = rsa_jwk();
         let ec = generate(KeyAlg::Es256);
