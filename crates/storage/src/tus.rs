@@ -293,29 +293,56 @@ async fn remove_upload(op: &Operator, upload: &str) {
 }
 
 /// One lock per upload in this process: requests on one upload take turns.
-fn lock_for(upload: &str) -> Arc<tokio::sync::Mutex<()>> {
-    static LOCKS: OnceLock<StdMutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>> =
-        OnceLock::new();
+/// A request that finds the lock taken asks the holder to let go (`release`):
+/// a PATCH whose client vanished without closing its connection stops
+/// reading, keeps what arrived and frees the upload, as the platform's TUS
+/// locker does.
+#[derive(Debug, Default)]
+struct UploadLock {
+    mutex: Arc<tokio::sync::Mutex<()>>,
+    release: Arc<tokio::sync::Notify>,
+}
+
+/// The lock of one upload, held.
+struct Held {
+    _guard: tokio::sync::OwnedMutexGuard<()>,
+    release: Arc<tokio::sync::Notify>,
+}
+
+fn lock_for(upload: &str) -> (Arc<tokio::sync::Mutex<()>>, Arc<tokio::sync::Notify>) {
+    static LOCKS: OnceLock<StdMutex<HashMap<String, UploadLock>>> = OnceLock::new();
     let mut locks = LOCKS
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     // Forget locks nobody holds, so the map stays small.
     if locks.len() > 1024 {
-        locks.retain(|_, lock| Arc::strong_count(lock) > 1);
+        locks.retain(|_, lock| Arc::strong_count(&lock.mutex) > 1);
     }
-    locks.entry(upload.to_owned()).or_default().clone()
+    let lock = locks.entry(upload.to_owned()).or_default();
+    (lock.mutex.clone(), lock.release.clone())
 }
 
-async fn locked(upload: &str) -> TusResult<tokio::sync::OwnedMutexGuard<()>> {
-    tokio::time::timeout(LOCK_WAIT, lock_for(upload).lock_owned())
-        .await
-        .map_err(|_| {
-            TusError::text(
-                StatusCode::LOCKED,
-                "The upload is being written by another request",
-            )
-        })
+async fn locked(upload: &str) -> TusResult<Held> {
+    let (mutex, release) = lock_for(upload);
+    let guard = match mutex.clone().try_lock_owned() {
+        Ok(guard) => guard,
+        Err(_) => {
+            release.notify_waiters();
+            tokio::time::timeout(LOCK_WAIT, mutex.lock_owned())
+                .await
+                .map_err(|_| {
+                    TusError::text(
+                        StatusCode::LOCKED,
+                        "The upload is being written by another request",
+                    )
+                })?
+        }
+    };
+    Ok(Held {
+        _guard: guard,
+        release,
+    })
 }
 
 /// Removes staged uploads that expired (and their parts).
@@ -386,6 +413,7 @@ fn maybe_sweep(state: &StorageState) {
 /// offset.
 async fn receive_part<S, E>(
     store: &crate::store::ByteStore,
+    held: &Held,
     upload: &str,
     offset: u64,
     length: u64,
@@ -400,7 +428,19 @@ where
     let mut writer = op.writer_with(&key).chunk(store.write_chunk()).await?;
     let mut received: u64 = 0;
     let mut outcome = Ok(());
-    while let Some(chunk) = body.next().await {
+    let released = held.release.notified();
+    tokio::pin!(released);
+    released.as_mut().enable();
+    loop {
+        let next = tokio::select! {
+            biased;
+            () = &mut released => {
+                tracing::debug!(upload, received, "another request took over a resumable upload");
+                break;
+            }
+            next = body.next() => next,
+        };
+        let Some(chunk) = next else { break };
         match chunk {
             Ok(chunk) => {
                 if offset + received + chunk.len() as u64 > length {
@@ -699,10 +739,10 @@ async fn create_upload(
 
     let with_body = header_str(&headers, "content-type").is_some_and(|t| t == OCTETS);
     if with_body || length == 0 {
-        let _guard = locked(&upload).await?;
+        let held = locked(&upload).await?;
         let offset = if with_body {
             let body = request.into_body().into_data_stream();
-            receive_part(&state.inner.store, &upload, 0, length, body).await?
+            receive_part(&state.inner.store, &held, &upload, 0, length, body).await?
         } else {
             0
         };
@@ -774,7 +814,7 @@ async fn patch_upload(state: &StorageState, id: &str, request: Request) -> TusRe
         .and_then(|v| v.parse::<u64>().ok())
         .ok_or_else(|| TusError::text(StatusCode::FORBIDDEN, "Upload-Offset header required"))?;
     let (upload, _) = find(state, id, &caller).await?;
-    let _guard = locked(&upload).await?;
+    let held = locked(&upload).await?;
     // Read again under the lock: another request may have finished it.
     let mut info = read_info(state.inner.store.operator(), &upload)
         .await?
@@ -809,7 +849,15 @@ async fn patch_upload(state: &StorageState, id: &str, request: Request) -> TusRe
         ));
     }
     let body = request.into_body().into_data_stream();
-    let new_offset = receive_part(&state.inner.store, &upload, offset, info.length, body).await?;
+    let new_offset = receive_part(
+        &state.inner.store,
+        &held,
+        &upload,
+        offset,
+        info.length,
+        body,
+    )
+    .await?;
     let mut out = HeaderMap::new();
     tus_headers(&mut out);
     set(&mut out, "upload-offset", &new_offset.to_string());

@@ -356,6 +356,56 @@ async fn tus_resumes_after_a_dropped_connection_and_refuses_offset_games() {
 }
 
 #[tokio::test]
+async fn tus_a_stalled_patch_is_taken_over_by_the_next_request() {
+    let app = spawn_app().await;
+    let data = pattern(5, 50_000);
+    let location = app
+        .tus_created(
+            &app.service,
+            data.len() as u64,
+            &metadata("private", "stalled.bin", "text/plain"),
+        )
+        .await;
+    // a client that sends part of its body and then goes silent, connection open
+    let url = reqwest::Url::parse(&location).unwrap();
+    let mut stream = tokio::net::TcpStream::connect(app.addr).await.unwrap();
+    let head = format!(
+        "PATCH {} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {}\r\n\
+         Tus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n\
+         Content-Type: application/offset+octet-stream\r\nContent-Length: {}\r\n\r\n",
+        url.path(),
+        app.service,
+        data.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&data[..12_345]).await.unwrap();
+    stream.flush().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // the next request does not wait for it: the stalled one lets go, keeping its bytes
+    let started = std::time::Instant::now();
+    assert_eq!(
+        app.tus_offset(&app.service, &location).await,
+        (200, Some(12_345))
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let response = app
+        .tus_patch(&app.service, &location, 12_345, &data[12_345..])
+        .await;
+    assert_eq!(response.status(), 204);
+    assert_eq!(response.headers()["tus-complete"], "1");
+    drop(stream);
+    assert_eq!(
+        app.get("/object/private/stalled.bin", &app.service)
+            .await
+            .bytes()
+            .await
+            .unwrap()
+            .as_ref(),
+        &data[..]
+    );
+}
+
+#[tokio::test]
 async fn tus_creation_checks_limits_permissions_and_names() {
     let app = spawn_app().await;
     let alice = Uuid::new_v4();
