@@ -225,8 +225,12 @@ fn totp_uri(issuer: &str, account: &str, secret: &str) -> String {
 fn qr_svg(uri: &str) -> Result<String> {
     let code = qrcode::QrCode::with_error_correction_level(uri, qrcode::EcLevel::H)
         .map_err(|e| AuthError::internal(format!("Error generating QR Code: {e}")))?;
+    // Named colours, as GoTrue's SVG has: supabase-js puts the raw SVG
+    // after `data:image/svg+xml;utf-8,`, where a `#` would end the URL.
     Ok(code
         .render::<qrcode::render::svg::Color<'_>>()
+        .dark_color(qrcode::render::svg::Color("black"))
+        .light_color(qrcode::render::svg::Color("white"))
         .min_dimensions(200, 200)
         .build())
 }
@@ -1258,6 +1262,13 @@ async fn admin_update(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_qr_code_svg_has_no_hash_to_cut_a_data_url_short() {
+        let svg = qr_svg("otpauth://totp/Plinth:a@example.com?secret=ABC&issuer=Plinth").unwrap();
+        assert!(svg.contains("<svg"), "{svg}");
+        assert!(!svg.contains('#'), "{svg}");
+    }
 
     #[test]
     fn hotp_matches_the_rfc_4226_vectors() {
