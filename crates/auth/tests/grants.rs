@@ -75,6 +75,8 @@ async fn spawn_app_with(tweak: impl FnOnce(&mut AuthConfig)) -> App {
     config.id_token_google.client_ids = vec![GOOGLE_CLIENT.into()];
     config.id_token_google.issuer = issuer.clone();
     config.id_token_google.jwks_url = format!("{issuer}/jwks");
+    config.id_token_apple.issuer = issuer.clone();
+    config.id_token_apple.jwks_url = format!("{issuer}/jwks");
     config.web3.ethereum_enabled = true;
     config.web3.solana_enabled = true;
     config.oauth_server.enabled = true;
@@ -1512,4 +1514,40 @@ async fn oauth_discovery_documents() {
         .await;
     assert_eq!(reply.status, 200);
     assert!(reply.body.get("registration_endpoint").is_none());
+}
+
+#[tokio::test]
+async fn id_token_grant_for_apple_reads_its_string_booleans() {
+    // Apple's issuer is the stand-in too (spawn_app_with points both at it).
+    let app = spawn_app_with(|c| {
+        c.id_token_apple.enabled = true;
+        c.id_token_apple.client_ids = vec!["com.example.app".into()];
+    })
+    .await;
+    let token = app.id_token(json!({
+        "aud": "com.example.app", "sub": "001234.apple", "email": "relay@privaterelay.example.com",
+        "email_verified": "true", "is_private_email": "true",
+    }));
+    let reply = app
+        .id_token_grant(json!({"provider": "apple", "id_token": token}))
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let identity = &reply.body["user"]["identities"][0];
+    assert_eq!(identity["provider"], "apple");
+    assert_eq!(identity["id"], "001234.apple");
+    assert_eq!(identity["identity_data"]["email_verified"], true);
+    assert_eq!(
+        identity["identity_data"]["custom_claims"]["is_private_email"],
+        true
+    );
+    // A token for the Google client is not one for the Apple app.
+    let google = app.id_token(json!({}));
+    let reply = app
+        .id_token_grant(json!({"provider": "apple", "id_token": google}))
+        .await;
+    assert_oauth_error(
+        &reply,
+        "invalid request",
+        &format!("Unacceptable audience in id_token: [{GOOGLE_CLIENT}]"),
+    );
 }
