@@ -53,7 +53,7 @@ describe('TOTP factors', () => {
     const before = await supabase.auth.mfa.getAuthenticatorAssuranceLevel()
     expect(before.error).toBeNull()
     expect(before.data).toMatchObject({ currentLevel: 'aal1', nextLevel: 'aal1' })
-    expect(before.data!.currentAuthenticationMethods.map((m) => m.method)).toEqual(['password'])
+    expect(before.data!.currentAuthenticationMethods.map((m) => (typeof m === 'string' ? m : m.method))).toEqual(['password'])
 
     const enrolled = await supabase.auth.mfa.enroll({ factorType: 'totp', friendlyName: 'Phone app', issuer: 'Plinth Test' })
     expect(enrolled.error).toBeNull()
