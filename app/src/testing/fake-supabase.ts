@@ -274,9 +274,17 @@ export class FakeSupabase {
         if (this.failing[`storage:${bucket}`]) return { data: null, error: this.failing[`storage:${bucket}`] }
         return { data: { signedUrl: `http://localhost:3000/storage/v1/object/sign/${bucket}/${path}?token=signed-${expiresIn}` }, error: null }
       }),
-      getPublicUrl: (path: string) => ({
-        data: { publicUrl: `http://localhost:3000/storage/v1/object/public/${bucket}/${path}` },
-      }),
+      // As storage-js builds it: a transform asks the image renderer.
+      getPublicUrl: (path: string, options?: { transform?: Record<string, string | number | undefined> }) => {
+        const query = new URLSearchParams()
+        const t = options?.transform ?? {}
+        for (const key of ['width', 'height', 'resize', 'format', 'quality']) {
+          if (t[key]) query.set(key, String(t[key]))
+        }
+        if (Object.keys(t).length === 0) return { data: { publicUrl: `http://localhost:3000/storage/v1/object/public/${bucket}/${path}` } }
+        const url = encodeURI(`http://localhost:3000/storage/v1/render/image/public/${bucket}/${path}`)
+        return { data: { publicUrl: `${url}?${query.toString()}` } }
+      },
     }),
   }
 

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { cn } from '@/lib/format'
-import { publicImageUrl } from '@/lib/storage'
+import { AVATAR_RENDITION, LARGE_AVATAR_RENDITION, renditionUrl } from '@/lib/image-url'
 import { AVATAR_BUCKET } from '@/config/constants'
 
 const sizes = { sm: 'h-8 w-8 text-xs', md: 'h-12 w-12 text-sm', lg: 'h-20 w-20 text-xl', xl: 'h-28 w-28 text-3xl' }
@@ -17,7 +17,8 @@ export function Avatar({
   className?: string
 }) {
   const [failed, setFailed] = useState(false)
-  const src = publicImageUrl(url, AVATAR_BUCKET)
+  // a 96 or 224 pixel rendition, not the uploaded photo
+  const src = renditionUrl(url, AVATAR_BUCKET, size === 'lg' || size === 'xl' ? LARGE_AVATAR_RENDITION : AVATAR_RENDITION)
   const initials = name
     .split(/\s+/)
     .filter(Boolean)

@@ -191,11 +191,11 @@ describe('dashboard profile', () => {
     const [update] = fake.callsTo('profiles', 'update')
     expect(update.payload).toMatchObject({ avatar_url: `http://localhost:3000/storage/v1/object/public/avatars/${fake.uploads[0].path}` })
     expect(update.filters).toEqual(['id=eq.u-new'])
-    // The new picture replaces the old one on the page.
+    // The new picture replaces the old one on the page, as a sized rendition.
     await waitFor(() =>
       expect(within(section('Profile Picture')).getByRole('img', { name: "New Person's avatar" })).toHaveAttribute(
         'src',
-        `http://localhost:3000/storage/v1/object/public/avatars/${fake.uploads[0].path}`,
+        `http://localhost:3000/storage/v1/render/image/public/avatars/${fake.uploads[0].path}?width=224&height=224&resize=cover`,
       ),
     )
   })

@@ -3,6 +3,8 @@
 import { useState, type MouseEvent } from 'react'
 import { ImageIcon } from 'lucide-react'
 import { cn } from '@/lib/format'
+import { TEMPLATES_BUCKET } from '@/config/constants'
+import { GALLERY_RENDITION, THUMB_RENDITION, renditionUrl } from '@/lib/image-url'
 
 export const LENS_SIZE_PX = 200
 export const ZOOM = 10
@@ -58,7 +60,12 @@ export function Gallery({ images, title }: { images: string[]; title: string }) 
         onMouseLeave={() => setLens(null)}
         data-testid="gallery-main"
       >
-        <img src={current} alt={`${title} preview ${index + 1}`} className="block aspect-[16/10] w-full object-cover" />
+        {/* a sized rendition; the magnifier below zooms into the full upload */}
+        <img
+          src={renditionUrl(current, TEMPLATES_BUCKET, GALLERY_RENDITION) ?? current}
+          alt={`${title} preview ${index + 1}`}
+          className="block aspect-[16/10] w-full object-cover"
+        />
         {geometry && (
           <div
             aria-hidden
@@ -91,7 +98,11 @@ export function Gallery({ images, title }: { images: string[]; title: string }) 
                   i === index ? 'border-brand-600' : 'border-transparent opacity-80 hover:opacity-100',
                 )}
               >
-                <img src={src} alt="" className="aspect-[16/10] w-full object-cover" />
+                <img
+                  src={renditionUrl(src, TEMPLATES_BUCKET, THUMB_RENDITION) ?? src}
+                  alt=""
+                  className="aspect-[16/10] w-full object-cover"
+                />
               </button>
             </li>
           ))}

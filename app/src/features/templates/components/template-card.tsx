@@ -1,7 +1,8 @@
 import { Link } from 'react-router'
 import { Download, Heart, ImageIcon } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
-import { CARD_TAGS_SHOWN } from '@/config/constants'
+import { CARD_TAGS_SHOWN, TEMPLATES_BUCKET } from '@/config/constants'
+import { CARD_RENDITION, renditionUrl } from '@/lib/image-url'
 import { cn, formatCompact, formatPrice } from '@/lib/format'
 import { personName, type Template } from '@/lib/types'
 
@@ -19,7 +20,7 @@ export function TemplateCard({ template, rank }: { template: Template; rank?: nu
       <div className="relative aspect-[16/10] overflow-hidden bg-slate-100">
         {template.preview_image_url ? (
           <img
-            src={template.preview_image_url}
+            src={renditionUrl(template.preview_image_url, TEMPLATES_BUCKET, CARD_RENDITION) ?? undefined}
             alt=""
             loading="lazy"
             className="h-full w-full object-cover transition duration-300 group-hover:scale-[1.03]"
