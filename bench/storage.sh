@@ -13,3 +13,6 @@ bench_build
 bench_start_plinth
 "$BENCH_BIN" storage --url "$PLINTH_URL" --service-key "$SERVICE_ROLE_KEY" --pid "$BENCH_PID" \
   --dir "$BENCH_DATA" --seconds "${SECONDS_EACH:-5}" --concurrency "${CONCURRENCY:-8}" --rounds "${ROUNDS:-10}"
+# image transformations: first and cached render latency
+. bench/storage-render.sh
+bench_render
