@@ -81,9 +81,15 @@ export const walks = [
       const headerAvatar = page.getByRole('banner').getByRole('img', { name: `${name}'s avatar` })
       await headerAvatar.waitFor()
       const src = await headerAvatar.getAttribute('src')
-      expect(/\/storage\/v1\/object\/public\/avatars\/[0-9a-f-]{36}\/\d+-[a-z0-9]+\.png$/.test(src ?? ''), `the header shows the uploaded avatar (${src})`)
+      // a 96x96 rendition of the upload, not the upload itself
+      expect(
+        /\/storage\/v1\/render\/image\/public\/avatars\/[0-9a-f-]{36}\/\d+-[a-z0-9]+\.png\?width=96&height=96&resize=cover$/.test(src ?? ''),
+        `the header shows a rendition of the uploaded avatar (${src})`,
+      )
       const image = await page.request.get(src)
-      expect(image.ok() && (await image.body()).equals(PNG), 'the stored avatar is the uploaded file')
+      expect(image.ok() && /^image\//.test(image.headers()['content-type'] ?? ''), 'the rendition is an image')
+      const stored = await page.request.get(src.split('?')[0].replace('/render/image/public/', '/object/public/'))
+      expect(stored.ok() && (await stored.body()).equals(PNG), 'the stored avatar is the uploaded file')
 
       // What was saved is what the public profile shows.
       await visit(page, url, `/profile/${username}`)
