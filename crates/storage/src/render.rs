@@ -237,11 +237,17 @@ async fn rendition(
         ));
     }
     let op = state.inner.store.operator();
-    // The format follows the stored bytes, not the declared type: sniff the
-    // first bytes (a short read) before deciding on a cache key.
-    let head = read_range(state, version, 0, size.min(64)).await?;
-    let source = pixels::sniff(&head).map_err(processing)?;
-    let output = pixels::choose_output(options, source, accept);
+    // When the output is WebP whatever the source, a cached rendition is one
+    // read; otherwise the format follows the stored bytes (not the declared
+    // type): sniff the first bytes before deciding on a cache key.
+    let output = match pixels::fixed_output(options, accept) {
+        Some(output) => output,
+        None => {
+            let head = read_range(state, version, 0, size.min(64)).await?;
+            let source = pixels::sniff(&head).map_err(processing)?;
+            pixels::choose_output(options, source, accept)
+        }
+    };
     let key = cache_key(version, options, output);
     match op.read(&key).await {
         Ok(buffer) => return Ok((output, buffer.to_bytes())),

@@ -91,6 +91,17 @@ pub(crate) fn choose_output(options: &Options, source: Output, accept: Option<&s
     }
 }
 
+/// The output format when it does not depend on the source (WebP asked
+/// for, or accepted without a `format`), so a cached rendition can be found
+/// without looking at the source.
+pub(crate) fn fixed_output(options: &Options, accept: Option<&str>) -> Option<Output> {
+    match options.format {
+        Some(Format::Webp | Format::Avif) => Some(Output::Webp),
+        None if accept.is_some_and(|a| a.contains("image/webp")) => Some(Output::Webp),
+        _ => None,
+    }
+}
+
 /// The size of the result for a source of `sw` x `sh`: `(scaled width,
 /// scaled height, crop width, crop height)`.
 pub(crate) fn geometry(options: &Options, sw: u32, sh: u32) -> (u32, u32, u32, u32) {

@@ -336,11 +336,18 @@ async fn bad_options_and_non_images_are_refused_as_the_platform() {
         "image/png",
     )
     .await;
-    for name in ["t.txt", "fake.png"] {
+    // with and without WebP in Accept (the cache key then needs no sniffing,
+    // the source is still checked before anything is rendered)
+    for (name, accept) in [
+        ("t.txt", None),
+        ("fake.png", None),
+        ("t.txt", Some("image/webp")),
+        ("fake.png", Some("image/webp")),
+    ] {
         let r = app
             .render(
                 &format!("/render/image/public/public-bucket/{name}?width=10"),
-                None,
+                accept,
             )
             .await;
         let body = assert_error(r, StatusCode::BAD_REQUEST, "400", "InvalidRequest").await;
