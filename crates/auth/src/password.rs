@@ -8,8 +8,10 @@
 //! Sign-in checks go through a [`Checker`], so that how long an answer takes
 //! does not tell whether an address has an account, nor what kind of hash it
 //! has: a missing account (or one without a password) costs one argon2id hash
-//! of the configured cost, and every check is padded to the slowest check of
-//! late (a cheap bcrypt hash of a seeded account answers no faster).
+//! of the configured cost, like a current hash; checks of any other kind
+//! and these are padded to the slowest of one another of late (a cheap bcrypt
+//! hash of a seeded account answers no faster), but checks of this same kind
+//! are not padded to each other (their times differ only by load).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -113,11 +115,21 @@ const FLOOR_MAX: Duration = Duration::from_secs(2);
 
 /// Password checks of sign-ins that answer in the same time whether the
 /// account exists, has no password, or has an argon2id or a bcrypt hash.
+///
+/// Most checks do the same work: one argon2id hash at the configured cost
+/// (a current hash, or the stand-in for a missing account); they differ only
+/// by the machine's load, so they are not padded to one another. Any other
+/// check (bcrypt, another cost, an unusable hash) answers no sooner than the
+/// slowest standard check of late, and standard checks answer no sooner than
+/// the slowest other check of late: no kind of hash answers faster than
+/// another.
 #[derive(Debug)]
 pub struct Checker {
     cost: HashCost,
-    /// The slowest check of late and when it was measured; it decays.
-    floor: Mutex<(Duration, Instant)>,
+    /// The slowest standard check of late and when it was measured; it decays.
+    standard: Mutex<(Duration, Instant)>,
+    /// The slowest other check of late, likewise.
+    other: Mutex<(Duration, Instant)>,
     /// Hashes computed for accounts without a hash (missing or
     /// passwordless): the work an attacker must not see skipped.
     stand_ins: AtomicU64,
@@ -127,41 +139,53 @@ impl Checker {
     pub fn new(cost: HashCost) -> Self {
         Self {
             cost,
-            floor: Mutex::new((Duration::ZERO, Instant::now())),
+            standard: Mutex::new((Duration::ZERO, Instant::now())),
+            other: Mutex::new((Duration::ZERO, Instant::now())),
             stand_ins: AtomicU64::new(0),
         }
     }
 
+    /// Whether checking against `stored` is one argon2id hash at our cost.
+    fn is_standard(&self, stored: Option<&str>) -> bool {
+        let Some(stored) = stored else {
+            return true;
+        };
+        PasswordHash::new(stored).is_ok_and(|parsed| {
+            parsed.algorithm.as_str() == "argon2id"
+                && Params::try_from(&parsed).is_ok_and(|p| {
+                    p.m_cost() == self.cost.memory_kib
+                        && p.t_cost() == self.cost.iterations
+                        && p.p_cost() == self.cost.parallelism
+                })
+        })
+    }
+
     /// Checks `password` against `stored` (`None`: no such account, or no
     /// password), spending a hash's work either way, and answers no sooner
-    /// than the slowest check of late.
+    /// than the slowest check of another kind of late.
     pub async fn verify(&self, password: String, stored: Option<String>) -> Result<Verdict> {
         let started = Instant::now();
         if stored.is_none() {
             self.stand_ins.fetch_add(1, Ordering::Relaxed);
         }
+        let standard = self.is_standard(stored.as_deref());
         let verdict = verify(password, stored, self.cost).await?;
         let spent = started.elapsed();
-        let floor = self.raise_floor(spent, Instant::now());
+        let now = Instant::now();
+        let floor = if standard {
+            raise_floor(&self.standard, spent, now);
+            raise_floor(&self.other, Duration::ZERO, now)
+        } else {
+            raise_floor(&self.other, spent, now).max(raise_floor(
+                &self.standard,
+                Duration::ZERO,
+                now,
+            ))
+        };
         if spent < floor {
             tokio::time::sleep(floor - spent).await;
         }
         Ok(verdict)
-    }
-
-    /// Takes `spent` into the floor (the larger of it and the decayed
-    /// floor); the floor to pad to.
-    fn raise_floor(&self, spent: Duration, now: Instant) -> Duration {
-        let mut floor = match self.floor.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        let age = now.saturating_duration_since(floor.1);
-        let decayed = floor
-            .0
-            .mul_f64(0.5f64.powf(age.as_secs_f64() / FLOOR_HALF_LIFE.as_secs_f64()));
-        *floor = (decayed.max(spent).min(FLOOR_MAX), now);
-        floor.0
     }
 
     /// How many stand-in hashes were computed.
@@ -169,6 +193,21 @@ impl Checker {
     pub fn stand_ins(&self) -> u64 {
         self.stand_ins.load(Ordering::Relaxed)
     }
+}
+
+/// Takes `spent` into `floor` (the larger of it and the decayed floor); the
+/// floor to pad to.
+fn raise_floor(floor: &Mutex<(Duration, Instant)>, spent: Duration, now: Instant) -> Duration {
+    let mut floor = match floor.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let age = now.saturating_duration_since(floor.1);
+    let decayed = floor
+        .0
+        .mul_f64(0.5f64.powf(age.as_secs_f64() / FLOOR_HALF_LIFE.as_secs_f64()));
+    *floor = (decayed.max(spent).min(FLOOR_MAX), now);
+    floor.0
 }
 
 /// Refuses passwords shorter than `min_length` characters (422
@@ -274,20 +313,60 @@ mod tests {
         assert_eq!(checker.stand_ins(), 1);
     }
 
+    #[tokio::test]
+    async fn standard_checks_are_not_padded_to_each_other_but_others_are() {
+        let cost = HashCost::cheap();
+        let checker = Checker::new(cost);
+        let current = hash_blocking("right", cost).unwrap();
+        assert!(checker.is_standard(Some(&current)));
+        assert!(checker.is_standard(None));
+        assert!(!checker.is_standard(Some("garbage")));
+        let stronger = hash_blocking(
+            "right",
+            HashCost {
+                memory_kib: 128,
+                ..cost
+            },
+        )
+        .unwrap();
+        assert!(!checker.is_standard(Some(&stronger)));
+        // A standard check that took long (a busy moment).
+        let slow = Duration::from_millis(400);
+        raise_floor(&checker.standard, slow, Instant::now());
+        let started = Instant::now();
+        checker
+            .verify("right".into(), Some(current.clone()))
+            .await
+            .unwrap();
+        assert!(started.elapsed() < slow, "{:?}", started.elapsed());
+        // An unusable hash costs nothing, but answers as late as that one.
+        let started = Instant::now();
+        let verdict = checker
+            .verify("right".into(), Some("garbage".into()))
+            .await
+            .unwrap();
+        assert_eq!(verdict, Verdict::Mismatch);
+        assert!(
+            started.elapsed() * 10 >= slow * 9,
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
     #[test]
     fn the_floor_decays_and_is_capped() {
-        let checker = Checker::new(HashCost::cheap());
+        let floor = Mutex::new((Duration::ZERO, Instant::now()));
         let start = Instant::now();
         assert_eq!(
-            checker.raise_floor(Duration::from_millis(80), start),
+            raise_floor(&floor, Duration::from_millis(80), start),
             Duration::from_millis(80)
         );
-        let later = checker.raise_floor(Duration::from_millis(1), start + FLOOR_HALF_LIFE);
+        let later = raise_floor(&floor, Duration::from_millis(1), start + FLOOR_HALF_LIFE);
         assert!(
             later > Duration::from_millis(39) && later < Duration::from_millis(41),
             "{later:?}"
         );
-        let capped = checker.raise_floor(Duration::from_secs(30), start + FLOOR_HALF_LIFE);
+        let capped = raise_floor(&floor, Duration::from_secs(30), start + FLOOR_HALF_LIFE);
         assert_eq!(capped, FLOOR_MAX);
     }
 
