@@ -133,7 +133,11 @@ pub async fn authorize(State(state): State<AuthState>, input: Input) -> Result<R
 
 /// Starts an OAuth sign-in; with `link_to`, one whose callback links the
 /// provider's identity to that user instead (`linkIdentity`).
-pub(crate) async fn start(state: AuthState, input: Input, link_to: Option<Uuid>) -> Result<Response> {
+pub(crate) async fn start(
+    state: AuthState,
+    input: Input,
+    link_to: Option<Uuid>,
+) -> Result<Response> {
     let provider = match provider_from(input.query.get("provider"), &state) {
         Ok(provider) => provider,
         Err(e) => {

@@ -751,7 +751,11 @@ async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
         .as_deref()
         .map(str::trim)
         .filter(|e| !e.is_empty());
-    let phone = body.phone.as_deref().map(str::trim).filter(|p| !p.is_empty());
+    let phone = body
+        .phone
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
     if email.is_some() && phone.is_some() {
         return Err(AuthError::validation(
             "Only an email address or phone number should be provided on login.",

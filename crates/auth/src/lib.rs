@@ -29,16 +29,16 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod admin;
-mod apikey;
 mod admin_links;
+mod apikey;
 mod clock;
 mod config;
 mod email_address;
 mod error;
 mod external;
 mod handlers;
-mod identities;
 mod id_token;
+mod identities;
 mod mailbox;
 mod mailer;
 mod mfa;
@@ -71,10 +71,10 @@ pub use config::{
 pub use error::{API_VERSION, AuthError};
 pub use mailer::{Mail, Mailer, MailerError};
 pub use mfa::MfaConfig;
-pub use sms::{SmsConfig, SmsProvider, TwilioConfig, parse_test_otp};
 /// The client's address (the peer, or a trusted proxy's `X-Forwarded-For`):
 /// one reading of it for every service's per-address limits.
 pub use request::client_ip;
+pub use sms::{SmsConfig, SmsProvider, TwilioConfig, parse_test_otp};
 
 /// The auth schema: users, identities, sessions, refresh tokens, flow
 /// state, one-time tokens, the dev mailbox.
@@ -88,10 +88,7 @@ const MIGRATION_FILES: &[(&str, &str)] = &[
         "0001_auth_schema.sql",
         include_str!("../migrations/0001_auth_schema.sql"),
     ),
-    (
-        "0002_mfa.sql",
-        include_str!("../migrations/0002_mfa.sql"),
-    ),
+    ("0002_mfa.sql", include_str!("../migrations/0002_mfa.sql")),
     (
         "0004_oauth_server.sql",
         include_str!("../migrations/0004_oauth_server.sql"),

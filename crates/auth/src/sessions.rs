@@ -374,8 +374,7 @@ pub async fn reissue(
     .bind(now)
     .execute(&mut *conn)
     .await?;
-    let token =
-        insert_refresh_token(conn, user.id(), session_id, current.as_deref(), now).await?;
+    let token = insert_refresh_token(conn, user.id(), session_id, current.as_deref(), now).await?;
     let amr = amr_of(conn, session_id).await?;
     Ok(response(state, user, session_id, &amr, &token, None))
 }

@@ -422,7 +422,9 @@ async fn signup_errors_have_the_platform_codes() {
         (400, "validation_failed")
     );
     assert_eq!(
-        invalid.body["msg"].as_str().or(invalid.body["message"].as_str()),
+        invalid.body["msg"]
+            .as_str()
+            .or(invalid.body["message"].as_str()),
         Some("Unable to validate email address: invalid format")
     );
 
