@@ -625,18 +625,7 @@ async fn sign_in_external(
     };
     let user = match users::find_by_email(conn, &email).await? {
         Some(existing) => {
-            if existing.row.email_confirmed_at.is_none() {
-                // Whoever registered this address never proved it; the
-                // provider just did. Their password must not carry over.
-                sqlx::query(
-                    "update auth.users set encrypted_password = '', email_confirmed_at = $2, \
-                       confirmation_token = '', updated_at = $2 where id = $1",
-                )
-                .bind(existing.id())
-                .bind(now)
-                .execute(&mut *conn)
-                .await?;
-            }
+            users::claim_unconfirmed(conn, &existing, now).await?;
             sqlx::query(
                 "update auth.users set raw_app_meta_data = $2, updated_at = $3 where id = $1",
             )

@@ -1010,26 +1010,16 @@ async fn set_email(
             e
         });
     }
-    let updated = sqlx::query(
-        "update auth.identities set identity_data = identity_data || jsonb_build_object('email', $2::text, 'email_verified', true), \
-           updated_at = $3 where user_id = $1 and provider = 'email'",
+    let inserted = users::upsert_identity(
+        conn,
+        user_id,
+        "email",
+        json!({"email": email, "email_verified": true}),
+        json!({"sub": user_id.to_string(), "email": email, "email_verified": true, "phone_verified": false}),
+        now,
     )
-    .bind(user_id)
-    .bind(email)
-    .bind(now)
-    .execute(&mut *conn)
     .await?;
-    if updated.rows_affected() == 0 {
-        sqlx::query(
-            "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
-             values ($1, $2, $3, 'email', $4, $4, $4)",
-        )
-        .bind(user_id.to_string())
-        .bind(user_id)
-        .bind(json!({"sub": user_id.to_string(), "email": email, "email_verified": true, "phone_verified": false}))
-        .bind(now)
-        .execute(&mut *conn)
-        .await?;
+    if inserted {
         let app: Option<Value> =
             sqlx::query_scalar("select raw_app_meta_data from auth.users where id = $1")
                 .bind(user_id)

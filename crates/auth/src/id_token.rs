@@ -160,15 +160,27 @@ async fn run(state: &AuthState, input: &Input) -> Result<Value> {
         Some(owner) => link_identity(state, &mut tx, &owner, &identity).await?,
         None => sign_in_identity(state, &mut tx, &identity).await?,
     };
+    start_session(state, tx, &user, "oauth", input).await
+}
+
+/// The session of a user just signed in (or linked) in `tx`, unless banned;
+/// commits `tx`.
+pub(crate) async fn start_session(
+    state: &AuthState,
+    mut tx: sqlx::Transaction<'_, sqlx::Postgres>,
+    user: &User,
+    method: &'static str,
+    input: &Input,
+) -> Result<Value> {
     if user.row.is_banned(state.now()) {
         return Err(AuthError::forbidden("user_banned", "User is banned"));
     }
     let session = sessions::create(
         state,
         &mut tx,
-        &user,
+        user,
         NewSession {
-            method: "oauth",
+            method,
             user_agent: crate::request::user_agent(&input.headers),
             ip: Some(input.ip.clone()),
             ..Default::default()
@@ -445,18 +457,7 @@ pub(crate) async fn sign_in_identity(
             ));
         }
         if let Some(existing) = users::find_by_email(conn, email).await? {
-            if existing.row.email_confirmed_at.is_none() {
-                // Whoever registered this address never proved it; the
-                // provider just did. Their password must not carry over.
-                sqlx::query(
-                    "update auth.users set encrypted_password = '', email_confirmed_at = $2, \
-                       confirmation_token = '', updated_at = $2 where id = $1",
-                )
-                .bind(existing.id())
-                .bind(now)
-                .execute(&mut *conn)
-                .await?;
-            }
+            users::claim_unconfirmed(conn, &existing, now).await?;
             insert_identity(state, conn, existing.id(), identity).await?;
             refresh_user_metadata(state, conn, &existing, identity).await?;
             return reload(conn, existing.id()).await;

@@ -211,21 +211,19 @@ async fn send_code(
     .bind(change)
     .execute(&mut *conn)
     .await?;
-    sqlx::query(
-        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to, created_at, updated_at) \
-         values ($1, $2, $3::auth.one_time_token_type, $4, $5, $6, $6) \
-         on conflict (user_id, token_type) do update \
-           set token_hash = excluded.token_hash, relates_to = excluded.relates_to, updated_at = excluded.updated_at",
-    )
-    .bind(Uuid::new_v4())
-    .bind(row.id)
-    .bind(kind.one_time_type())
-    .bind(&hash)
-    .bind(phone)
-    .bind(now.naive_utc())
-    .execute(&mut *conn)
-    .await?;
+    users::store_one_time_token(conn, row.id, kind.one_time_type(), &hash, phone, now).await?;
     Ok(sent)
+}
+
+/// A write's result, a unique violation (the number is another user's)
+/// answered as `phone_exists`.
+fn unless_phone_taken<T>(result: sqlx::Result<T>) -> Result<T> {
+    if let Err(sqlx::Error::Database(e)) = &result
+        && e.code().as_deref() == Some("23505")
+    {
+        return Err(phone_exists());
+    }
+    Ok(result?)
 }
 
 /// `{}` or `{"message_id": ...}`, as the platform answers code requests.
@@ -263,12 +261,7 @@ async fn insert_phone_user(
     .bind(now)
     .execute(&mut *conn)
     .await;
-    if let Err(sqlx::Error::Database(e)) = &inserted
-        && e.code().as_deref() == Some("23505")
-    {
-        return Err(phone_exists());
-    }
-    inserted?;
+    unless_phone_taken(inserted)?;
     ensure_phone_identity(state, conn, id, phone, false).await?;
     phone_row(conn, id)
         .await?
@@ -283,35 +276,17 @@ async fn ensure_phone_identity(
     phone: &str,
     verified: bool,
 ) -> Result<()> {
-    let now = state.now();
-    let updated = sqlx::query(
-        "update auth.identities set identity_data = identity_data || jsonb_build_object('phone', $2::text) \
-           || case when $3 then '{\"phone_verified\": true}'::jsonb else '{}'::jsonb end, updated_at = $4 \
-         where user_id = $1 and provider = 'phone'",
-    )
-    .bind(user_id)
-    .bind(phone)
-    .bind(verified)
-    .bind(now)
-    .execute(&mut *conn)
-    .await?;
-    if updated.rows_affected() == 0 {
-        sqlx::query(
-            "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
-             values ($1, $2, $3, 'phone', $4, $4, $4)",
-        )
-        .bind(user_id.to_string())
-        .bind(user_id)
-        .bind(json!({
-            "sub": user_id.to_string(),
-            "phone": phone,
-            "email_verified": false,
-            "phone_verified": verified,
-        }))
-        .bind(now)
-        .execute(&mut *conn)
-        .await?;
+    let mut patch = json!({ "phone": phone });
+    if verified {
+        patch["phone_verified"] = json!(true);
     }
+    let data = json!({
+        "sub": user_id.to_string(),
+        "phone": phone,
+        "email_verified": false,
+        "phone_verified": verified,
+    });
+    users::upsert_identity(conn, user_id, "phone", patch, data, state.now()).await?;
     Ok(())
 }
 
@@ -665,12 +640,7 @@ async fn confirm(
             .bind(now)
             .execute(&mut *conn)
             .await;
-            if let Err(sqlx::Error::Database(e)) = &changed
-                && e.code().as_deref() == Some("23505")
-            {
-                return Err(phone_exists());
-            }
-            changed?;
+            unless_phone_taken(changed)?;
             ensure_phone_identity(state, conn, row.id, &new_phone, true).await?;
         }
     }

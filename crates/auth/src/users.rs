@@ -377,6 +377,19 @@ pub async fn set_token(
     .bind(now)
     .execute(&mut *conn)
     .await?;
+    store_one_time_token(conn, user_id, column.one_time_type(), hash, relates_to, now).await
+}
+
+/// Mirrors an outstanding token into `auth.one_time_tokens` (one a user and
+/// `token_type`, the label of `auth.one_time_token_type`).
+pub(crate) async fn store_one_time_token(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    token_type: &str,
+    hash: &str,
+    relates_to: &str,
+    now: DateTime<Utc>,
+) -> Result<()> {
     sqlx::query(
         "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to, created_at, updated_at) \
          values ($1, $2, $3::auth.one_time_token_type, $4, $5, $6, $6) \
@@ -385,10 +398,72 @@ pub async fn set_token(
     )
     .bind(Uuid::new_v4())
     .bind(user_id)
-    .bind(column.one_time_type())
+    .bind(token_type)
     .bind(hash)
     .bind(relates_to)
     .bind(now.naive_utc())
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Merges `patch` into the user's identity of `provider`; when there is
+/// none, inserts one (provider id: the user id) with `identity_data` `data`.
+/// True when it inserted.
+pub(crate) async fn upsert_identity(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    provider: &str,
+    patch: Value,
+    data: Value,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    let updated = sqlx::query(
+        "update auth.identities set identity_data = identity_data || $2, updated_at = $3 \
+         where user_id = $1 and provider = $4",
+    )
+    .bind(user_id)
+    .bind(patch)
+    .bind(now)
+    .bind(provider)
+    .execute(&mut *conn)
+    .await?;
+    if updated.rows_affected() > 0 {
+        return Ok(false);
+    }
+    sqlx::query(
+        "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at) \
+         values ($1, $2, $3, $4, $5, $5, $5)",
+    )
+    .bind(user_id.to_string())
+    .bind(user_id)
+    .bind(data)
+    .bind(provider)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(true)
+}
+
+/// An address the provider just proved, on an account whose owner never
+/// confirmed it: confirmed now, and the password (whoever set it) and the
+/// confirmation token dropped.
+pub(crate) async fn claim_unconfirmed(
+    conn: &mut PgConnection,
+    user: &User,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    if user.row.email_confirmed_at.is_some() {
+        return Ok(());
+    }
+    // Whoever registered this address never proved it; the provider just
+    // did. Their password must not carry over.
+    sqlx::query(
+        "update auth.users set encrypted_password = '', email_confirmed_at = $2, \
+           confirmation_token = '', updated_at = $2 where id = $1",
+    )
+    .bind(user.id())
+    .bind(now)
     .execute(&mut *conn)
     .await?;
     Ok(())

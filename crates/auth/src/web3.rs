@@ -26,9 +26,8 @@ use sha3::Keccak256;
 use crate::AuthState;
 use crate::error::{AuthError, Result};
 use crate::handlers::Input;
-use crate::id_token::{ExternalIdentity, sign_in_identity};
+use crate::id_token::{ExternalIdentity, sign_in_identity, start_session};
 use crate::redirect;
-use crate::sessions::{self, NewSession};
 
 #[derive(Debug, Deserialize)]
 struct Web3Grant {
@@ -185,23 +184,7 @@ async fn run(state: &AuthState, input: &Input) -> Result<Value> {
     let mut tx = state.db().owner.begin().await?;
     remember_message(state, &mut tx, chain, &raw, &message).await?;
     let user = sign_in_identity(state, &mut tx, &identity).await?;
-    if user.row.is_banned(state.now()) {
-        return Err(AuthError::forbidden("user_banned", "User is banned"));
-    }
-    let session = sessions::create(
-        state,
-        &mut tx,
-        &user,
-        NewSession {
-            method: "web3",
-            user_agent: crate::request::user_agent(&input.headers),
-            ip: Some(input.ip.clone()),
-            ..Default::default()
-        },
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(session)
+    start_session(state, tx, &user, "web3", input).await
 }
 
 /// The URI, domain and time checks, in the platform's order and words.
