@@ -273,6 +273,28 @@ fn authorization_not_found() -> AuthError {
 
 /// The request, locked; an expired pending one is marked so (and is "not
 /// found").
+/// [`lock`] in `tx`, for a request still pending: what `lock` refuses is
+/// committed (as `lock` leaves it) before the error; a request no longer
+/// pending is refused with `not_pending` (and `tx` rolled back).
+async fn lock_pending<'c>(
+    state: &AuthState,
+    mut tx: sqlx::Transaction<'c, sqlx::Postgres>,
+    authorization_id: &str,
+    not_pending: &str,
+) -> Result<(sqlx::Transaction<'c, sqlx::Postgres>, Authorization)> {
+    let auth = match lock(state, &mut tx, authorization_id).await? {
+        Ok(auth) => auth,
+        Err(error) => {
+            tx.commit().await?;
+            return Err(error);
+        }
+    };
+    if auth.status != "pending" {
+        return Err(AuthError::validation(not_pending));
+    }
+    Ok((tx, auth))
+}
+
 async fn lock(
     state: &AuthState,
     conn: &mut PgConnection,
@@ -354,19 +376,14 @@ pub async fn details(
     check_origin(&state, &input.headers)?;
     let caller = request::caller(&state, &input.headers).await?;
     let user_id = caller.user.id();
-    let mut tx = state.db().owner.begin().await?;
-    let mut auth = match lock(&state, &mut tx, &authorization_id).await? {
-        Ok(auth) => auth,
-        Err(error) => {
-            tx.commit().await?;
-            return Err(error);
-        }
-    };
-    if auth.status != "pending" {
-        return Err(AuthError::validation(
-            "authorization request cannot be processed",
-        ));
-    }
+    let tx = state.db().owner.begin().await?;
+    let (mut tx, mut auth) = lock_pending(
+        &state,
+        tx,
+        &authorization_id,
+        "authorization request cannot be processed",
+    )
+    .await?;
     let mut auto_approve = false;
     match auth.user_id {
         None => {
@@ -443,19 +460,14 @@ pub async fn consent(
             return Err(AuthError::validation("action must be 'approve' or 'deny'"));
         }
     };
-    let mut tx = state.db().owner.begin().await?;
-    let mut auth = match lock(&state, &mut tx, &authorization_id).await? {
-        Ok(auth) => auth,
-        Err(error) => {
-            tx.commit().await?;
-            return Err(error);
-        }
-    };
-    if auth.status != "pending" {
-        return Err(AuthError::validation(
-            "authorization request is no longer pending",
-        ));
-    }
+    let tx = state.db().owner.begin().await?;
+    let (mut tx, mut auth) = lock_pending(
+        &state,
+        tx,
+        &authorization_id,
+        "authorization request is no longer pending",
+    )
+    .await?;
     if auth.user_id != Some(caller.user.id()) {
         tracing::warn!(authorization_id = %auth.authorization_id, "authorization belongs to another user");
         return Err(authorization_not_found());
