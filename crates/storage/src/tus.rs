@@ -755,6 +755,22 @@ async fn create_upload(
     Ok((StatusCode::CREATED, out).into_response())
 }
 
+/// The upload a `HEAD` or `DELETE` names, found for its caller, with its
+/// lock held.
+async fn open_locked(
+    state: &StorageState,
+    id: &str,
+    method: &Method,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+) -> TusResult<(String, UploadInfo, Held)> {
+    require_tus(headers)?;
+    let caller = caller(state, method, uri.path(), headers)?;
+    let (upload, info) = find(state, id, &caller).await?;
+    let guard = locked(&upload).await?;
+    Ok((upload, info, guard))
+}
+
 /// `HEAD /upload/resumable/{id}`: how much arrived.
 pub(crate) async fn head(
     State(state): State<StorageState>,
@@ -764,10 +780,7 @@ pub(crate) async fn head(
     headers: HeaderMap,
 ) -> Response {
     let result = async {
-        require_tus(&headers)?;
-        let caller = caller(&state, &method, uri.path(), &headers)?;
-        let (upload, info) = find(&state, &id, &caller).await?;
-        let _guard = locked(&upload).await?;
+        let (upload, info, _guard) = open_locked(&state, &id, &method, &uri, &headers).await?;
         let offset = if info.completed {
             info.length
         } else {
@@ -878,10 +891,7 @@ pub(crate) async fn terminate(
     headers: HeaderMap,
 ) -> Response {
     let result = async {
-        require_tus(&headers)?;
-        let caller = caller(&state, &method, uri.path(), &headers)?;
-        let (upload, _) = find(&state, &id, &caller).await?;
-        let _guard = locked(&upload).await?;
+        let (upload, _, _guard) = open_locked(&state, &id, &method, &uri, &headers).await?;
         let info = read_info(state.inner.store.operator(), &upload)
             .await?
             .ok_or_else(TusError::not_found)?;
