@@ -5,18 +5,12 @@
 // them through /auth/v1/.well-known/jwks.json, and REST and storage take
 // them. Also the gateway's API-key check on /auth/v1 as supabase-js sees it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { createHmac, webcrypto } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
 import { createClient, type SupabaseClient } from '@supabase/supabase-js'
 import ws from 'ws'
-import { plinthBinary } from './support/binary'
 import { databaseUrl, jwtSecret, plinthUrl, siteUrl, uniqueEmail } from './support/context'
+import { spawnPlinth } from './support/spawn-plinth'
 
-const repo = resolve(import.meta.dirname, '../..')
 const PASSWORD = 'correct-horse-battery'
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -60,71 +54,20 @@ interface Node {
   stop: () => Promise<void>
 }
 
-async function startNode(keys: Jwk[]): Promise<Node> {
-  const port = await new Promise<number>((ok, fail) => {
-    const probe = createServer()
-    probe.once('error', fail)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => ok(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-keys-'))
-  const child: ChildProcess = spawn(
-    plinthBinary(),
-    ['serve', '--port', String(port), '--migrations', join(repo, 'migrations'), '--policies', join(repo, 'policies')],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        JWT_SECRET: jwtSecret,
-        GOTRUE_JWT_KEYS: JSON.stringify(keys),
-        PLINTH_DATA_DIR: dataDir,
-        PLINTH_APP_DIR: join(dataDir, 'no-app'),
-        PLINTH_ENV_FILE: '/dev/null',
-        RUST_LOG: 'warn',
-        SITE_URL: siteUrl,
-        ENABLE_EMAIL_AUTOCONFIRM: 'true',
-        GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS: '10000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+function startNode(keys: Jwk[]): Promise<Node> {
+  return spawnPlinth({
+    databaseUrl,
+    dataDirPrefix: 'plinth-keys-',
+    name: 'the node',
+    env: {
+      JWT_SECRET: jwtSecret,
+      GOTRUE_JWT_KEYS: JSON.stringify(keys),
+      RUST_LOG: 'warn',
+      SITE_URL: siteUrl,
+      ENABLE_EMAIL_AUTOCONFIRM: 'true',
+      GOTRUE_RATE_LIMIT_SIGN_IN_SIGN_UPS: '10000',
     },
-  )
-  const output: string[] = []
-  await new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`the node did not start:\n${output.join('')}`)), 60_000)
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output.push(chunk.toString())
-      if (output.join('').includes('Plinth is ready')) {
-        clearTimeout(timer)
-        ok()
-      }
-    })
-    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()))
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      fail(new Error(`the node exited with ${code}:\n${output.join('')}`))
-    })
   })
-  const text = output.join('')
-  const key = (name: string) => {
-    const match = text.match(new RegExp(`^${name}=(\\S+)$`, 'm'))
-    if (!match) throw new Error(`no ${name} in the node's output:\n${text}`)
-    return match[1]
-  }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    anonKey: key('ANON_KEY'),
-    serviceRoleKey: key('SERVICE_ROLE_KEY'),
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((ok) => child.once('exit', ok))
-        child.kill('SIGINT')
-        await exited
-      }
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
 }
 
 /** A client that records the URLs it fetches. */
