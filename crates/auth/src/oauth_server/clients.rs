@@ -130,6 +130,13 @@ async fn load(state: &AuthState, id: &str) -> Result<Client> {
         .ok_or_else(|| AuthError::not_found("oauth_client_not_found", "OAuth client not found"))
 }
 
+/// An admin request's client (`/admin/oauth/clients/{client_id}`): the
+/// caller must be the service role.
+async fn admin_load(state: &AuthState, input: &Input, id: &str) -> Result<Client> {
+    require_admin(state, &input.headers)?;
+    load(state, id).await
+}
+
 fn bad_json() -> AuthError {
     AuthError::bad_request("bad_json", "Invalid JSON body")
 }
@@ -387,8 +394,7 @@ pub async fn get(
     Path(id): Path<String>,
     input: Input,
 ) -> Result<Response> {
-    require_admin(&state, &input.headers)?;
-    let client = load(&state, &id).await?;
+    let client = admin_load(&state, &input, &id).await?;
     Ok(Json(client.to_json(None)).into_response())
 }
 
@@ -408,8 +414,7 @@ pub async fn update(
     Path(id): Path<String>,
     input: Input,
 ) -> Result<Response> {
-    require_admin(&state, &input.headers)?;
-    let client = load(&state, &id).await?;
+    let client = admin_load(&state, &input, &id).await?;
     let params: UpdateParams = input.json().map_err(|_| bad_json())?;
     if params.redirect_uris.is_none()
         && params.grant_types.is_none()
@@ -487,8 +492,7 @@ pub async fn delete(
     Path(id): Path<String>,
     input: Input,
 ) -> Result<Response> {
-    require_admin(&state, &input.headers)?;
-    let client = load(&state, &id).await?;
+    let client = admin_load(&state, &input, &id).await?;
     let mut tx = state.db().owner.begin().await?;
     sqlx::query("update auth.oauth_clients set deleted_at = $2, updated_at = $2 where id = $1")
         .bind(client.id)
@@ -510,8 +514,7 @@ pub async fn regenerate_secret(
     Path(id): Path<String>,
     input: Input,
 ) -> Result<Response> {
-    require_admin(&state, &input.headers)?;
-    let client = load(&state, &id).await?;
+    let client = admin_load(&state, &input, &id).await?;
     if client.is_public() {
         return Err(AuthError::validation(
             "Cannot regenerate secret for public client",
