@@ -5,6 +5,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
@@ -82,32 +83,37 @@ async fn new_email_user(
     .await
 }
 
-/// Stores a fresh invite token for `user` (`invited_at` now); its code and
-/// the stored hash.
-async fn invite_token(
+/// Who an invite to `email` goes to: the unconfirmed user `found`, else a
+/// new one; a confirmed user: `email_exists`.
+async fn invitee(
     state: &AuthState,
+    conn: &mut PgConnection,
+    found: Option<User>,
+    email: &str,
+    user_metadata: Value,
+) -> Result<User> {
+    match found {
+        Some(user) if user.row.email_confirmed_at.is_some() => Err(email_exists()),
+        Some(user) => Ok(user),
+        None => new_email_user(state, conn, email, None, user_metadata).await,
+    }
+}
+
+/// Stores `hash` as `user`'s invite token (`invited_at` now).
+async fn store_invite(
     conn: &mut PgConnection,
     user: &User,
     email: &str,
-) -> Result<(String, String)> {
-    let code = tokens::otp();
-    let hash = tokens::token_hash(state.email_token_key(), email, &code);
-    let now = state.now();
-    users::set_token(
-        conn,
-        user.id(),
-        TokenColumn::Confirmation,
-        &hash,
-        email,
-        now,
-    )
-    .await?;
+    hash: &str,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    users::set_token(conn, user.id(), TokenColumn::Confirmation, hash, email, now).await?;
     sqlx::query("update auth.users set invited_at = $2 where id = $1")
         .bind(user.id())
         .bind(now)
         .execute(&mut *conn)
         .await?;
-    Ok((code, hash))
+    Ok(())
 }
 
 #[derive(Debug, Deserialize)]
@@ -194,27 +200,8 @@ pub async fn generate_link(State(state): State<AuthState>, input: Input) -> Resu
             (user, hashed.clone(), kind.clone(), hashed.clone())
         }
         "invite" => {
-            let user = match found {
-                Some(user) if user.row.email_confirmed_at.is_some() => {
-                    return Err(email_exists());
-                }
-                Some(user) => user,
-                None => new_email_user(&state, &mut tx, &email, None, user_metadata).await?,
-            };
-            users::set_token(
-                &mut tx,
-                user.id(),
-                TokenColumn::Confirmation,
-                &hashed,
-                &email,
-                now,
-            )
-            .await?;
-            sqlx::query("update auth.users set invited_at = $2 where id = $1")
-                .bind(user.id())
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
+            let user = invitee(&state, &mut tx, found, &email, user_metadata).await?;
+            store_invite(&mut tx, &user, &email, &hashed, now).await?;
             (user, hashed.clone(), kind.clone(), hashed.clone())
         }
         "signup" => {
@@ -330,12 +317,11 @@ pub async fn invite(State(state): State<AuthState>, input: Input) -> Result<Resp
     let redirect_to = referrer(&state, &input, None);
     crate::ratelimit::email_sent(&state)?;
     let mut tx = state.db().owner.begin().await?;
-    let user = match users::find_by_email(&mut tx, &email).await? {
-        Some(user) if user.row.email_confirmed_at.is_some() => return Err(email_exists()),
-        Some(user) => user,
-        None => new_email_user(&state, &mut tx, &email, None, user_metadata).await?,
-    };
-    let (code, hash) = invite_token(&state, &mut tx, &user, &email).await?;
+    let found = users::find_by_email(&mut tx, &email).await?;
+    let user = invitee(&state, &mut tx, found, &email, user_metadata).await?;
+    let code = tokens::otp();
+    let hash = tokens::token_hash(state.email_token_key(), &email, &code);
+    store_invite(&mut tx, &user, &email, &hash, state.now()).await?;
     let user = users::find_by_id(&mut tx, user.id())
         .await?
         .ok_or_else(|| AuthError::internal("user vanished"))?;
