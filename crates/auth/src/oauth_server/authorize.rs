@@ -249,6 +249,14 @@ pub async fn authorize(State(state): State<AuthState>, input: Input) -> Result<R
     )))
 }
 
+/// The signed-in user behind a consent-page request (`details`,
+/// `consent`): the server enabled, the origin allowed, then the caller.
+async fn consent_caller(state: &AuthState, input: &Input) -> Result<request::Caller> {
+    require_enabled(state)?;
+    check_origin(state, &input.headers)?;
+    request::caller(state, &input.headers).await
+}
+
 /// A request from a browser must come from the app (an allowed origin).
 fn check_origin(state: &AuthState, headers: &HeaderMap) -> Result<()> {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
@@ -372,9 +380,7 @@ pub async fn details(
     Path(authorization_id): Path<String>,
     input: Input,
 ) -> Result<Response> {
-    require_enabled(&state)?;
-    check_origin(&state, &input.headers)?;
-    let caller = request::caller(&state, &input.headers).await?;
+    let caller = consent_caller(&state, &input).await?;
     let user_id = caller.user.id();
     let tx = state.db().owner.begin().await?;
     let (mut tx, mut auth) = lock_pending(
@@ -447,9 +453,7 @@ pub async fn consent(
     Path(authorization_id): Path<String>,
     input: Input,
 ) -> Result<Response> {
-    require_enabled(&state)?;
-    check_origin(&state, &input.headers)?;
-    let caller = request::caller(&state, &input.headers).await?;
+    let caller = consent_caller(&state, &input).await?;
     let body: ConsentBody = input
         .json()
         .map_err(|_| AuthError::bad_request("bad_json", "invalid JSON body"))?;
