@@ -463,6 +463,10 @@ pub struct StorageArgs {
     /// The folder of the `file` backend (default: `<data dir>/storage`).
     #[arg(long, env = "FILE_STORAGE_BACKEND_PATH")]
     pub file_storage_backend_path: Option<std::path::PathBuf>,
+    /// The `file` backend's eTags: `md5` (of the bytes) or `mtime` (upload
+    /// time and size, no hashing: faster uploads of large files).
+    #[arg(long, env = "STORAGE_FILE_ETAG_ALGORITHM", default_value = "md5")]
+    pub storage_file_etag_algorithm: plinth_storage::FileEtag,
     /// Largest upload, in bytes (buckets may set less).
     #[arg(long, env = "FILE_SIZE_LIMIT", default_value_t = 52_428_800)]
     pub file_size_limit: u64,
@@ -530,6 +534,7 @@ impl StorageArgs {
             backend,
             file_size_limit: self.file_size_limit,
             public_url: self.storage_public_url.clone(),
+            file_etag: self.storage_file_etag_algorithm,
             image_transformation_enabled: self.enable_image_transformation,
             image_min_size: self.img_limits_min_size,
             image_max_size: self.img_limits_max_size,

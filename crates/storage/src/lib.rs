@@ -63,7 +63,7 @@ use axum::routing::{get, post};
 use opendal::Operator;
 use plinth_db::{Database, JwtSecret, MigrationSet};
 
-pub use config::{Backend, S3Config, StorageConfig};
+pub use config::{Backend, FileEtag, S3Config, StorageConfig};
 pub use error::StorageError;
 pub use names::{MAX_OBJECT_NAME, validate_bucket_name, validate_object_name};
 
@@ -134,7 +134,11 @@ impl StorageState {
         config: StorageConfig,
         operator: Operator,
     ) -> Result<Self, StartError> {
-        let store = ByteStore::new(operator);
+        let hash = match config.backend {
+            Backend::FileSystem { .. } => config.file_etag == FileEtag::Md5,
+            _ => true,
+        };
+        let store = ByteStore::new(operator).hashing(hash);
         let removed = store
             .sweep_temporary(config.orphan_grace)
             .await

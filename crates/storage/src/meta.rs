@@ -304,9 +304,9 @@ pub(crate) async fn object_as(
 }
 
 /// The metadata JSON stored with an object.
-pub(crate) fn object_metadata(size: u64, md5: &str, mimetype: &str, cache_control: &str) -> Value {
+pub(crate) fn object_metadata(size: u64, etag: &str, mimetype: &str, cache_control: &str) -> Value {
     json!({
-        "eTag": format!("\"{md5}\""),
+        "eTag": format!("\"{etag}\""),
         "size": size,
         "mimetype": mimetype,
         "cacheControl": cache_control,

@@ -287,7 +287,7 @@ async fn receive_upload(
 
     let metadata = meta::object_metadata(
         received.size,
-        &received.md5,
+        &received.etag,
         &upload_meta.mimetype,
         &upload_meta.cache_control,
     );

@@ -516,7 +516,7 @@ async fn finish(
     }
     let metadata = meta::object_metadata(
         received.size,
-        &received.md5,
+        &received.etag,
         &info.content_type,
         &info.cache_control,
     );
