@@ -3,7 +3,8 @@
 //! New hashes are argon2id PHC strings. Hashes imported from the platform
 //! (or written by seed SQL with `crypt(password, gen_salt('bf'))`) are
 //! bcrypt; they verify here and are replaced by argon2id after a successful
-//! sign-in. Hashing is CPU-heavy, so it runs on the blocking thread pool.
+//! sign-in. Hashing is CPU-heavy, so it runs on the blocking thread pool, at most one
+//! hash per core at a time.
 //!
 //! Sign-in checks go through a [`Checker`], so that how long an answer takes
 //! does not tell whether an address has an account, nor what kind of hash it
@@ -13,13 +14,14 @@
 //! hash of a seeded account answers no faster), but checks of this same kind
 //! are not padded to each other (their times differ only by load).
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use rand::RngCore;
+use tokio::sync::Semaphore;
 
 use crate::config::HashCost;
 use crate::error::{AuthError, Result};
@@ -86,17 +88,30 @@ pub fn verify_blocking(password: &str, stored: &str, cost: HashCost) -> Verdict 
     }
 }
 
-/// [`hash_blocking`] on the blocking pool.
-pub async fn hash(password: String, cost: HashCost) -> Result<String> {
-    tokio::task::spawn_blocking(move || hash_blocking(&password, cost))
+/// Runs `work` (one hash) on the blocking pool, at most one per core at a
+/// time. More at once would not finish sooner, only share the cores; and
+/// each argon2id hash holds its memory cost (19 MiB by default) while it
+/// runs, so a burst of sign-ins on the unbounded blocking pool could hold
+/// hundreds of them at once. Callers beyond that wait their turn in order.
+async fn on_hash_pool<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    static SLOTS: LazyLock<Semaphore> = LazyLock::new(|| {
+        Semaphore::new(std::thread::available_parallelism().map_or(1, |n| n.get()))
+    });
+    let _slot = SLOTS.acquire().await.map_err(AuthError::internal)?;
+    tokio::task::spawn_blocking(work)
         .await
-        .map_err(AuthError::internal)?
+        .map_err(AuthError::internal)
 }
 
-/// [`verify_blocking`] on the blocking pool. `stored = None` still spends
+/// [`hash_blocking`] on the hashing pool ([`on_hash_pool`]).
+pub async fn hash(password: String, cost: HashCost) -> Result<String> {
+    on_hash_pool(move || hash_blocking(&password, cost)).await?
+}
+
+/// [`verify_blocking`] on the hashing pool. `stored = None` still spends
 /// the time of one hash, so unknown accounts answer as slowly as known ones.
 pub async fn verify(password: String, stored: Option<String>, cost: HashCost) -> Result<Verdict> {
-    tokio::task::spawn_blocking(move || match stored {
+    on_hash_pool(move || match stored {
         Some(stored) => verify_blocking(&password, &stored, cost),
         None => {
             let _ = hash_blocking(&password, cost);
@@ -104,7 +119,6 @@ pub async fn verify(password: String, stored: Option<String>, cost: HashCost) ->
         }
     })
     .await
-    .map_err(AuthError::internal)
 }
 
 /// How fast the padding floor forgets a slow check: it halves every minute.
@@ -225,6 +239,34 @@ pub fn check_strength(password: &str, min_length: usize) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn hashes_run_at_most_one_per_core_at_a_time() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicUsize;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let running = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let tasks: Vec<_> = (0..cores * 4)
+            .map(|_| {
+                let (running, most) = (running.clone(), most.clone());
+                tokio::spawn(on_hash_pool(move || {
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(20));
+                    running.fetch_sub(1, Ordering::SeqCst);
+                }))
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap().unwrap();
+        }
+        let most = most.load(Ordering::SeqCst);
+        assert!(
+            most >= 1 && most <= cores,
+            "{most} at once on {cores} cores"
+        );
+    }
 
     #[test]
     fn argon2id_round_trip() {
