@@ -99,6 +99,12 @@ impl ByteStore {
         }
     }
 
+    /// Where `key` is on the local disk, for the file system store.
+    fn local_path(&self, key: &str) -> Option<std::path::PathBuf> {
+        let info = self.op.info();
+        (info.scheme() == "fs").then(|| std::path::Path::new(&info.root()).join(key))
+    }
+
     /// The operator itself, for the resumable uploads' staging area.
     pub fn operator(&self) -> &Operator {
         &self.op
@@ -136,21 +142,25 @@ impl ByteStore {
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
     {
-        let mut writer = self
-            .op
-            .writer_with(key)
-            .chunk(self.write_chunk())
-            .await
-            .map_err(ReceiveError::Store)?;
+        let mut writer = match self.local_path(key) {
+            Some(path) => Sink::Local(LocalFile::create(path).await.map_err(io_error)?),
+            None => Sink::Store(
+                self.op
+                    .writer_with(key)
+                    .chunk(self.write_chunk())
+                    .await
+                    .map_err(ReceiveError::Store)?,
+            ),
+        };
         let mut size: u64 = 0;
         let mut hasher = Hasher {
             enabled: self.hash,
             ..Hasher::default()
         };
-        // Body pieces are gathered into one contiguous buffer: the file
-        // system writer issues one blocking write per contiguous piece, so
-        // handing it 16 KiB pieces (even queued by `chunk`) costs a
-        // blocking-pool round trip each.
+        // Small body pieces are gathered into one contiguous buffer: each
+        // write to the file system is a blocking-pool round trip, so handing
+        // it 16 KiB pieces would cost one each; large pieces (hyper reads up
+        // to a few hundred KiB at once) are written as they are, uncopied.
         let mut pending = BytesMut::new();
         let outcome = loop {
             match body.next().await {
@@ -161,10 +171,10 @@ impl ByteStore {
                     if size > limit {
                         break Err(ReceiveError::TooLarge);
                     }
-                    if pending.is_empty() && chunk.len() >= COALESCE {
+                    if pending.is_empty() && chunk.len() >= DIRECT {
                         hasher.update(chunk.clone()).await;
                         if let Err(e) = writer.write(chunk).await {
-                            break Err(ReceiveError::Store(e));
+                            break Err(e);
                         }
                         continue;
                     }
@@ -176,7 +186,7 @@ impl ByteStore {
                         let run = pending.split().freeze();
                         hasher.update(run.clone()).await;
                         if let Err(e) = writer.write(run).await {
-                            break Err(ReceiveError::Store(e));
+                            break Err(e);
                         }
                     }
                 }
@@ -186,7 +196,7 @@ impl ByteStore {
             Ok(()) if !pending.is_empty() => {
                 let run = pending.split().freeze();
                 hasher.update(run.clone()).await;
-                writer.write(run).await.map_err(ReceiveError::Store)
+                writer.write(run).await
             }
             other => other,
         };
@@ -195,7 +205,7 @@ impl ByteStore {
                 // The store's flush (an fsync on the file system) and the
                 // hash of the last run go on together.
                 let (closed, md5) = tokio::join!(writer.close(), hasher.finish());
-                closed.map_err(ReceiveError::Store)?;
+                closed?;
                 let etag = match md5? {
                     Some(md5) => md5,
                     None => mtime_etag(SystemTime::now(), size),
@@ -204,7 +214,7 @@ impl ByteStore {
             }
             Err(e) => {
                 if let Err(abort) = writer.abort().await {
-                    tracing::debug!(%abort, key, "aborting a failed upload");
+                    tracing::debug!(?abort, key, "aborting a failed upload");
                 }
                 Err(e)
             }
@@ -413,6 +423,150 @@ impl Hasher {
     }
 }
 
+/// Where a received upload goes: the operator's writer, or for the file
+/// system store a file written directly ([`LocalFile`]).
+enum Sink {
+    Store(opendal::Writer),
+    Local(LocalFile),
+}
+
+fn io_error(e: std::io::Error) -> ReceiveError {
+    ReceiveError::Store(
+        opendal::Error::new(ErrorKind::Unexpected, "writing an upload to disk").set_source(e),
+    )
+}
+
+impl Sink {
+    async fn write(&mut self, run: Bytes) -> Result<(), ReceiveError> {
+        match self {
+            Sink::Store(writer) => writer.write(run).await.map_err(ReceiveError::Store),
+            Sink::Local(file) => file.write(run).await.map_err(io_error),
+        }
+    }
+
+    /// Makes the bytes durable (the file system store: fsync).
+    async fn close(&mut self) -> Result<(), ReceiveError> {
+        match self {
+            Sink::Store(writer) => writer
+                .close()
+                .await
+                .map(|_| ())
+                .map_err(ReceiveError::Store),
+            Sink::Local(file) => file.close().await.map_err(io_error),
+        }
+    }
+
+    /// Stops writing; the caller removes the key.
+    async fn abort(&mut self) -> Result<(), ReceiveError> {
+        match self {
+            Sink::Store(writer) => writer.abort().await.map_err(ReceiveError::Store),
+            Sink::Local(file) => {
+                file.settle().await;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Body pieces at least this large are written as they come, uncopied.
+const DIRECT: usize = 256 * 1024;
+/// Writes of one upload under way at once (at different offsets).
+const WRITES_IN_FLIGHT: usize = 2;
+/// How much is written between two early syncs (see [`LocalFile`]).
+const WRITEBACK_EVERY: u64 = 4 * 1024 * 1024;
+
+/// An upload written straight to its temporary file on the local disk.
+///
+/// Through the operator, each piece was copied into the file handle's own
+/// buffer and written one at a time; here each piece is written from where
+/// it arrived (`pwrite` at its offset on the blocking pool), two at a time,
+/// so writing keeps pace with receiving. Every [`WRITEBACK_EVERY`] bytes a
+/// sync of what is written so far starts in the background, so the final
+/// fsync (which makes the upload durable before its row is written) finds
+/// little left to do. The key is the same `tmp/` key the operator would
+/// write; committing, reading and sweeping still go through the operator.
+struct LocalFile {
+    file: std::sync::Arc<std::fs::File>,
+    offset: u64,
+    writes: std::collections::VecDeque<tokio::task::JoinHandle<std::io::Result<()>>>,
+    unsynced: u64,
+    early_sync: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// A blocking task's result, its failure to run as an I/O error.
+async fn joined<T>(task: tokio::task::JoinHandle<std::io::Result<T>>) -> std::io::Result<T> {
+    task.await.map_err(std::io::Error::other)?
+}
+
+impl LocalFile {
+    async fn create(path: std::path::PathBuf) -> std::io::Result<Self> {
+        let file = joined(tokio::task::spawn_blocking(move || {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+        }))
+        .await?;
+        Ok(Self {
+            file: std::sync::Arc::new(file),
+            offset: 0,
+            writes: Default::default(),
+            unsynced: 0,
+            early_sync: None,
+        })
+    }
+
+    async fn write(&mut self, run: Bytes) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        if self.writes.len() >= WRITES_IN_FLIGHT
+            && let Some(oldest) = self.writes.pop_front()
+        {
+            joined(oldest).await?;
+        }
+        let (file, at, len) = (self.file.clone(), self.offset, run.len() as u64);
+        self.offset += len;
+        self.writes.push_back(tokio::task::spawn_blocking(move || {
+            file.write_all_at(&run, at)
+        }));
+        self.unsynced += len;
+        if self.unsynced >= WRITEBACK_EVERY
+            && self.early_sync.as_ref().is_none_or(|s| s.is_finished())
+        {
+            self.unsynced = 0;
+            let file = self.file.clone();
+            // Only a head start: the final fsync decides.
+            self.early_sync = Some(tokio::task::spawn_blocking(move || {
+                let _ = file.sync_data();
+            }));
+        }
+        Ok(())
+    }
+
+    async fn close(&mut self) -> std::io::Result<()> {
+        while let Some(write) = self.writes.pop_front() {
+            joined(write).await?;
+        }
+        if let Some(sync) = self.early_sync.take() {
+            let _ = sync.await;
+        }
+        let file = self.file.clone();
+        joined(tokio::task::spawn_blocking(move || file.sync_all())).await
+    }
+
+    /// Waits for the writes under way (so none lands after removal).
+    async fn settle(&mut self) {
+        while let Some(write) = self.writes.pop_front() {
+            let _ = write.await;
+        }
+        if let Some(sync) = self.early_sync.take() {
+            let _ = sync.await;
+        }
+    }
+}
+
 /// The platform's `mtime` eTag: milliseconds since the epoch and the size,
 /// both in hex.
 fn mtime_etag(at: SystemTime, size: u64) -> String {
@@ -562,6 +716,51 @@ mod tests {
             mtime_etag(SystemTime::UNIX_EPOCH + Duration::from_millis(255), 16),
             "ff-10"
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_file_system_store_writes_uploads_itself_whole_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let store =
+            ByteStore::new(Operator::new(opendal::services::Fs::default().root(root)).unwrap());
+        // small pieces gathered into runs, large ones written as they come:
+        // more writes than may be under way at once, and early syncs
+        let mut pieces: Vec<Bytes> = (0..300u32)
+            .map(|i| Bytes::from(vec![(i % 251) as u8; 16 * 1024 + (i as usize % 5)]))
+            .collect();
+        for i in 0..24u8 {
+            pieces.push(Bytes::from(vec![i; DIRECT + 3 * i as usize]));
+        }
+        pieces.push(Bytes::from_static(b"tail"));
+        let all: Vec<u8> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+        let body = futures_util::stream::iter(pieces.into_iter().map(Ok::<_, String>));
+        let received = store.receive(body, u64::MAX).await.unwrap();
+        assert_eq!(received.size, all.len() as u64);
+        let expected: String = Md5::digest(&all)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(received.etag, expected);
+        assert_eq!(
+            std::fs::read(dir.path().join(&received.temp_key)).unwrap(),
+            all
+        );
+        let version = new_version();
+        store.commit(&received.temp_key, &version).await.unwrap();
+        assert_eq!(read_all(&store, &version, 0, all.len() as u64).await, all);
+
+        // too large: the file is gone again
+        let body = futures_util::stream::iter(
+            (0..4).map(|_| Ok::<_, String>(Bytes::from(vec![0u8; DIRECT]))),
+        );
+        let err = store.receive(body, 3 * DIRECT as u64).await.unwrap_err();
+        assert!(matches!(err, ReceiveError::TooLarge));
+        let left: Vec<_> = std::fs::read_dir(dir.path().join("tmp"))
+            .unwrap()
+            .flatten()
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
     }
 
     #[test]

@@ -1943,7 +1943,15 @@ async fn a_failed_byte_write_leaves_no_row_and_no_bytes() {
     let app = spawn_app().await;
     let alice = Uuid::new_v4();
     let token = app.user(alice);
+    // S3: the operator's writer fails. The file system store writes an
+    // upload's file itself: a file stands where its folder would be.
     app.faults.writes.store(true, Ordering::SeqCst);
+    let blocker = matches!(app.backend, Backend::FileSystem { .. }).then(|| {
+        let tmp = app.root.path().join("tmp");
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::write(&tmp, b"").unwrap();
+        tmp
+    });
     let response = app
         .upload(
             &token,
@@ -1953,6 +1961,9 @@ async fn a_failed_byte_write_leaves_no_row_and_no_bytes() {
             "text/plain",
         )
         .await;
+    if let Some(blocker) = blocker {
+        std::fs::remove_file(blocker).unwrap();
+    }
     assert_eq!(response.status(), 500);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["statusCode"], "500");
