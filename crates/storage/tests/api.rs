@@ -292,6 +292,21 @@ impl App {
         }
     }
 
+    /// Another storage server on this app's database and byte store.
+    async fn serve_with(&self, config: StorageConfig) -> SocketAddr {
+        let state = StorageState::new(self.test_db.db.clone(), self.jwt.clone(), config)
+            .await
+            .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            axum::serve(listener, plinth_storage::router(state))
+                .await
+                .unwrap();
+        });
+        addr
+    }
+
     fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }

@@ -123,3 +123,60 @@ async fn a_missing_token_is_refused_in_the_platforms_words() {
         assert_eq!(body["error"], "Unauthorized");
     }
 }
+
+/// `STORAGE_FILE_ETAG_ALGORITHM`: the MD5 of the bytes by default, also for
+/// uploads large enough to be hashed beside their writes; with `mtime` on
+/// the file system store, upload time and size in hex as the platform's
+/// file backend makes them (S3 always hashes).
+#[tokio::test]
+async fn etags_are_the_md5_or_with_mtime_the_time_and_size() {
+    use md5::{Digest, Md5};
+    let app = spawn_app().await;
+    let body = pattern(7, 3 * 1024 * 1024 + 11);
+    let md5: String = Md5::digest(&body)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let server = |etag| {
+        let mut config = app.config(Duration::from_secs(3600));
+        config.file_size_limit = 8 * 1024 * 1024;
+        config.file_etag = etag;
+        app.serve_with(config)
+    };
+    let upload = |addr: SocketAddr, name: &'static str| {
+        app.client
+            .post(format!("http://{addr}/object/public-bucket/{name}"))
+            .bearer_auth(&app.service)
+            .header("content-type", "application/octet-stream")
+            .body(body.clone())
+            .send()
+    };
+    let (app, body) = (&app, &body);
+    let download = |name: &'static str| async move {
+        let r = app
+            .get(&format!("/object/public/public-bucket/{name}"), &app.anon)
+            .await;
+        let etag = r.headers()["etag"].to_str().unwrap().to_owned();
+        assert_eq!(r.bytes().await.unwrap().as_ref(), &body[..]);
+        etag
+    };
+
+    let hashing = server(plinth_storage::FileEtag::Md5).await;
+    assert_eq!(upload(hashing, "large.bin").await.unwrap().status(), 200);
+    assert_eq!(download("large.bin").await, format!("\"{md5}\""));
+
+    let timed = server(plinth_storage::FileEtag::Mtime).await;
+    let before = chrono::Utc::now().timestamp_millis();
+    assert_eq!(upload(timed, "timed.bin").await.unwrap().status(), 200);
+    let after = chrono::Utc::now().timestamp_millis();
+    let etag = download("timed.bin").await;
+    if matches!(app.backend, Backend::S3(_)) {
+        assert_eq!(etag, format!("\"{md5}\""));
+    } else {
+        let inner = etag.trim_matches('"');
+        let (ms, size) = inner.split_once('-').unwrap();
+        assert_eq!(u64::from_str_radix(size, 16).unwrap(), body.len() as u64);
+        let ms = i64::from_str_radix(ms, 16).unwrap();
+        assert!(before <= ms && ms <= after, "{before} <= {ms} <= {after}");
+    }
+}

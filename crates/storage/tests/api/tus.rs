@@ -787,20 +787,3 @@ async fn large_files_go_up_whole_and_resumable_on_either_store() {
     assert_eq!(app.object_files().len(), 2, "{:?}", app.stored_files());
     assert!(app.staged_files().is_empty());
 }
-
-impl App {
-    /// Another storage server on this app's database and byte store.
-    async fn serve_with(&self, config: StorageConfig) -> SocketAddr {
-        let state = StorageState::new(self.test_db.db.clone(), self.jwt.clone(), config)
-            .await
-            .unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move {
-            axum::serve(listener, plinth_storage::router(state))
-                .await
-                .unwrap();
-        });
-        addr
-    }
-}
