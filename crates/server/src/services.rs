@@ -467,6 +467,11 @@ pub struct StorageArgs {
     /// time and size, no hashing: faster uploads of large files).
     #[arg(long, env = "STORAGE_FILE_ETAG_ALGORITHM", default_value = "md5")]
     pub storage_file_etag_algorithm: plinth_storage::FileEtag,
+    /// How long an unfinished resumable (TUS) upload can be continued, in
+    /// milliseconds (the platform's default: one hour); then it is swept.
+    #[arg(long, env = "TUS_URL_EXPIRY_MS", default_value_t = 3_600_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub tus_url_expiry_ms: u64,
     /// Largest upload, in bytes (buckets may set less).
     #[arg(long, env = "FILE_SIZE_LIMIT", default_value_t = 52_428_800)]
     pub file_size_limit: u64,
@@ -535,6 +540,7 @@ impl StorageArgs {
             file_size_limit: self.file_size_limit,
             public_url: self.storage_public_url.clone(),
             file_etag: self.storage_file_etag_algorithm,
+            tus_url_expiry: std::time::Duration::from_millis(self.tus_url_expiry_ms),
             image_transformation_enabled: self.enable_image_transformation,
             image_min_size: self.img_limits_min_size,
             image_max_size: self.img_limits_max_size,
@@ -764,5 +770,49 @@ mod phone_tests {
         assert!(bad(&["--sms-provider", "pigeon"]));
         assert!(bad(&["--sms-otp-length", "4"]));
         assert!(bad(&["--sms-test-otp", "nonsense"]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        storage: StorageArgs,
+    }
+
+    fn storage(args: &[&str]) -> Result<plinth_storage::StorageConfig, String> {
+        let cli = Cli::try_parse_from(std::iter::once("plinth").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        cli.storage
+            .to_config(std::path::Path::new("/tmp/data"))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn storage_settings_take_the_platforms_names_defaults_and_limits() {
+        let config = storage(&[]).unwrap();
+        assert_eq!(config.tus_url_expiry.as_secs(), 3600);
+        assert_eq!(config.file_etag, plinth_storage::FileEtag::Md5);
+        let config = storage(&[
+            "--tus-url-expiry-ms",
+            "90000",
+            "--storage-file-etag-algorithm",
+            "mtime",
+        ])
+        .unwrap();
+        assert_eq!(config.tus_url_expiry.as_millis(), 90_000);
+        assert_eq!(config.file_etag, plinth_storage::FileEtag::Mtime);
+        for bad in [
+            ["--tus-url-expiry-ms", "0"],
+            ["--tus-url-expiry-ms", "soon"],
+            ["--storage-file-etag-algorithm", "sha1"],
+        ] {
+            let error = storage(&bad).unwrap_err();
+            assert!(error.contains(bad[1]), "{error}");
+        }
     }
 }
