@@ -293,6 +293,21 @@ pub fn router(state: StorageState) -> Router {
                 .options(tus::options)
                 .layer(DefaultBodyLimit::disable()),
         )
+        // ... with a signed upload URL's token (`x-signature`)
+        .route(
+            "/upload/resumable/sign",
+            post(tus::create_signed)
+                .options(tus::options)
+                .layer(DefaultBodyLimit::disable()),
+        )
+        .route(
+            "/upload/resumable/sign/{id}",
+            axum::routing::patch(tus::patch_signed)
+                .head(tus::head_signed)
+                .delete(tus::terminate_signed)
+                .options(tus::options)
+                .layer(DefaultBodyLimit::disable()),
+        )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(extract::JSON_BODY_LIMIT))

@@ -11,6 +11,12 @@
 //!   `…/upload/resumable/<base64url("bucket/name/uuid")>`.
 //! * `PATCH` appends bytes at `Upload-Offset` (409 on any other offset),
 //!   `HEAD` tells the offset, `DELETE` drops an unfinished upload.
+//! * `/upload/resumable/sign` (and `/sign/<id>`) is the same protocol for
+//!   the holder of a signed upload URL's token (`createSignedUploadUrl`),
+//!   sent on every request as `x-signature` instead of a JWT, as on the
+//!   platform: the token names the one object it may write, its owner and
+//!   whether it may replace it; the permission was checked when it was
+//!   signed, so no row-level check runs, but the token's expiry does.
 //!
 //! # Staging
 //!
@@ -44,7 +50,7 @@ use crate::error::StorageError;
 use crate::extract::Path;
 use crate::meta::{self, Caller, system_bucket};
 use crate::names::{validate_bucket_name, validate_object_name};
-use crate::objects::{check_mime, commit_object, declared};
+use crate::objects::{check_mime, commit_object, declared, verify_url_token};
 use crate::store::ReceiveError;
 use crate::{StorageState, now_secs, wire};
 
@@ -558,6 +564,14 @@ fn require_tus(headers: &HeaderMap) -> TusResult<()> {
     }
 }
 
+/// Which route a request came by: with the caller's JWT, or with a signed
+/// upload URL's token (`/upload/resumable/sign`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    Jwt,
+    Signed,
+}
+
 fn caller(
     state: &StorageState,
     method: &Method,
@@ -565,6 +579,45 @@ fn caller(
     headers: &HeaderMap,
 ) -> TusResult<Caller> {
     Caller::from_request(state, headers, method, uri).map_err(TusError::Auth)
+}
+
+/// On the signed route: the `x-signature` token, checked for `bucket/name`,
+/// gives who acts (its owner, bypassing row-level security as any signed
+/// upload does) and whether the object may be replaced.
+fn signer(
+    state: &StorageState,
+    headers: &HeaderMap,
+    bucket: &str,
+    name: &str,
+) -> TusResult<(Caller, bool)> {
+    let token = header_str(headers, "x-signature")
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| TusError::text(StatusCode::BAD_REQUEST, "Missing x-signature header"))?;
+    let claims = verify_url_token(state, Some(token), "upload", bucket, name)?;
+    let owner = claims.get("owner").and_then(Value::as_str);
+    let upsert = claims
+        .get("upsert")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Ok((Caller::system(owner), upsert))
+}
+
+/// Who acts on the upload `id` names, by `route`.
+fn acting(
+    state: &StorageState,
+    route: Route,
+    id: &str,
+    method: &Method,
+    uri: &str,
+    headers: &HeaderMap,
+) -> TusResult<Caller> {
+    match route {
+        Route::Jwt => caller(state, method, uri, headers),
+        Route::Signed => {
+            let (bucket, name, _) = decode_id(id).ok_or_else(TusError::not_found)?;
+            signer(state, headers, &bucket, &name).map(|(caller, _)| caller)
+        }
+    }
 }
 
 /// The upload named by `id`, when it exists, has not expired and belongs
@@ -643,19 +696,40 @@ pub(crate) async fn create(
     OriginalUri(original): OriginalUri,
     request: Request,
 ) -> Response {
-    create_upload(&state, &original, request)
+    create_upload(&state, Route::Jwt, &original, request)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+/// `POST /upload/resumable/sign`: likewise with a signed upload URL's token.
+pub(crate) async fn create_signed(
+    State(state): State<StorageState>,
+    OriginalUri(original): OriginalUri,
+    request: Request,
+) -> Response {
+    create_upload(&state, Route::Signed, &original, request)
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
 
 async fn create_upload(
     state: &StorageState,
+    route: Route,
     original: &axum::http::Uri,
     request: Request,
 ) -> TusResult<Response> {
     let headers = request.headers().clone();
     require_tus(&headers)?;
-    let caller = caller(state, request.method(), request.uri().path(), &headers)?;
+    // The JWT is checked first; a signature needs the object's name.
+    let jwt_caller = match route {
+        Route::Jwt => Some(caller(
+            state,
+            request.method(),
+            request.uri().path(),
+            &headers,
+        )?),
+        Route::Signed => None,
+    };
     maybe_sweep(state);
     if header_str(&headers, "upload-defer-length").is_some() {
         return Err(TusError::text(
@@ -692,7 +766,13 @@ async fn create_upload(
     let name = metadata.get("objectName").cloned().unwrap_or_default();
     validate_bucket_name(&bucket)?;
     validate_object_name(&name)?;
-    let upsert = header_str(&headers, "x-upsert").is_some_and(|v| v.trim() == "true");
+    let (caller, upsert) = match jwt_caller {
+        Some(caller) => {
+            let upsert = header_str(&headers, "x-upsert").is_some_and(|v| v.trim() == "true");
+            (caller, upsert)
+        }
+        None => signer(state, &headers, &bucket, &name)?,
+    };
 
     let bucket_row = system_bucket(state, &bucket).await?;
     if length > bucket_row.size_limit(state.inner.config.file_size_limit) {
@@ -706,7 +786,9 @@ async fn create_upload(
         None => "application/octet-stream".to_owned(),
     };
     check_mime(&bucket_row, &content_type)?;
-    meta::precheck_insert(state, &caller, &bucket, &name, upsert).await?;
+    if route == Route::Jwt {
+        meta::precheck_insert(state, &caller, &bucket, &name, upsert).await?;
+    }
 
     let user_metadata = metadata
         .get("metadata")
@@ -759,13 +841,14 @@ async fn create_upload(
 /// lock held.
 async fn open_locked(
     state: &StorageState,
+    route: Route,
     id: &str,
     method: &Method,
     uri: &axum::http::Uri,
     headers: &HeaderMap,
 ) -> TusResult<(String, UploadInfo, Held)> {
     require_tus(headers)?;
-    let caller = caller(state, method, uri.path(), headers)?;
+    let caller = acting(state, route, id, method, uri.path(), headers)?;
     let (upload, info) = find(state, id, &caller).await?;
     let guard = locked(&upload).await?;
     Ok((upload, info, guard))
@@ -779,8 +862,30 @@ pub(crate) async fn head(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> Response {
+    head_upload(&state, Route::Jwt, &id, &method, &uri, &headers).await
+}
+
+/// `HEAD /upload/resumable/sign/{id}`.
+pub(crate) async fn head_signed(
+    State(state): State<StorageState>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> Response {
+    head_upload(&state, Route::Signed, &id, &method, &uri, &headers).await
+}
+
+async fn head_upload(
+    state: &StorageState,
+    route: Route,
+    id: &str,
+    method: &Method,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+) -> Response {
     let result = async {
-        let (upload, info, _guard) = open_locked(&state, &id, &method, &uri, &headers).await?;
+        let (upload, info, _guard) = open_locked(state, route, id, method, uri, headers).await?;
         let offset = if info.completed {
             info.length
         } else {
@@ -807,15 +912,38 @@ pub(crate) async fn patch(
     Path(id): Path<String>,
     request: Request,
 ) -> Response {
-    patch_upload(&state, &id, request)
+    patch_upload(&state, Route::Jwt, &id, request)
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
 
-async fn patch_upload(state: &StorageState, id: &str, request: Request) -> TusResult<Response> {
+/// `PATCH /upload/resumable/sign/{id}`.
+pub(crate) async fn patch_signed(
+    State(state): State<StorageState>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response {
+    patch_upload(&state, Route::Signed, &id, request)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn patch_upload(
+    state: &StorageState,
+    route: Route,
+    id: &str,
+    request: Request,
+) -> TusResult<Response> {
     let headers = request.headers().clone();
     require_tus(&headers)?;
-    let caller = caller(state, request.method(), request.uri().path(), &headers)?;
+    let caller = acting(
+        state,
+        route,
+        id,
+        request.method(),
+        request.uri().path(),
+        &headers,
+    )?;
     if header_str(&headers, "content-type") != Some(OCTETS) {
         return Err(TusError::text(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -851,8 +979,11 @@ async fn patch_upload(state: &StorageState, id: &str, request: Request) -> TusRe
         set(&mut out, "tus-complete", "1");
         return Ok((StatusCode::NO_CONTENT, out).into_response());
     }
-    // The permission is the caller's now, as when it was created.
-    meta::precheck_insert(state, &caller, &info.bucket, &info.name, info.upsert).await?;
+    // The permission is the caller's now, as when it was created (a
+    // signature was checked when signed, and above for its expiry).
+    if route == Route::Jwt {
+        meta::precheck_insert(state, &caller, &info.bucket, &info.name, info.upsert).await?;
+    }
     if let Some(length) = header_str(&headers, "content-length").and_then(|v| v.parse::<u64>().ok())
         && offset + length > info.length
     {
@@ -890,8 +1021,30 @@ pub(crate) async fn terminate(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> Response {
+    terminate_upload(&state, Route::Jwt, &id, &method, &uri, &headers).await
+}
+
+/// `DELETE /upload/resumable/sign/{id}`.
+pub(crate) async fn terminate_signed(
+    State(state): State<StorageState>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> Response {
+    terminate_upload(&state, Route::Signed, &id, &method, &uri, &headers).await
+}
+
+async fn terminate_upload(
+    state: &StorageState,
+    route: Route,
+    id: &str,
+    method: &Method,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+) -> Response {
     let result = async {
-        let (upload, _, _guard) = open_locked(&state, &id, &method, &uri, &headers).await?;
+        let (upload, _, _guard) = open_locked(state, route, id, method, uri, headers).await?;
         let info = read_info(state.inner.store.operator(), &upload)
             .await?
             .ok_or_else(TusError::not_found)?;

@@ -787,3 +787,167 @@ async fn large_files_go_up_whole_and_resumable_on_either_store() {
     assert_eq!(app.object_files().len(), 2, "{:?}", app.stored_files());
     assert!(app.staged_files().is_empty());
 }
+
+/// `/upload/resumable/sign`: the token of a signed upload URL, sent as
+/// `x-signature` on every request, stands in for the JWT, as on the
+/// platform. It writes only the object it names, as its owner, replaces
+/// only when signed with `x-upsert`, and stops working when it expires.
+#[tokio::test]
+async fn signed_resumable_uploads_write_only_the_signed_object_until_expiry() {
+    let app = spawn_app().await;
+    let alice = Uuid::new_v4();
+    let alice_token = app.user(alice);
+    let name = format!("{alice}/signed.bin");
+    let sign = |name: String| {
+        let app = &app;
+        let token = alice_token.clone();
+        async move {
+            let signed: Value = app
+                .post_json(
+                    &format!("/object/upload/sign/private/{name}"),
+                    &token,
+                    json!({}),
+                )
+                .await
+                .json()
+                .await
+                .unwrap();
+            signed["token"].as_str().unwrap().to_owned()
+        }
+    };
+    let signature = sign(name.clone()).await;
+    // a second token for the same object, signed before it exists
+    let again = sign(name.clone()).await;
+    let signed_request = |method: reqwest::Method, url: &str, signature: Option<&str>| {
+        let url = if url.starts_with("http") {
+            url.to_owned()
+        } else {
+            app.url(url)
+        };
+        let request = app
+            .client
+            .request(method, url)
+            .header("apikey", &app.anon)
+            .header("tus-resumable", "1.0.0");
+        match signature {
+            Some(s) => request.header("x-signature", s),
+            None => request,
+        }
+    };
+    let create = |signature: Option<&str>, object: &str| {
+        signed_request(reqwest::Method::POST, "/upload/resumable/sign", signature)
+            .header("upload-length", "10")
+            .header(
+                "upload-metadata",
+                metadata("private", object, "application/octet-stream"),
+            )
+            .send()
+    };
+
+    // refused: no signature, a token for another object, a tampered one,
+    // the token on the JWT route
+    let r = create(None, &name).await.unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.text().await.unwrap(), "Missing x-signature header");
+    let r = create(Some(&signature), &format!("{alice}/other.bin"))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.text().await.unwrap(), "Invalid signature for this object");
+    let mut tampered = signature.clone();
+    tampered.pop();
+    tampered.push(if signature.ends_with('A') { 'B' } else { 'A' });
+    let r = create(Some(&tampered), &name).await.unwrap();
+    assert_eq!(r.status(), 403);
+    let r = signed_request(reqwest::Method::POST, "/upload/resumable", Some(&signature))
+        .header("upload-length", "10")
+        .header(
+            "upload-metadata",
+            metadata("private", &name, "application/octet-stream"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_client_error(), "{}", r.status());
+    assert!(app.staged_files().is_empty() && app.object_files().is_empty());
+
+    // the upload, in two parts, resumed after asking the offset
+    let r = create(Some(&signature), &name).await.unwrap();
+    assert_eq!(r.status(), 201, "{:?}", r.text().await);
+    let location = r.headers()["location"].to_str().unwrap().to_owned();
+    assert!(location.contains("/upload/resumable/sign/"), "{location}");
+    let patch = |signature: Option<&str>, offset: u64, body: &'static [u8]| {
+        signed_request(reqwest::Method::PATCH, &location, signature)
+            .header("upload-offset", offset.to_string())
+            .header("content-type", "application/offset+octet-stream")
+            .body(body)
+            .send()
+    };
+    assert_eq!(
+        patch(Some(&signature), 0, b"01234").await.unwrap().status(),
+        204
+    );
+    // without the signature nothing is told or written
+    assert_eq!(patch(None, 5, b"56789").await.unwrap().status(), 400);
+    let r = signed_request(reqwest::Method::HEAD, &location, None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let r = signed_request(reqwest::Method::HEAD, &location, Some(&signature))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["upload-offset"], "5");
+    let r = patch(Some(&signature), 5, b"56789").await.unwrap();
+    assert_eq!(r.status(), 204);
+    assert_eq!(r.headers()["tus-complete"], "1");
+    let r = app
+        .get(&format!("/object/private/{name}"), &alice_token)
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.bytes().await.unwrap().as_ref(), b"0123456789");
+    let (owner,): (Option<Uuid>,) = sqlx::query_as(
+        "select owner from storage.objects where bucket_id = 'private' and name = $1",
+    )
+    .bind(&name)
+    .fetch_one(&app.test_db.db.owner)
+    .await
+    .unwrap();
+    assert_eq!(owner, Some(alice));
+
+    // signed without x-upsert: the object now exists, so the second token
+    // uploads nothing
+    let r = create(Some(&again), &name).await.unwrap();
+    assert_eq!(r.status(), 201);
+    let second = r.headers()["location"].to_str().unwrap().to_owned();
+    let r = signed_request(reqwest::Method::PATCH, &second, Some(&again))
+        .header("upload-offset", "0")
+        .header("content-type", "application/offset+octet-stream")
+        .body(&b"abcdefghij"[..])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 409, "{:?}", r.text().await);
+    let r = app
+        .get(&format!("/object/private/{name}"), &alice_token)
+        .await;
+    assert_eq!(r.bytes().await.unwrap().as_ref(), b"0123456789");
+
+    // an expired token opens nothing
+    let now = chrono::Utc::now().timestamp();
+    let expired = app.jwt.sign(&json!({
+        "url": format!("private/{alice}/late.bin"),
+        "scope": "upload",
+        "owner": alice.to_string(),
+        "upsert": false,
+        "iat": now - 120,
+        "exp": now - 60,
+    }));
+    let r = create(Some(&expired), &format!("{alice}/late.bin"))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    assert_eq!(r.text().await.unwrap(), "jwt expired");
+}
