@@ -11,6 +11,9 @@
 //!   `…/upload/resumable/<base64url("bucket/name/uuid")>`.
 //! * `PATCH` appends bytes at `Upload-Offset` (409 on any other offset),
 //!   `HEAD` tells the offset, `DELETE` drops an unfinished upload.
+//! * `creation-defer-length`: created with `Upload-Defer-Length: 1`, an
+//!   upload may grow up to the bucket's limit until a `PATCH` tells its
+//!   `Upload-Length` (once; at least what arrived, at most the limit).
 //! * `/upload/resumable/sign` (and `/sign/<id>`) is the same protocol for
 //!   the holder of a signed upload URL's token (`createSignedUploadUrl`),
 //!   sent on every request as `x-signature` instead of a JWT, as on the
@@ -57,7 +60,8 @@ use crate::{StorageState, now_secs, wire};
 /// The protocol version spoken.
 pub(crate) const TUS_VERSION: &str = "1.0.0";
 /// The extensions implemented.
-pub(crate) const TUS_EXTENSIONS: &str = "creation,creation-with-upload,termination,expiration";
+pub(crate) const TUS_EXTENSIONS: &str =
+    "creation,creation-with-upload,creation-defer-length,termination,expiration";
 const STAGING: &str = "tus/";
 const OCTETS: &str = "application/offset+octet-stream";
 /// How long a request waits for another one on the same upload.
@@ -200,6 +204,11 @@ struct UploadInfo {
     bucket: String,
     name: String,
     length: u64,
+    /// Created with `Upload-Defer-Length: 1`: the size is not known yet and
+    /// `length` is only the most it may reach (the bucket's limit), until a
+    /// `PATCH` says `Upload-Length`.
+    #[serde(default)]
+    deferred: bool,
     /// The creator's `sub` and role: only they may continue it.
     sub: Option<String>,
     role: String,
@@ -564,6 +573,16 @@ fn require_tus(headers: &HeaderMap) -> TusResult<()> {
     }
 }
 
+/// An `Upload-Length` value: digits only.
+fn upload_length(value: &str) -> TusResult<u64> {
+    let value = value.trim();
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or_else(|| TusError::text(StatusCode::BAD_REQUEST, "Invalid Upload-Length"))
+}
+
 /// Which route a request came by: with the caller's JWT, or with a signed
 /// upload URL's token (`/upload/resumable/sign`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -731,25 +750,25 @@ async fn create_upload(
         Route::Signed => None,
     };
     maybe_sweep(state);
-    if header_str(&headers, "upload-defer-length").is_some() {
-        return Err(TusError::text(
-            StatusCode::NOT_IMPLEMENTED,
-            "creation-defer-length extension is not (yet) supported.",
-        ));
-    }
+    let deferred = match header_str(&headers, "upload-defer-length") {
+        None => false,
+        Some("1") if header_str(&headers, "upload-length").is_none() => true,
+        Some(_) => {
+            return Err(TusError::text(
+                StatusCode::BAD_REQUEST,
+                "Invalid Upload-Defer-Length",
+            ));
+        }
+    };
     let length = match header_str(&headers, "upload-length") {
+        None if deferred => None,
         None => {
             return Err(TusError::text(
                 StatusCode::BAD_REQUEST,
                 "Upload-Length or Upload-Defer-Length header required",
             ));
         }
-        Some(v) => v
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|_| v.trim().bytes().all(|b| b.is_ascii_digit()))
-            .ok_or_else(|| TusError::text(StatusCode::BAD_REQUEST, "Invalid Upload-Length"))?,
+        Some(v) => Some(upload_length(v)?),
     };
     let metadata_header = header_str(&headers, "upload-metadata").map(str::to_owned);
     let metadata = match &metadata_header {
@@ -775,12 +794,14 @@ async fn create_upload(
     };
 
     let bucket_row = system_bucket(state, &bucket).await?;
-    if length > bucket_row.size_limit(state.inner.config.file_size_limit) {
+    let limit = bucket_row.size_limit(state.inner.config.file_size_limit);
+    if length.is_some_and(|length| length > limit) {
         return Err(TusError::text(
             StatusCode::PAYLOAD_TOO_LARGE,
             "Maximum size exceeded",
         ));
     }
+    let length = length.unwrap_or(limit);
     let content_type = match metadata.get("contentType").filter(|t| !t.is_empty()) {
         Some(declared_type) => declared(declared_type)?,
         None => "application/octet-stream".to_owned(),
@@ -799,6 +820,7 @@ async fn create_upload(
         bucket: bucket.clone(),
         name: name.clone(),
         length,
+        deferred,
         sub: caller.sub().map(str::to_owned),
         role: caller.ctx.role.clone(),
         upsert,
@@ -820,7 +842,7 @@ async fn create_upload(
     expires_header(&mut out, &info);
 
     let with_body = header_str(&headers, "content-type").is_some_and(|t| t == OCTETS);
-    if with_body || length == 0 {
+    if with_body || (length == 0 && !deferred) {
         let held = locked(&upload).await?;
         let offset = if with_body {
             let body = request.into_body().into_data_stream();
@@ -829,7 +851,7 @@ async fn create_upload(
             0
         };
         set(&mut out, "upload-offset", &offset.to_string());
-        if offset == length {
+        if offset == length && !deferred {
             finish(state, &caller, &upload, &mut info).await?;
             set(&mut out, "tus-complete", "1");
         }
@@ -895,7 +917,11 @@ async fn head_upload(
         tus_headers(&mut out);
         out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         set(&mut out, "upload-offset", &offset.to_string());
-        set(&mut out, "upload-length", &info.length.to_string());
+        if info.deferred {
+            set(&mut out, "upload-defer-length", "1");
+        } else {
+            set(&mut out, "upload-length", &info.length.to_string());
+        }
         if let Some(raw) = &info.metadata_header {
             set(&mut out, "upload-metadata", raw);
         }
@@ -984,6 +1010,32 @@ async fn patch_upload(
     if route == Route::Jwt {
         meta::precheck_insert(state, &caller, &info.bucket, &info.name, info.upsert).await?;
     }
+    // A deferred length is told once, by a PATCH (creation-defer-length).
+    if let Some(told) = header_str(&headers, "upload-length") {
+        let told = upload_length(told)?;
+        if !info.deferred {
+            if told != info.length {
+                return Err(TusError::text(
+                    StatusCode::BAD_REQUEST,
+                    "Upload-Length cannot be changed",
+                ));
+            }
+        } else if told > info.length {
+            return Err(TusError::text(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Maximum size exceeded",
+            ));
+        } else if told < offset {
+            return Err(TusError::text(
+                StatusCode::BAD_REQUEST,
+                "Upload-Length is smaller than the current offset",
+            ));
+        } else {
+            info.length = told;
+            info.deferred = false;
+            write_info(&op, &upload, &info).await?;
+        }
+    }
     if let Some(length) = header_str(&headers, "content-length").and_then(|v| v.parse::<u64>().ok())
         && offset + length > info.length
     {
@@ -1006,7 +1058,7 @@ async fn patch_upload(
     tus_headers(&mut out);
     set(&mut out, "upload-offset", &new_offset.to_string());
     expires_header(&mut out, &info);
-    if new_offset == info.length {
+    if new_offset == info.length && !info.deferred {
         finish(state, &caller, &upload, &mut info).await?;
         set(&mut out, "tus-complete", "1");
     }

@@ -111,6 +111,7 @@ async fn tus_options_advertise_the_protocol_and_limits() {
     assert_eq!(h["tus-version"], "1.0.0");
     let extensions = h["tus-extension"].to_str().unwrap();
     assert!(extensions.contains("creation") && extensions.contains("termination"));
+    assert!(extensions.split(',').any(|e| e == "creation-defer-length"));
     assert_eq!(h["tus-max-size"], GLOBAL_LIMIT.to_string().as_str());
 }
 
@@ -950,4 +951,80 @@ async fn signed_resumable_uploads_write_only_the_signed_object_until_expiry() {
         .unwrap();
     assert_eq!(r.status(), 403);
     assert_eq!(r.text().await.unwrap(), "jwt expired");
+}
+
+/// `creation-defer-length`: an upload created without its size grows up to
+/// the bucket's limit; a PATCH tells `Upload-Length` once (not below what
+/// arrived, not above the limit), and the upload completes at that length.
+#[tokio::test]
+async fn deferred_length_is_told_by_a_patch_within_the_limit() {
+    let app = spawn_app().await;
+    let alice = Uuid::new_v4();
+    let token = app.user(alice);
+    let name = format!("{alice}/deferred.bin");
+    let create = |defer: &str| {
+        app.tus(reqwest::Method::POST, "/upload/resumable", &token)
+            .header("upload-defer-length", defer)
+            .header(
+                "upload-metadata",
+                metadata("private", &name, "application/octet-stream"),
+            )
+            .send()
+    };
+    assert_eq!(create("2").await.unwrap().status(), 400);
+    let r = create("1").await.unwrap();
+    assert_eq!(r.status(), 201, "{:?}", r.text().await);
+    let location = r.headers()["location"].to_str().unwrap().to_owned();
+    let head = app
+        .tus(reqwest::Method::HEAD, &location, &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.headers()["upload-defer-length"], "1");
+    assert!(head.headers().get("upload-length").is_none());
+
+    // bytes before the length is known; the upload stays open
+    let r = app.tus_patch(&token, &location, 0, b"hello ").await;
+    assert_eq!(r.status(), 204);
+    assert!(r.headers().get("tus-complete").is_none());
+    assert_eq!(app.row_count("private", &name).await, 0);
+    let patch_telling = |offset: u64, length: u64, body: &'static [u8]| {
+        app.tus(reqwest::Method::PATCH, &location, &token)
+            .header("upload-offset", offset.to_string())
+            .header("upload-length", length.to_string())
+            .header("content-type", "application/offset+octet-stream")
+            .body(body)
+            .send()
+    };
+    // above the limit, below what arrived: refused, nothing changes
+    let r = patch_telling(6, GLOBAL_LIMIT + 1, b"world").await.unwrap();
+    assert_eq!(r.status(), 413);
+    let r = patch_telling(6, 3, b"world").await.unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(app.tus_offset(&token, &location).await, (200, Some(6)));
+    // told with the last bytes: complete
+    let r = patch_telling(6, 11, b"world").await.unwrap();
+    assert_eq!(r.status(), 204, "{:?}", r.text().await);
+    assert_eq!(r.headers()["tus-complete"], "1");
+    let r = app.get(&format!("/object/private/{name}"), &token).await;
+    assert_eq!(r.bytes().await.unwrap().as_ref(), b"hello world");
+    // a length given at creation cannot be changed
+    let fixed = app
+        .tus_created(
+            &token,
+            5,
+            &metadata("private", &format!("{alice}/fixed.bin"), "text/plain"),
+        )
+        .await;
+    let r = app
+        .tus(reqwest::Method::PATCH, &fixed, &token)
+        .header("upload-offset", "0")
+        .header("upload-length", "6")
+        .header("content-type", "application/offset+octet-stream")
+        .body(&b"12345"[..])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(app.tus_offset(&token, &fixed).await, (200, Some(0)));
 }
