@@ -281,30 +281,30 @@ pub fn router(state: StorageState) -> Router {
         // resumable uploads (TUS)
         .route(
             "/upload/resumable",
-            post(tus::create)
+            post(tus::create::<false>)
                 .options(tus::options)
                 .layer(DefaultBodyLimit::disable()),
         )
         .route(
             "/upload/resumable/{id}",
-            axum::routing::patch(tus::patch)
-                .head(tus::head)
-                .delete(tus::terminate)
+            axum::routing::patch(tus::patch::<false>)
+                .head(tus::head::<false>)
+                .delete(tus::terminate::<false>)
                 .options(tus::options)
                 .layer(DefaultBodyLimit::disable()),
         )
         // ... with a signed upload URL's token (`x-signature`)
         .route(
             "/upload/resumable/sign",
-            post(tus::create_signed)
+            post(tus::create::<true>)
                 .options(tus::options)
                 .layer(DefaultBodyLimit::disable()),
         )
         .route(
             "/upload/resumable/sign/{id}",
-            axum::routing::patch(tus::patch_signed)
-                .head(tus::head_signed)
-                .delete(tus::terminate_signed)
+            axum::routing::patch(tus::patch::<true>)
+                .head(tus::head::<true>)
+                .delete(tus::terminate::<true>)
                 .options(tus::options)
                 .layer(DefaultBodyLimit::disable()),
         )

@@ -604,6 +604,22 @@ mod tests {
         out
     }
 
+    /// Receives `pieces` and a short tail; checks the size and the MD5 of
+    /// what arrived. Returns it and all the bytes sent.
+    async fn receive_whole(store: &ByteStore, mut pieces: Vec<Bytes>) -> (Received, Vec<u8>) {
+        pieces.push(Bytes::from_static(b"tail"));
+        let all: Vec<u8> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+        let body = futures_util::stream::iter(pieces.into_iter().map(Ok::<_, String>));
+        let received = store.receive(body, u64::MAX).await.unwrap();
+        assert_eq!(received.size, all.len() as u64);
+        let expected: String = Md5::digest(&all)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(received.etag, expected);
+        (received, all)
+    }
+
     #[tokio::test]
     async fn receive_commit_read_and_remove() {
         let store = store();
@@ -680,16 +696,7 @@ mod tests {
             .map(|i| Bytes::from(vec![(i % 251) as u8; 16 * 1024 + (i as usize % 7)]))
             .collect();
         pieces.push(Bytes::from(vec![7u8; 3 * 1024 * 1024 + 5]));
-        pieces.push(Bytes::from_static(b"tail"));
-        let all: Vec<u8> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
-        let body = futures_util::stream::iter(pieces.into_iter().map(Ok::<_, String>));
-        let received = store.receive(body, u64::MAX).await.unwrap();
-        assert_eq!(received.size, all.len() as u64);
-        let expected: String = Md5::digest(&all)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(received.etag, expected);
+        let (received, all) = receive_whole(&store, pieces).await;
         let version = new_version();
         store.commit(&received.temp_key, &version).await.unwrap();
         assert_eq!(read_all(&store, &version, 0, all.len() as u64).await, all);
@@ -732,16 +739,7 @@ mod tests {
         for i in 0..24u8 {
             pieces.push(Bytes::from(vec![i; DIRECT + 3 * i as usize]));
         }
-        pieces.push(Bytes::from_static(b"tail"));
-        let all: Vec<u8> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
-        let body = futures_util::stream::iter(pieces.into_iter().map(Ok::<_, String>));
-        let received = store.receive(body, u64::MAX).await.unwrap();
-        assert_eq!(received.size, all.len() as u64);
-        let expected: String = Md5::digest(&all)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(received.etag, expected);
+        let (received, all) = receive_whole(&store, pieces).await;
         assert_eq!(
             std::fs::read(dir.path().join(&received.temp_key)).unwrap(),
             all

@@ -591,6 +591,12 @@ pub(crate) enum Route {
     Signed,
 }
 
+impl Route {
+    const fn of(signed: bool) -> Self {
+        if signed { Route::Signed } else { Route::Jwt }
+    }
+}
+
 fn caller(
     state: &StorageState,
     method: &Method,
@@ -709,24 +715,14 @@ fn location(
     Ok(format!("{proto}://{host}{path}/{id}"))
 }
 
-/// `POST /upload/resumable`: creates an upload (and takes its first bytes).
-pub(crate) async fn create(
+/// `POST /upload/resumable` (`SIGNED`: `/upload/resumable/sign`): creates
+/// an upload (and takes its first bytes).
+pub(crate) async fn create<const SIGNED: bool>(
     State(state): State<StorageState>,
     OriginalUri(original): OriginalUri,
     request: Request,
 ) -> Response {
-    create_upload(&state, Route::Jwt, &original, request)
-        .await
-        .unwrap_or_else(IntoResponse::into_response)
-}
-
-/// `POST /upload/resumable/sign`: likewise with a signed upload URL's token.
-pub(crate) async fn create_signed(
-    State(state): State<StorageState>,
-    OriginalUri(original): OriginalUri,
-    request: Request,
-) -> Response {
-    create_upload(&state, Route::Signed, &original, request)
+    create_upload(&state, Route::of(SIGNED), &original, request)
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
@@ -876,36 +872,16 @@ async fn open_locked(
     Ok((upload, info, guard))
 }
 
-/// `HEAD /upload/resumable/{id}`: how much arrived.
-pub(crate) async fn head(
+/// `HEAD /upload/resumable[/sign]/{id}`: how much arrived.
+pub(crate) async fn head<const SIGNED: bool>(
     State(state): State<StorageState>,
     Path(id): Path<String>,
     method: Method,
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> Response {
-    head_upload(&state, Route::Jwt, &id, &method, &uri, &headers).await
-}
-
-/// `HEAD /upload/resumable/sign/{id}`.
-pub(crate) async fn head_signed(
-    State(state): State<StorageState>,
-    Path(id): Path<String>,
-    method: Method,
-    uri: axum::http::Uri,
-    headers: HeaderMap,
-) -> Response {
-    head_upload(&state, Route::Signed, &id, &method, &uri, &headers).await
-}
-
-async fn head_upload(
-    state: &StorageState,
-    route: Route,
-    id: &str,
-    method: &Method,
-    uri: &axum::http::Uri,
-    headers: &HeaderMap,
-) -> Response {
+    let (state, route) = (&state, Route::of(SIGNED));
+    let (id, method, uri, headers) = (&id, &method, &uri, &headers);
     let result = async {
         let (upload, info, _guard) = open_locked(state, route, id, method, uri, headers).await?;
         let offset = if info.completed {
@@ -932,24 +908,13 @@ async fn head_upload(
     result.unwrap_or_else(IntoResponse::into_response)
 }
 
-/// `PATCH /upload/resumable/{id}`: bytes at `Upload-Offset`.
-pub(crate) async fn patch(
+/// `PATCH /upload/resumable[/sign]/{id}`: bytes at `Upload-Offset`.
+pub(crate) async fn patch<const SIGNED: bool>(
     State(state): State<StorageState>,
     Path(id): Path<String>,
     request: Request,
 ) -> Response {
-    patch_upload(&state, Route::Jwt, &id, request)
-        .await
-        .unwrap_or_else(IntoResponse::into_response)
-}
-
-/// `PATCH /upload/resumable/sign/{id}`.
-pub(crate) async fn patch_signed(
-    State(state): State<StorageState>,
-    Path(id): Path<String>,
-    request: Request,
-) -> Response {
-    patch_upload(&state, Route::Signed, &id, request)
+    patch_upload(&state, Route::of(SIGNED), &id, request)
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
@@ -1065,36 +1030,16 @@ async fn patch_upload(
     Ok((StatusCode::NO_CONTENT, out).into_response())
 }
 
-/// `DELETE /upload/resumable/{id}`: drops an unfinished upload.
-pub(crate) async fn terminate(
+/// `DELETE /upload/resumable[/sign]/{id}`: drops an unfinished upload.
+pub(crate) async fn terminate<const SIGNED: bool>(
     State(state): State<StorageState>,
     Path(id): Path<String>,
     method: Method,
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> Response {
-    terminate_upload(&state, Route::Jwt, &id, &method, &uri, &headers).await
-}
-
-/// `DELETE /upload/resumable/sign/{id}`.
-pub(crate) async fn terminate_signed(
-    State(state): State<StorageState>,
-    Path(id): Path<String>,
-    method: Method,
-    uri: axum::http::Uri,
-    headers: HeaderMap,
-) -> Response {
-    terminate_upload(&state, Route::Signed, &id, &method, &uri, &headers).await
-}
-
-async fn terminate_upload(
-    state: &StorageState,
-    route: Route,
-    id: &str,
-    method: &Method,
-    uri: &axum::http::Uri,
-    headers: &HeaderMap,
-) -> Response {
+    let (state, route) = (&state, Route::of(SIGNED));
+    let (id, method, uri, headers) = (&id, &method, &uri, &headers);
     let result = async {
         let (upload, _, _guard) = open_locked(state, route, id, method, uri, headers).await?;
         let info = read_info(state.inner.store.operator(), &upload)

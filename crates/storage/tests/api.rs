@@ -229,6 +229,18 @@ create policy "own folder: delete" on storage.objects for delete to authenticate
   using ((storage.foldername(name))[1] = auth.uid()::text);
 "#;
 
+/// Serves the storage API of `state` on a free loopback port.
+async fn serve(state: StorageState) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, plinth_storage::router(state))
+            .await
+            .unwrap();
+    });
+    addr
+}
+
 async fn spawn_app() -> App {
     let test_db = TestDb::new(&[
         plinth_db::platform_migrations(),
@@ -263,15 +275,8 @@ async fn spawn_app() -> App {
     )
     .await
     .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, plinth_storage::router(state))
-            .await
-            .unwrap();
-    });
     App {
-        addr,
+        addr: serve(state).await,
         client: reqwest::Client::new(),
         anon: jwt.api_key("anon", now(), now() + 3600),
         service: jwt.api_key("service_role", now(), now() + 3600),
@@ -297,14 +302,20 @@ impl App {
         let state = StorageState::new(self.test_db.db.clone(), self.jwt.clone(), config)
             .await
             .unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move {
-            axum::serve(listener, plinth_storage::router(state))
-                .await
-                .unwrap();
-        });
-        addr
+        serve(state).await
+    }
+
+    /// `POST /object/upload/sign/{bucket}/{name}` as `token`: the answer.
+    async fn sign_upload(&self, token: &str, bucket: &str, name: &str) -> Value {
+        self.post_json(
+            &format!("/object/upload/sign/{bucket}/{name}"),
+            token,
+            json!({}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap()
     }
 
     fn url(&self, path: &str) -> String {
@@ -1451,16 +1462,7 @@ async fn signed_upload_urls_upload_without_a_session_and_record_the_signer() {
     let alice = Uuid::new_v4();
     let token = app.user(alice);
     let name = format!("{alice}/via-signed.txt");
-    let signed: Value = app
-        .post_json(
-            &format!("/object/upload/sign/private/{name}"),
-            &token,
-            json!({}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
+    let signed = app.sign_upload(&token, "private", &name).await;
     let url = signed["url"].as_str().unwrap();
     assert!(
         url.starts_with(&format!("/object/upload/sign/private/{name}?token=")),

@@ -800,19 +800,9 @@ async fn signed_resumable_uploads_write_only_the_signed_object_until_expiry() {
     let alice_token = app.user(alice);
     let name = format!("{alice}/signed.bin");
     let sign = |name: String| {
-        let app = &app;
-        let token = alice_token.clone();
+        let (app, token) = (&app, alice_token.clone());
         async move {
-            let signed: Value = app
-                .post_json(
-                    &format!("/object/upload/sign/private/{name}"),
-                    &token,
-                    json!({}),
-                )
-                .await
-                .json()
-                .await
-                .unwrap();
+            let signed = app.sign_upload(&token, "private", &name).await;
             signed["token"].as_str().unwrap().to_owned()
         }
     };
