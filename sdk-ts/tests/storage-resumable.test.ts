@@ -68,12 +68,14 @@ describe('resumable uploads with tus-js-client', () => {
       headers: {
         origin: 'http://app.example',
         'access-control-request-method': 'PATCH',
-        'access-control-request-headers': 'tus-resumable,upload-length,upload-metadata,upload-offset,x-upsert,authorization',
+        'access-control-request-headers':
+          'tus-resumable,upload-length,upload-defer-length,upload-metadata,upload-offset,x-upsert,x-signature,authorization',
       },
     })
     expect(preflight.ok).toBe(true)
     const allowed = preflight.headers.get('access-control-allow-headers')!.toLowerCase()
-    for (const name of ['tus-resumable', 'upload-length', 'upload-metadata', 'upload-offset']) expect(allowed).toContain(name)
+    for (const name of ['tus-resumable', 'upload-length', 'upload-defer-length', 'upload-metadata', 'upload-offset', 'x-signature'])
+      expect(allowed).toContain(name)
     const created = await fetch(endpoint, {
       method: 'POST',
       headers: {
@@ -154,5 +156,31 @@ describe('resumable uploads with tus-js-client', () => {
 
     // someone else's folder: refused at creation
     await expect(run(new tus.Upload(data, options('someone-else/files/x.zip')))).rejects.toThrow(/403|row-level security/)
+  })
+
+  it('uploads with a signed upload URL token on /upload/resumable/sign, for the signed object only', async () => {
+    const path = `${uid}/files/signed-${Date.now()}.zip`
+    const { data: signed, error } = await user.storage.from('templates').createSignedUploadUrl(path)
+    expect(error).toBeNull()
+    // no session: the token, sent as x-signature on every request, is the permission
+    const signedOptions = (objectName: string): tus.UploadOptions => ({
+      endpoint: `${endpoint}/sign`,
+      retryDelays: [0, 200, 500],
+      headers: { 'x-signature': signed!.token, apikey: anonKey },
+      metadata: { bucketName: 'templates', objectName, contentType: 'application/zip', cacheControl: '3600' },
+      chunkSize: 6 * MB,
+    })
+    const data = randomBytes(7 * MB)
+    const upload = new tus.Upload(data, signedOptions(path))
+    await run(upload)
+    expect(upload.url).toMatch(new RegExp(`^${endpoint}/sign/[A-Za-z0-9_-]+$`))
+    const downloaded = await user.storage.from('templates').download(path)
+    expect(downloaded.error).toBeNull()
+    expect(Buffer.from(await downloaded.data!.arrayBuffer()).equals(data)).toBe(true)
+
+    // the same token for another object is refused at creation
+    await expect(run(new tus.Upload(data.subarray(0, 10), signedOptions(`${uid}/files/other.zip`)))).rejects.toThrow(
+      /400|Invalid signature/,
+    )
   })
 })

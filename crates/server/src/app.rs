@@ -179,7 +179,7 @@ async fn nosniff(mut response: Response) -> Response {
 /// keys and tokens, not by origin), the headers the official client sends,
 /// and the response headers it reads.
 fn cors() -> CorsLayer {
-    const ALLOW: [&str; 22] = [
+    const ALLOW: [&str; 24] = [
         "authorization",
         "x-client-info",
         "apikey",
@@ -201,10 +201,13 @@ fn cors() -> CorsLayer {
         "upload-length",
         "upload-metadata",
         "upload-offset",
+        "upload-defer-length",
+        // a signed upload URL's token on /upload/resumable/sign
+        "x-signature",
         "x-http-method-override",
         "x-requested-with",
     ];
-    const EXPOSE: [&str; 17] = [
+    const EXPOSE: [&str; 19] = [
         "content-range",
         "x-supabase-api-version",
         "x-relay-error",
@@ -222,6 +225,8 @@ fn cors() -> CorsLayer {
         "tus-max-size",
         "upload-offset",
         "upload-length",
+        "upload-defer-length",
+        "upload-metadata",
         "upload-expires",
     ];
     CorsLayer::new()
