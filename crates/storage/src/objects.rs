@@ -101,15 +101,7 @@ pub(crate) async fn upload_signed(
 ) -> Response {
     let result = async {
         check_names(&bucket, &name)?;
-        let claims = verify_url_token(&state, query.token.as_deref(), "upload", &bucket, &name)?;
-        let owner = claims
-            .get("owner")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let upsert = claims
-            .get("upsert")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+        let (owner, upsert) = verify_upload_token(&state, query.token.as_deref(), &bucket, &name)?;
         receive_upload(
             &state,
             &bucket,
@@ -1062,6 +1054,26 @@ pub(crate) fn verify_url_token(
         ));
     }
     Ok(claims)
+}
+
+/// A signed upload URL's token for `bucket/name`: the owner it names and
+/// whether it may replace the object.
+pub(crate) fn verify_upload_token(
+    state: &StorageState,
+    token: Option<&str>,
+    bucket: &str,
+    name: &str,
+) -> Result<(Option<String>, bool)> {
+    let claims = verify_url_token(state, token, "upload", bucket, name)?;
+    let owner = claims
+        .get("owner")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let upsert = claims
+        .get("upsert")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Ok((owner, upsert))
 }
 
 pub(crate) async fn sign_one(

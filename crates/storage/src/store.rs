@@ -60,6 +60,8 @@ pub(crate) struct ByteStore {
     op: Operator,
     /// Whether uploads are hashed for their eTag (else time and size).
     hash: bool,
+    /// The operator's root on the local disk, for the file system store.
+    local_root: Option<std::path::PathBuf>,
 }
 
 /// A fresh object version (32 hex digits).
@@ -75,7 +77,13 @@ pub(crate) fn object_key(version: &str) -> String {
 
 impl ByteStore {
     pub fn new(op: Operator) -> Self {
-        Self { op, hash: true }
+        let info = op.info();
+        let local_root = (info.scheme() == "fs").then(|| info.root().into());
+        Self {
+            op,
+            hash: true,
+            local_root,
+        }
     }
 
     /// Whether uploads get the MD5 of their bytes as eTag (the default) or
@@ -101,8 +109,7 @@ impl ByteStore {
 
     /// Where `key` is on the local disk, for the file system store.
     fn local_path(&self, key: &str) -> Option<std::path::PathBuf> {
-        let info = self.op.info();
-        (info.scheme() == "fs").then(|| std::path::Path::new(&info.root()).join(key))
+        self.local_root.as_ref().map(|root| root.join(key))
     }
 
     /// The operator itself, for the resumable uploads' staging area.
@@ -353,10 +360,10 @@ const HASH_QUEUE: usize = 2;
 
 /// The MD5 of an upload (its eTag), computed beside the upload rather than
 /// in its way: MD5 runs at about 0.5 GB/s on one core, as slow as the whole
-/// copy-and-fsync of the bytes, so from the second run on the runs are
-/// hashed on a blocking thread while the next ones arrive and are written;
-/// the first run (most uploads are smaller) is hashed where it is, without
-/// a thread hand-off.
+/// copy-and-fsync of the bytes, so runs are hashed on a blocking thread
+/// while the next ones arrive and are written; an upload whose first run is
+/// under 256 KiB (most are small) is hashed where it is, without a thread
+/// hand-off.
 #[derive(Default)]
 struct Hasher {
     /// Off: nothing is hashed and [`Hasher::finish`] answers `None`.

@@ -53,7 +53,7 @@ use crate::error::StorageError;
 use crate::extract::Path;
 use crate::meta::{self, Caller, system_bucket};
 use crate::names::{validate_bucket_name, validate_object_name};
-use crate::objects::{check_mime, commit_object, declared, verify_url_token};
+use crate::objects::{check_mime, commit_object, declared, verify_upload_token};
 use crate::store::ReceiveError;
 use crate::{StorageState, now_secs, wire};
 
@@ -618,13 +618,8 @@ fn signer(
     let token = header_str(headers, "x-signature")
         .filter(|t| !t.is_empty())
         .ok_or_else(|| TusError::text(StatusCode::BAD_REQUEST, "Missing x-signature header"))?;
-    let claims = verify_url_token(state, Some(token), "upload", bucket, name)?;
-    let owner = claims.get("owner").and_then(Value::as_str);
-    let upsert = claims
-        .get("upsert")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    Ok((Caller::system(owner), upsert))
+    let (owner, upsert) = verify_upload_token(state, Some(token), bucket, name)?;
+    Ok((Caller::system(owner.as_deref()), upsert))
 }
 
 /// Who acts on the upload `id` names, by `route`.
@@ -880,10 +875,9 @@ pub(crate) async fn head<const SIGNED: bool>(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> Response {
-    let (state, route) = (&state, Route::of(SIGNED));
-    let (id, method, uri, headers) = (&id, &method, &uri, &headers);
     let result = async {
-        let (upload, info, _guard) = open_locked(state, route, id, method, uri, headers).await?;
+        let (upload, info, _guard) =
+            open_locked(&state, Route::of(SIGNED), &id, &method, &uri, &headers).await?;
         let offset = if info.completed {
             info.length
         } else {
@@ -1038,10 +1032,9 @@ pub(crate) async fn terminate<const SIGNED: bool>(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> Response {
-    let (state, route) = (&state, Route::of(SIGNED));
-    let (id, method, uri, headers) = (&id, &method, &uri, &headers);
     let result = async {
-        let (upload, _, _guard) = open_locked(state, route, id, method, uri, headers).await?;
+        let (upload, _, _guard) =
+            open_locked(&state, Route::of(SIGNED), &id, &method, &uri, &headers).await?;
         let info = read_info(state.inner.store.operator(), &upload)
             .await?
             .ok_or_else(TusError::not_found)?;
