@@ -60,10 +60,16 @@ pub enum ConnectError {
 /// * `api` logs in as `authenticator`, which has no privileges of its own;
 ///   every request switches it to `anon`, `authenticated` or `service_role`
 ///   for one transaction ([`Database::begin_as`]).
+/// * `pipelined` logs in as `authenticator` too, through `tokio-postgres`,
+///   which sends a statement without waiting for the answers to those before
+///   it: the REST gateway runs a request's whole transaction (begin, the
+///   caller's settings, the statement, commit) in one round trip. Its
+///   clients cache their prepared statements (bounded by their user).
 #[derive(Debug, Clone)]
 pub struct Database {
     pub owner: PgPool,
     pub api: PgPool,
+    pub pipelined: deadpool_postgres::Pool,
 }
 
 /// Settings of [`Database::connect`].
@@ -125,10 +131,11 @@ impl Database {
             .max_connections(settings.max_connections)
             .acquire_timeout(settings.acquire_timeout)
             .test_before_acquire(false)
-            .connect_lazy_with(api);
+            .connect_lazy_with(api.clone());
         Ok(Self {
             owner: owner_pool,
             api: api_pool,
+            pipelined: pipelined_pool(&api, settings),
         })
     }
 
@@ -182,6 +189,7 @@ impl Database {
     }
 
     pub async fn close(&self) {
+        self.pipelined.close();
         self.api.close().await;
         self.owner.close().await;
     }
@@ -235,6 +243,42 @@ pub fn describe_target(options: &PgConnectOptions) -> String {
         ),
         None => format!("{}:{}/{database}", options.get_host(), options.get_port()),
     }
+}
+
+/// The request pool of `tokio-postgres` clients, for the same server, database
+/// and user as `api` (created lazily, as `api`). A returned client is reused
+/// without a query (a closed one is replaced), as the `api` pool does.
+fn pipelined_pool(api: &PgConnectOptions, settings: &PoolSettings) -> deadpool_postgres::Pool {
+    let mut config = tokio_postgres::Config::new();
+    config
+        .user(api.get_username())
+        .dbname(api.get_database().unwrap_or(api.get_username()))
+        .port(api.get_port())
+        .application_name(api.get_application_name().unwrap_or("plinth"));
+    match api.get_socket() {
+        Some(dir) => config.host_path(dir),
+        None => config.host(api.get_host()),
+    };
+    if let Some(password) = &settings.authenticator_password {
+        config.password(password);
+    }
+    if let Some(options) = api.get_options() {
+        config.options(options);
+    }
+    let manager = deadpool_postgres::Manager::from_config(
+        config,
+        tokio_postgres::NoTls,
+        deadpool_postgres::ManagerConfig {
+            recycling_method: deadpool_postgres::RecyclingMethod::Fast,
+        },
+    );
+    deadpool_postgres::Pool::builder(manager)
+        .max_size(settings.max_connections as usize)
+        .wait_timeout(Some(settings.acquire_timeout))
+        .create_timeout(Some(settings.acquire_timeout))
+        .runtime(deadpool_postgres::Runtime::Tokio1)
+        .build()
+        .expect("a pool with a runtime and timeouts builds")
 }
 
 /// The innermost cause of a connection error, in one line.

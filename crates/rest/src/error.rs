@@ -190,19 +190,28 @@ impl ApiError {
 
     /// 503/504 when the database cannot be reached; never leaks the cause.
     pub fn unavailable(error: &sqlx::Error) -> Self {
-        tracing::warn!(%error, "database unavailable");
         match error {
-            sqlx::Error::PoolTimedOut => Self::new(
-                StatusCode::GATEWAY_TIMEOUT,
-                "PGRST003",
-                "Timed out acquiring connection from connection pool.",
-            ),
-            _ => Self::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "PGRST001",
-                "Database client error. Retrying the connection.",
-            ),
+            sqlx::Error::PoolTimedOut => Self::pool_timeout(error),
+            _ => Self::client_error(error),
         }
+    }
+
+    fn pool_timeout(error: &dyn std::fmt::Display) -> Self {
+        tracing::warn!(%error, "database unavailable");
+        Self::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "PGRST003",
+            "Timed out acquiring connection from connection pool.",
+        )
+    }
+
+    fn client_error(error: &dyn std::fmt::Display) -> Self {
+        tracing::warn!(%error, "database unavailable");
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "PGRST001",
+            "Database client error. Retrying the connection.",
+        )
     }
 
     /// An error of the statement, mapped with PostgREST's SQLSTATE table.
@@ -214,29 +223,69 @@ impl ApiError {
         };
         let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
         let (detail, hint) = match db.try_downcast_ref::<PgDatabaseError>() {
-            Some(pg) => (pg.detail().map(str::to_owned), pg.hint().map(str::to_owned)),
+            Some(pg) => (pg.detail(), pg.hint()),
             None => (None, None),
         };
-        if code == "PGRST" {
-            return Self::raised(db.message(), detail.as_deref());
+        Self::from_database(&code, db.message(), detail, hint, authenticated)
+    }
+
+    /// A `tokio-postgres` error of the pipelined request pool, mapped as
+    /// [`ApiError::from_sqlx`] maps sqlx's.
+    pub fn from_pg(error: tokio_postgres::Error, authenticated: bool) -> Self {
+        match error.as_db_error() {
+            Some(db) => Self::from_database(
+                db.code().code(),
+                db.message(),
+                db.detail(),
+                db.hint(),
+                authenticated,
+            ),
+            None => Self::client_error(&error),
         }
-        let status = sqlstate_status(&code, authenticated);
+    }
+
+    /// No client from the pipelined request pool: timed out waiting (as
+    /// PostgREST's PGRST003) or the database cannot be reached.
+    pub fn from_pool(error: deadpool_postgres::PoolError) -> Self {
+        match error {
+            deadpool_postgres::PoolError::Timeout(_) => Self::pool_timeout(&error),
+            other => Self::client_error(&other),
+        }
+    }
+
+    /// An error the database answered with: its SQLSTATE decides the status
+    /// (PostgREST's Error.hs); internal failures are logged, never sent.
+    fn from_database(
+        code: &str,
+        message: &str,
+        detail: Option<&str>,
+        hint: Option<&str>,
+        authenticated: bool,
+    ) -> Self {
+        if code == "PGRST" {
+            return Self::raised(message, detail);
+        }
+        let status = sqlstate_status(code, authenticated);
         if status.is_server_error() && !code.starts_with("P0") && !code.starts_with("PT") {
             // Internal failures of the server: logged, never sent.
-            tracing::error!(%code, message = %db.message(), "database error");
-            let mut e = Self::new(status, &code, "Internal database error");
+            tracing::error!(%code, %message, "database error");
+            let mut e = Self::new(status, code, "Internal database error");
             if status == StatusCode::SERVICE_UNAVAILABLE {
                 e.message = "Database unavailable".into();
             }
             return e;
         }
-        let mut e = Self::new(status, &code, db.message());
+        let mut e = Self::new(status, code, message);
         let pt_status = code.get(2..).and_then(|n| n.parse::<u16>().ok());
         if code.starts_with("PT") && pt_status == Some(status.as_u16()) {
-            e.status_text = Some(db.message().to_owned());
+            e.status_text = Some(message.to_owned());
         }
-        e.details = detail.map(Value::String).unwrap_or(Value::Null);
-        e.hint = hint.map(Value::String).unwrap_or(Value::Null);
+        e.details = detail
+            .map(|d| Value::String(d.to_owned()))
+            .unwrap_or(Value::Null);
+        e.hint = hint
+            .map(|h| Value::String(h.to_owned()))
+            .unwrap_or(Value::Null);
         if status == StatusCode::UNAUTHORIZED {
             e.www_authenticate = Some("Bearer".into());
         }

@@ -1,24 +1,40 @@
 //! Stage 5: run the statement as the caller. The only stage that takes a
 //! connection.
 //!
-//! One transaction per request, in PostgREST's shape but with fewer round
-//! trips: `BEGIN [READ ONLY]` and the one `set_config` pre-query (search
-//! path, role, claims, method, path, headers) travel together as a single
-//! simple-query message (values escaped as string constants; no request
-//! value is ever part of the *statement*), then the prepared statement
-//! (cached per connection by sqlx), then `COMMIT`/`ROLLBACK`. Dropping the
-//! transaction (client gone) rolls back.
+//! One transaction per request, in PostgREST's shape (`BEGIN [READ ONLY]`,
+//! the `set_config` pre-query with search path, role, claims, method, path
+//! and headers, the statement, `COMMIT`/`ROLLBACK`), but sent in **one round
+//! trip**: the pipelined pool's `tokio-postgres` client writes each message
+//! without waiting for the answers to those before it, and the database runs
+//! them in order. When the statement fails, the database skips to `COMMIT`,
+//! which then rolls back. Every value is a bind parameter of a statement
+//! prepared once per connection (cached per client, at most
+//! [`STATEMENT_CACHE_LIMIT`]); a statement is prepared inside the
+//! transaction, after the settings, so names resolve on the caller's search
+//! path (a cache miss costs one more round trip).
+//!
+//! Checks that need the result before the transaction ends (a singular
+//! response, PUT's one row, a limited write, `max-affected`) wait for the
+//! statement, then send `COMMIT` or `ROLLBACK`: two round trips. A request
+//! dropped mid-transaction (client gone) closes its connection, which rolls
+//! back, rather than return it to the pool inside a transaction.
 
 use std::time::Instant;
 
+use deadpool_postgres::Object;
 use plinth_db::Database;
 use serde_json::Value;
-use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
+use tokio_postgres::Row;
+use tokio_postgres::types::{FromSql, ToSql, Type};
 
 use crate::error::ApiError;
 use crate::plan::{Action, Mutation, Plan};
 use crate::request::{CountPref, MediaType};
 use crate::sql::{Bind, Shape, Sql, Statement, render_count};
+
+/// Prepared statements a pooled connection keeps; past it the connection's
+/// cache is emptied and fills again with what requests use.
+pub const STATEMENT_CACHE_LIMIT: usize = 256;
 
 /// Who runs the transaction, as PostgREST sets it.
 #[derive(Debug, Clone)]
@@ -86,16 +102,102 @@ fn search_path_value(ctx: &TxContext) -> String {
         .join(", ")
 }
 
-fn bound(sql: &Sql) -> sqlx::query::Query<'static, Postgres, sqlx::postgres::PgArguments> {
-    let mut q = sqlx::query(AssertSqlSafe(sql.text.clone()));
-    for b in &sql.binds {
-        q = match b {
-            Bind::Text(t) => q.bind(t.clone()),
-            Bind::TextArray(v) => q.bind(v.clone()),
-            Bind::Int(i) => q.bind(*i),
+/// The parameter types of `sql`'s binds, as the statement is prepared.
+fn param_types(sql: &Sql) -> Vec<Type> {
+    sql.binds
+        .iter()
+        .map(|b| match b {
+            Bind::Text(_) => Type::TEXT,
+            Bind::TextArray(_) => Type::TEXT_ARRAY,
+            Bind::Int(_) => Type::INT8,
+        })
+        .collect()
+}
+
+fn params(sql: &Sql) -> Vec<&(dyn ToSql + Sync)> {
+    sql.binds
+        .iter()
+        .map(|b| match b {
+            Bind::Text(t) => t as &(dyn ToSql + Sync),
+            Bind::TextArray(v) => v as &(dyn ToSql + Sync),
+            Bind::Int(i) => i as &(dyn ToSql + Sync),
+        })
+        .collect()
+}
+
+/// A text column in any of the text-like types (`text`, `json` of
+/// `EXPLAIN (FORMAT JSON)`, ...), as the bytes the database sent.
+struct Text(String);
+
+impl<'a> FromSql<'a> for Text {
+    fn from_sql(
+        ty: &Type,
+        raw: &'a [u8],
+    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        // jsonb's binary form is a version byte, then the text.
+        let raw = if *ty == Type::JSONB {
+            raw.get(1..).unwrap_or_default()
+        } else {
+            raw
         };
+        Ok(Text(std::str::from_utf8(raw)?.to_owned()))
     }
-    q
+
+    fn accepts(ty: &Type) -> bool {
+        matches!(
+            *ty,
+            Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::JSON | Type::JSONB
+        ) || ty.name() == "unknown"
+    }
+}
+
+fn text(row: &Row, i: usize) -> Result<Option<String>, tokio_postgres::Error> {
+    Ok(row.try_get::<_, Option<Text>>(i)?.map(|t| t.0))
+}
+
+/// A pooled client for the length of one transaction. Dropped before the
+/// transaction ended (the request was cancelled), it closes its connection,
+/// which rolls the transaction back, instead of going back to the pool.
+struct Held {
+    client: Option<Object>,
+}
+
+impl Held {
+    fn client(&self) -> &Object {
+        self.client.as_ref().expect("held until released")
+    }
+
+    /// The transaction ended: the client goes back to the pool.
+    fn release(mut self) {
+        drop(self.client.take());
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(object) = self.client.take() {
+            drop(Object::take(object));
+        }
+    }
+}
+
+/// `sql` prepared on `client`, from its cache when it was prepared before.
+async fn prepare(
+    client: &Object,
+    sql: &Sql,
+) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+    if client.statement_cache.size() >= STATEMENT_CACHE_LIMIT {
+        client.statement_cache.clear();
+    }
+    client
+        .prepare_typed_cached(&sql.text, &param_types(sql))
+        .await
+}
+
+/// What the pipelined statements answered.
+enum Answer {
+    Rows(Vec<Row>),
+    Affected(u64),
 }
 
 /// Runs `statement` for `plan` as `ctx`; checks singular responses and
@@ -109,36 +211,40 @@ pub async fn run(
 ) -> Result<Outcome, ApiError> {
     let started = Instant::now();
     let authed = ctx.authenticated;
-    let mut tx: Transaction<'static, Postgres> = db
-        .api
-        .begin_with(begin_statement(ctx))
-        .await
-        .map_err(|e| ApiError::from_sqlx(e, authed))?;
-    let pre = sqlx::query(if plan.timezone.is_some() {
+    let pg = |e| ApiError::from_pg(e, authed);
+    let held = Held {
+        client: Some(db.pipelined.get().await.map_err(ApiError::from_pool)?),
+    };
+    let client = held.client();
+
+    let mut pre_sql = Sql::new();
+    pre_sql.text.push_str(if plan.timezone.is_some() {
         SET_CONFIG_TZ_SQL
     } else {
         SET_CONFIG_SQL
-    })
-    .bind(search_path_value(ctx))
-    .bind(&ctx.role)
-    .bind(&ctx.claims)
-    .bind(&ctx.method)
-    .bind(&ctx.path)
-    .bind(&ctx.headers);
-    let pre = match &plan.timezone {
-        Some(tz) => pre.bind(tz),
-        None => pre,
-    };
-    pre.execute(&mut *tx)
-        .await
-        .map_err(|e| ApiError::from_sqlx(e, authed))?;
+    });
+    for value in [
+        search_path_value(ctx),
+        ctx.role.clone(),
+        ctx.claims.clone(),
+        ctx.method.clone(),
+        ctx.path.clone(),
+        ctx.headers.clone(),
+    ]
+    .into_iter()
+    .chain(plan.timezone.clone())
+    {
+        pre_sql.binds.push(Bind::Text(value));
+    }
+    // Prepared outside the transaction: it names only pg_catalog functions.
+    let pre = prepare(client, &pre_sql).await.map_err(pg)?;
 
     // Execution plans instead of results (PostgREST SqlFragment.hs
     // `explainF`, MainTx.hs): the options in PostgREST's order; each row of
     // the plan followed by a newline; the transaction ends as any other
     // (so, as PostgreSQL's EXPLAIN ANALYZE, an analysed write is committed
     // unless `Prefer: tx=rollback` or the configuration rolls it back).
-    if let MediaType::Plan { json, options, .. } = &plan.media {
+    let explain = if let MediaType::Plan { json, options, .. } = &plan.media {
         let mut explain = Sql::new();
         explain.push("EXPLAIN (FORMAT ");
         explain.push(if *json { "JSON" } else { "TEXT" });
@@ -156,25 +262,97 @@ pub async fn run(
         explain.push(") ");
         explain.text.push_str(&statement.sql.text);
         explain.binds = statement.sql.binds.clone();
-        let rows = bound(&explain)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(|e| ApiError::from_sqlx(e, authed))?;
+        Some(explain)
+    } else {
+        None
+    };
+    let main_sql = explain.as_ref().unwrap_or(&statement.sql);
+    // Planned (and large estimated) counts come from the planner.
+    let count_sql = match plan.count {
+        Some(CountPref::Planned) | Some(CountPref::Estimated) if explain.is_none() => {
+            render_count(plan)
+        }
+        _ => None,
+    };
+    let returns_rows = explain.is_some() || statement.shape == Shape::Result;
+    let end = if plan.tx_rollback {
+        "ROLLBACK"
+    } else {
+        "COMMIT"
+    };
+    // Whether the transaction's end waits for the result.
+    let checked = explain.is_none() && needs_checks(plan);
+
+    let pre_params = params(&pre_sql);
+    let main_params = params(main_sql);
+    let count_params = count_sql.as_ref().map(params).unwrap_or_default();
+    let begin = client.batch_execute(begin_statement(ctx));
+    let settings = client.execute(&pre, &pre_params);
+    let work = async {
+        let main = prepare(client, main_sql).await?;
+        let count = match &count_sql {
+            Some(sql) => Some(prepare(client, sql).await?),
+            None => None,
+        };
+        let main = async {
+            if returns_rows {
+                client.query(&main, &main_params).await.map(Answer::Rows)
+            } else {
+                client
+                    .execute(&main, &main_params)
+                    .await
+                    .map(Answer::Affected)
+            }
+        };
+        let count = async {
+            match &count {
+                Some(count) => client.query_opt(count, &count_params).await.ok().flatten(),
+                None => None,
+            }
+        };
+        let finish = async {
+            if checked {
+                Ok(())
+            } else {
+                client.batch_execute(end).await
+            }
+        };
+        let (main, count, finish) = tokio::join!(main, count, finish);
+        Ok::<_, tokio_postgres::Error>((main, count, finish))
+    };
+    let (begun, set, work) = tokio::join!(begin, settings, work);
+    let outcome = (|| {
+        begun?;
+        set?;
+        let (main, count, finish) = work?;
+        Ok::<_, tokio_postgres::Error>((main?, count, finish))
+    })();
+    let (answer, count, finished) = match outcome {
+        Ok((answer, count, finish)) => (answer, count, finish),
+        Err(e) => {
+            if checked {
+                let _ = client.batch_execute("ROLLBACK").await;
+            }
+            held.release();
+            return Err(pg(e));
+        }
+    };
+    if let Err(e) = finished {
+        held.release();
+        return Err(pg(e));
+    }
+
+    if explain.is_some() {
+        held.release();
+        let Answer::Rows(rows) = answer else {
+            unreachable!("an explanation returns rows")
+        };
         let mut body = String::new();
         for row in &rows {
             // `json` for FORMAT JSON, `text` otherwise: the text as sent.
-            let line: String = row
-                .try_get_unchecked(0)
-                .map_err(|e| ApiError::from_sqlx(e, authed))?;
-            body.push_str(&line);
+            body.push_str(&text(row, 0).map_err(pg)?.unwrap_or_default());
             body.push('\n');
         }
-        let finish = if plan.tx_rollback {
-            tx.rollback().await
-        } else {
-            tx.commit().await
-        };
-        finish.map_err(|e| ApiError::from_sqlx(e, authed))?;
         return Ok(Outcome {
             body: Some(body),
             transaction_ms: ms(started),
@@ -182,64 +360,58 @@ pub async fn run(
         });
     }
 
-    let mut outcome = match statement.shape {
-        Shape::Affected => {
-            let done = bound(&statement.sql)
-                .execute(&mut *tx)
-                .await
-                .map_err(|e| ApiError::from_sqlx(e, authed))?;
-            let n = done.rows_affected() as i64;
-            Outcome {
-                total: None,
-                page_total: n,
+    let read = |answer: Answer| -> Result<Outcome, tokio_postgres::Error> {
+        Ok(match answer {
+            Answer::Affected(n) => Outcome {
+                page_total: n as i64,
                 ..Default::default()
+            },
+            Answer::Rows(rows) => {
+                let Some(row) = rows.first() else {
+                    return Ok(Outcome::default());
+                };
+                Outcome {
+                    total: row.try_get::<_, Option<i64>>(0)?,
+                    page_total: row.try_get::<_, i64>(1)?,
+                    body: text(row, 2)?,
+                    response_headers: text(row, 3)?,
+                    response_status: text(row, 4)?,
+                    inserted: if row.len() > 5 {
+                        row.try_get::<_, Option<i64>>(5)?
+                    } else {
+                        None
+                    },
+                    transaction_ms: 0.0,
+                }
             }
-        }
-        Shape::Result => {
-            let row = bound(&statement.sql)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(|e| ApiError::from_sqlx(e, authed))?;
-            let get = |e: sqlx::Error| ApiError::from_sqlx(e, authed);
-            Outcome {
-                total: row.try_get::<Option<i64>, _>(0).map_err(get)?,
-                page_total: row.try_get::<i64, _>(1).map_err(get)?,
-                body: row.try_get::<Option<String>, _>(2).map_err(get)?,
-                response_headers: row.try_get::<Option<String>, _>(3).map_err(get)?,
-                response_status: row.try_get::<Option<String>, _>(4).map_err(get)?,
-                inserted: if row.len() > 5 {
-                    row.try_get::<Option<i64>, _>(5).map_err(get)?
-                } else {
-                    None
-                },
-                transaction_ms: 0.0,
+        })
+    };
+    let mut outcome = match read(answer) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            if checked {
+                let _ = client.batch_execute("ROLLBACK").await;
             }
+            held.release();
+            return Err(pg(e));
         }
     };
 
-    // Planned (and large estimated) counts come from the planner.
-    if matches!(
-        plan.count,
-        Some(CountPref::Planned) | Some(CountPref::Estimated)
-    ) && let Some(count_sql) = render_count(plan)
-    {
-        let planned = bound(&count_sql)
-            .fetch_one(&mut *tx)
-            .await
-            .ok()
-            .and_then(|r| r.try_get::<Value, _>(0).ok())
-            .and_then(|v| v.pointer("/0/Plan/Plan Rows").and_then(Value::as_f64))
-            .map(|f| f as i64);
-        match plan.count {
-            Some(CountPref::Planned) => outcome.total = planned,
-            _ => {
-                if let (Some(p), Some(max)) = (planned, max_rows)
-                    && outcome.total.is_some_and(|t| t > max)
-                {
-                    outcome.total = Some(p);
-                }
+    let planned = count
+        .and_then(|r| text(&r, 0).ok().flatten())
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v.pointer("/0/Plan/Plan Rows").and_then(Value::as_f64))
+        .map(|f| f as i64);
+    match plan.count {
+        Some(CountPref::Planned) => outcome.total = planned,
+        Some(CountPref::Estimated) => {
+            if let (Some(p), Some(max)) = (planned, max_rows)
+                && outcome.total.is_some_and(|t| t > max)
+            {
+                outcome.total = Some(p);
             }
         }
+        _ => {}
     }
     if matches!(plan.action, Action::Mutate { .. })
         && plan.count.is_some()
@@ -248,17 +420,69 @@ pub async fn run(
         outcome.total = Some(outcome.page_total);
     }
 
-    // Checks that undo the transaction.
-    let singular = plan.media == MediaType::SingleObject
+    if checked {
+        if let Err(refused) = check(plan, &outcome) {
+            let _ = client.batch_execute("ROLLBACK").await;
+            held.release();
+            return Err(refused);
+        }
+        let finished = client.batch_execute(end).await;
+        held.release();
+        finished.map_err(pg)?;
+    } else {
+        held.release();
+    }
+    outcome.transaction_ms = ms(started);
+    Ok(outcome)
+}
+
+/// A singular response of rows (not of a scalar or void function).
+fn singular(plan: &Plan) -> bool {
+    plan.media == MediaType::SingleObject
         && !matches!(
             plan.action,
             Action::Call {
                 result: crate::plan::CallResult::Scalar { .. } | crate::plan::CallResult::Void,
                 ..
             }
-        );
-    if singular && outcome.page_total != 1 {
-        let _ = tx.rollback().await;
+        )
+}
+
+/// `max-affected` applies to PATCH, DELETE and RPC (Response.hs).
+fn max_affected_applies(plan: &Plan) -> bool {
+    plan.prefer.strict
+        && plan.prefer.max_affected.is_some()
+        && match &plan.action {
+            Action::Mutate { mutation, .. } => {
+                matches!(mutation, Mutation::Update { .. } | Mutation::Delete { .. })
+            }
+            _ => !plan.method.is_read(),
+        }
+}
+
+/// Whether [`check`] can refuse `plan`'s result: then the transaction ends
+/// only once the result is known.
+fn needs_checks(plan: &Plan) -> bool {
+    let put = matches!(
+        &plan.action,
+        Action::Mutate {
+            mutation: Mutation::Insert { put_key, .. },
+            ..
+        } if !put_key.is_empty()
+    );
+    let limited = matches!(
+        &plan.action,
+        Action::Mutate {
+            mutation: Mutation::Update { limited: Some(l), .. } | Mutation::Delete { limited: Some(l), .. },
+            ..
+        } if l.by_order && l.range.limit.is_some()
+    );
+    singular(plan) || put || limited || max_affected_applies(plan)
+}
+
+/// Checks that undo the transaction.
+fn check(plan: &Plan, outcome: &Outcome) -> Result<(), ApiError> {
+    if singular(plan) && outcome.page_total != 1 {
         return Err(ApiError::singular(outcome.page_total));
     }
     // PUT writes exactly the row its URL names (PostgREST MainTx.hs failPut).
@@ -269,7 +493,6 @@ pub async fn run(
         && !put_key.is_empty()
         && outcome.page_total != 1
     {
-        let _ = tx.rollback().await;
         return Err(ApiError::new(
             axum::http::StatusCode::BAD_REQUEST,
             "PGRST115",
@@ -295,7 +518,6 @@ pub async fn run(
         && let Some(limit) = limited.range.limit
         && outcome.page_total > limit
     {
-        let _ = tx.rollback().await;
         return Err(ApiError::new(
             axum::http::StatusCode::BAD_REQUEST,
             "PGRST110",
@@ -306,19 +528,10 @@ pub async fn run(
             outcome.page_total
         )));
     }
-    // max-affected applies to PATCH, DELETE and RPC (Response.hs).
-    let max_affected_applies = match &plan.action {
-        Action::Mutate { mutation, .. } => {
-            matches!(mutation, Mutation::Update { .. } | Mutation::Delete { .. })
-        }
-        _ => !plan.method.is_read(),
-    };
-    if plan.prefer.strict
+    if max_affected_applies(plan)
         && let Some(max) = plan.prefer.max_affected
         && outcome.page_total > max
-        && max_affected_applies
     {
-        let _ = tx.rollback().await;
         return Err(ApiError::new(
             axum::http::StatusCode::BAD_REQUEST,
             "PGRST124",
@@ -326,15 +539,7 @@ pub async fn run(
         )
         .details(format!("The query affects {} rows", outcome.page_total)));
     }
-
-    let finish = if plan.tx_rollback {
-        tx.rollback().await
-    } else {
-        tx.commit().await
-    };
-    finish.map_err(|e| ApiError::from_sqlx(e, authed))?;
-    outcome.transaction_ms = ms(started);
-    Ok(outcome)
+    Ok(())
 }
 
 fn ms(since: Instant) -> f64 {

@@ -131,6 +131,17 @@ begin
 end $$;
 create function current_tz() returns text language sql stable as $$ select current_setting('TimeZone') $$;
 
+-- The execute stage: what a request's connection has prepared, and a write
+-- that takes its time before answering.
+create function prepared_here() returns bigint language sql volatile as $$ select count(*) from pg_prepared_statements $$;
+create table marks (n int not null);
+create function mark_slowly(n int) returns setof marks language plpgsql as $$
+begin
+  insert into marks values (n);
+  perform pg_sleep(1.5);
+  return query select * from marks where marks.n = mark_slowly.n;
+end $$;
+
 create table tallies (label text not null, n int not null);
 insert into tallies values ('a', 1), ('b', 2), ('c', 3), ('d', 4);
 
@@ -2247,4 +2258,90 @@ async fn server_timing_reports_each_stage() {
         (r.status, names(&r)),
         (401, stages.map(String::from).to_vec())
     );
+}
+
+#[tokio::test]
+async fn statements_are_prepared_once_per_connection_and_bounded() {
+    let app = spawn_app().await;
+    let prepared = || async {
+        let r = app.req("POST", "/rpc/prepared_here", None, &[], None).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        r.json().as_i64().expect("a count")
+    };
+    // One request at a time: the pool holds one connection.
+    let first = prepared().await;
+    for _ in 0..5 {
+        assert_eq!(app.get("/posts?select=id&id=eq.1").await.status, 200);
+    }
+    let after_reads = prepared().await;
+    assert_eq!(
+        after_reads,
+        first + 1,
+        "five identical reads prepare their statement once"
+    );
+    // Different statements (a growing `or` list) fill the cache up to its
+    // bound; it never holds more.
+    let limit = plinth_rest::execute::STATEMENT_CACHE_LIMIT as i64;
+    let mut most = 0;
+    for n in 1..=(limit as usize + 40) {
+        let or = (1..=n).map(|i| format!("views.eq.{i}")).collect::<Vec<_>>();
+        let r = app
+            .get(&format!("/posts?select=id&or=({})", or.join(",")))
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        if n % 50 == 0 {
+            most = most.max(prepared().await);
+        }
+    }
+    most = most.max(prepared().await);
+    assert!(most > limit / 2, "the cache was used: {most}");
+    assert!(most <= limit + 1, "at most {limit} statements kept: {most}");
+}
+
+#[tokio::test]
+async fn a_request_dropped_mid_transaction_leaves_no_transaction_behind() {
+    let app = spawn_app().await;
+    let service = app.service();
+    // A singular response is checked before COMMIT is sent; the client
+    // gives up while the function sleeps, so COMMIT is never sent.
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_millis(400))
+        .build()
+        .expect("client");
+    let dropped = client
+        .post(format!("{}/rpc/mark_slowly", app.base))
+        .header("apikey", &service)
+        .header("authorization", format!("Bearer {service}"))
+        .header("accept", "application/vnd.pgrst.object+json")
+        .header("content-type", "application/json")
+        .body(r#"{"n": 7}"#)
+        .send()
+        .await;
+    assert!(dropped.is_err(), "the client timed out");
+    tokio::time::sleep(std::time::Duration::from_millis(2000)).await;
+    let r = app.get_as("/marks?select=n", &service).await;
+    assert_eq!((r.status, r.json()), (200, json!([])), "rolled back");
+    let idle_in_transaction: i64 = sqlx::query_scalar(
+        "select count(*) from pg_stat_activity \
+         where usename = 'authenticator' and datname = current_database() \
+           and state like 'idle in transaction%'",
+    )
+    .fetch_one(&app.test_db.db.owner)
+    .await
+    .expect("activity");
+    assert_eq!(idle_in_transaction, 0);
+    // The pool still serves, and a completed write of the same function
+    // commits.
+    let r = app
+        .req(
+            "POST",
+            "/rpc/mark_slowly",
+            Some(&service),
+            &[("accept", "application/vnd.pgrst.object+json")],
+            Some(json!({"n": 8})),
+        )
+        .await;
+    assert_eq!((r.status, r.json()), (200, json!({"n": 8})), "{}", r.text);
+    let r = app.get_as("/marks?select=n", &service).await;
+    assert_eq!(r.json(), json!([{"n": 8}]));
 }
