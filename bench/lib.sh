@@ -6,7 +6,8 @@ PLINTH="$TARGET/release/plinth"
 SERVER_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 
 bench_build() {
-  cargo build --release -p plinth-server -p plinth-bench
+  # bench/run builds once for all of its benchmarks.
+  [ -n "${BENCH_SKIP_BUILD:-}" ] || cargo build --release -p plinth-server -p plinth-bench
 }
 
 bench_psql() { psql "$SERVER_URL" -v ON_ERROR_STOP=1 -qAt "$@"; }

@@ -2,6 +2,7 @@
 //! and its baseline from the same run, and the ratio between them.
 
 mod realtime;
+mod rest_sql;
 mod storage;
 
 use std::sync::Arc;
@@ -82,6 +83,17 @@ enum Command {
         #[arg(long, default_value_t = 500)]
         inserts: usize,
     },
+    /// REST: print a pgbench script running the statement the gateway runs
+    /// for a GET of `path` (binds written as literals), in PostgREST's
+    /// transaction shape as the anonymous role: the baseline of a query.
+    RestSql {
+        /// The plinth database (as its owner), whose schema is read.
+        #[arg(long)]
+        db_url: String,
+        /// Below `/rest/v1`, with its query string, e.g. `/templates?select=id`.
+        #[arg(long)]
+        path: String,
+    },
 }
 
 #[tokio::main]
@@ -132,6 +144,10 @@ async fn main() -> anyhow::Result<()> {
                 inserts,
             })
             .await
+        }
+        Command::RestSql { db_url, path } => {
+            print!("{}", rest_sql::pgbench_script(&db_url, &path).await?);
+            Ok(())
         }
     }
 }

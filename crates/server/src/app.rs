@@ -76,17 +76,18 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     api.layer(cors())
         .layer(axum::middleware::from_fn(
             move |request: Request, next: Next| {
-                let uncors = uncors.clone();
+                // The router is cloned only for the requests that take it.
+                let uncors = (request.method() == Method::OPTIONS
+                    && !request
+                        .headers()
+                        .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
+                    && request
+                        .uri()
+                        .path()
+                        .starts_with("/storage/v1/upload/resumable"))
+                .then(|| uncors.clone());
                 async move {
-                    if request.method() == Method::OPTIONS
-                        && !request
-                            .headers()
-                            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
-                        && request
-                            .uri()
-                            .path()
-                            .starts_with("/storage/v1/upload/resumable")
-                    {
+                    if let Some(uncors) = uncors {
                         use tower::ServiceExt;
                         return match uncors.oneshot(request).await {
                             Ok(response) => response,
