@@ -24,6 +24,12 @@ use nix::unistd::{Gid, Pid, Uid, User, chown};
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
+/// `max_connections` of the embedded cluster: a node's two request pools at
+/// their largest default size (4 per core, at most 64 each), its owner pool
+/// (10), and room for listeners, `plinth seed`/`migrate` and an operator's
+/// psql. PostgreSQL's own default (100) is too few from 12 cores on.
+pub const MAX_CONNECTIONS: u32 = 200;
+
 /// The database every connection of the embedded cluster uses.
 pub const DATABASE: &str = "postgres";
 /// The cluster's superuser.
@@ -606,6 +612,8 @@ fn spawn_server(
         ))
         .arg("-c")
         .arg("unix_socket_permissions=0700")
+        .arg("-c")
+        .arg(format!("max_connections={MAX_CONNECTIONS}"))
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log_err)

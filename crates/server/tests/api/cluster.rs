@@ -45,6 +45,12 @@ async fn count_things(data: &Path) -> i64 {
         .fetch_one(&mut conn)
         .await
         .unwrap();
+    // Room for both request pools at their largest default size.
+    let slots: String = sqlx::query_scalar("show max_connections")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(slots, plinth_db::cluster::MAX_CONNECTIONS.to_string());
     conn.close().await.unwrap();
     count
 }
