@@ -330,9 +330,10 @@ pub async fn run(
     let (answer, count, finished) = match outcome {
         Ok((answer, count, finish)) => (answer, count, finish),
         Err(e) => {
-            if checked {
-                let _ = client.batch_execute("ROLLBACK").await;
-            }
+            // The transaction may still be open: the statement failed to
+            // prepare (so nothing after it was sent), or the end waits for
+            // the result. Outside a transaction this is only a warning.
+            let _ = client.batch_execute("ROLLBACK").await;
             held.release();
             return Err(pg(e));
         }

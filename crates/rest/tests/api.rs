@@ -2345,3 +2345,39 @@ async fn a_request_dropped_mid_transaction_leaves_no_transaction_behind() {
     let r = app.get_as("/marks?select=n", &service).await;
     assert_eq!(r.json(), json!([{"n": 8}]));
 }
+
+#[tokio::test]
+async fn a_statement_that_fails_to_prepare_leaves_its_connection_clean() {
+    let app = spawn_app().await;
+    // One request at a time, so one connection serves them all. `like` on
+    // a text[] column fails while the statement is prepared, before the
+    // rest of the transaction is sent.
+    for _ in 0..3 {
+        let r = app.get("/posts?select=id&tags=like.x").await;
+        assert_eq!(r.code(), "42883", "{}", r.text);
+        let r = app.get("/posts?select=id&id=eq.1").await;
+        assert_eq!(
+            (r.status, r.json()),
+            (200, json!([{"id": 1}])),
+            "{}",
+            r.text
+        );
+        let r = app
+            .req(
+                "POST",
+                "/todos",
+                Some(&app.user(ALICE)),
+                &[("prefer", "return=minimal")],
+                Some(json!({"task": "after a failed prepare"})),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let r = app
+        .get_as(
+            "/todos?select=task&task=eq.after a failed prepare",
+            &app.user(ALICE),
+        )
+        .await;
+    assert_eq!(r.json().as_array().map(Vec::len), Some(3), "{}", r.text);
+}
