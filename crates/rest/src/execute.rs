@@ -16,8 +16,8 @@
 //! Checks that need the result before the transaction ends (a singular
 //! response, PUT's one row, a limited write, `max-affected`) wait for the
 //! statement, then send `COMMIT` or `ROLLBACK`: two round trips. A request
-//! dropped mid-transaction (client gone) closes its connection, which rolls
-//! back, rather than return it to the pool inside a transaction.
+//! dropped mid-transaction (client gone) ends its transaction with a
+//! ROLLBACK behind what was sent before its connection returns to the pool.
 
 use std::time::Instant;
 
@@ -156,8 +156,9 @@ fn text(row: &Row, i: usize) -> Result<Option<String>, tokio_postgres::Error> {
 }
 
 /// A pooled client for the length of one transaction. Dropped before the
-/// transaction ended (the request was cancelled), it closes its connection,
-/// which rolls the transaction back, instead of going back to the pool.
+/// transaction ended (the request was cancelled), it sends ROLLBACK behind
+/// whatever was already sent and goes back to the pool once the database
+/// answered it; a connection that cannot is closed, which rolls back too.
 struct Held {
     client: Option<Object>,
 }
@@ -175,8 +176,18 @@ impl Held {
 
 impl Drop for Held {
     fn drop(&mut self) {
-        if let Some(object) = self.client.take() {
-            drop(Object::take(object));
+        let Some(object) = self.client.take() else {
+            return;
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    if object.batch_execute("ROLLBACK").await.is_err() {
+                        drop(Object::take(object));
+                    }
+                });
+            }
+            Err(_) => drop(Object::take(object)),
         }
     }
 }

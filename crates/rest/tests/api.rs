@@ -2302,6 +2302,18 @@ async fn statements_are_prepared_once_per_connection_and_bounded() {
 async fn a_request_dropped_mid_transaction_leaves_no_transaction_behind() {
     let app = spawn_app().await;
     let service = app.service();
+    let backends = || async {
+        let pids: Vec<i32> = sqlx::query_scalar(
+            "select pid from pg_stat_activity \
+             where usename = 'authenticator' and datname = current_database() order by pid",
+        )
+        .fetch_all(&app.test_db.db.owner)
+        .await
+        .expect("activity");
+        pids
+    };
+    assert_eq!(app.get_as("/marks?select=n", &service).await.status, 200);
+    let before = backends().await;
     // A singular response is checked before COMMIT is sent; the client
     // gives up while the function sleeps, so COMMIT is never sent.
     let client = reqwest::Client::builder()
@@ -2330,6 +2342,8 @@ async fn a_request_dropped_mid_transaction_leaves_no_transaction_behind() {
     .await
     .expect("activity");
     assert_eq!(idle_in_transaction, 0);
+    // The connection was kept: it ended the transaction and went back.
+    assert_eq!(backends().await, before);
     // The pool still serves, and a completed write of the same function
     // commits.
     let r = app
