@@ -114,6 +114,16 @@ export const walks = [
       // With e-mail autoconfirm the new account is signed in at once.
       await page.waitForURL((u) => u.pathname === '/')
       if (viewport === 'phone') {
+        // The toast shows below the sticky header, never over its menu button.
+        // (measured once its entrance has settled: the same place twice)
+        let toast = null
+        for (let seen = null, tries = 0; !toast && tries < 50; tries++, await page.waitForTimeout(100)) {
+          const now = await page.getByText('Account created!').boundingBox()
+          if (now && seen && now.y === seen.y) toast = now
+          seen = now
+        }
+        const header = await page.getByRole('banner').boundingBox()
+        expect(toast && header && toast.y >= header.y + header.height, `toast ${JSON.stringify(toast)} over the header ${JSON.stringify(header)}`)
         await page.getByRole('button', { name: 'Open menu' }).click()
         await page.getByRole('dialog', { name: 'Menu' }).getByText('E2E Person').waitFor()
         await page.getByRole('dialog', { name: 'Menu' }).getByRole('button', { name: 'Close menu' }).click()
