@@ -192,17 +192,36 @@ impl Drop for Held {
     }
 }
 
-/// `sql` prepared on `client`, from its cache when it was prepared before.
+/// The parameter types of [`SET_CONFIG_TZ_SQL`] (the first six: of
+/// [`SET_CONFIG_SQL`]).
+const SETTING_TYPES: [Type; 7] = [
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+];
+
+/// `text` prepared on `client`, from its cache when it was prepared before.
 async fn prepare(
     client: &Object,
-    sql: &Sql,
+    text: &str,
+    types: &[Type],
 ) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
     if client.statement_cache.size() >= STATEMENT_CACHE_LIMIT {
         client.statement_cache.clear();
     }
-    client
-        .prepare_typed_cached(&sql.text, &param_types(sql))
-        .await
+    client.prepare_typed_cached(text, types).await
+}
+
+/// [`prepare`] for a built statement and its binds' types.
+async fn prepare_sql(
+    client: &Object,
+    sql: &Sql,
+) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+    prepare(client, &sql.text, &param_types(sql)).await
 }
 
 /// What the pipelined statements answered.
@@ -228,27 +247,26 @@ pub async fn run(
     };
     let client = held.client();
 
-    let mut pre_sql = Sql::new();
-    pre_sql.text.push_str(if plan.timezone.is_some() {
-        SET_CONFIG_TZ_SQL
-    } else {
-        SET_CONFIG_SQL
-    });
-    for value in [
-        search_path_value(ctx),
-        ctx.role.clone(),
-        ctx.claims.clone(),
-        ctx.method.clone(),
-        ctx.path.clone(),
-        ctx.headers.clone(),
-    ]
-    .into_iter()
-    .chain(plan.timezone.clone())
-    {
-        pre_sql.binds.push(Bind::Text(value));
-    }
+    let search_path = search_path_value(ctx);
+    let mut pre_params: Vec<&(dyn ToSql + Sync)> = vec![
+        &search_path,
+        &ctx.role,
+        &ctx.claims,
+        &ctx.method,
+        &ctx.path,
+        &ctx.headers,
+    ];
+    let pre_text = match &plan.timezone {
+        Some(tz) => {
+            pre_params.push(tz);
+            SET_CONFIG_TZ_SQL
+        }
+        None => SET_CONFIG_SQL,
+    };
     // Prepared outside the transaction: it names only pg_catalog functions.
-    let pre = prepare(client, &pre_sql).await.map_err(pg)?;
+    let pre = prepare(client, pre_text, &SETTING_TYPES[..pre_params.len()])
+        .await
+        .map_err(pg)?;
 
     // Execution plans instead of results (PostgREST SqlFragment.hs
     // `explainF`, MainTx.hs): the options in PostgREST's order; each row of
@@ -294,15 +312,14 @@ pub async fn run(
     // Whether the transaction's end waits for the result.
     let checked = explain.is_none() && needs_checks(plan);
 
-    let pre_params = params(&pre_sql);
     let main_params = params(main_sql);
     let count_params = count_sql.as_ref().map(params).unwrap_or_default();
     let begin = client.batch_execute(begin_statement(ctx));
     let settings = client.execute(&pre, &pre_params);
     let work = async {
-        let main = prepare(client, main_sql).await?;
+        let main = prepare_sql(client, main_sql).await?;
         let count = match &count_sql {
-            Some(sql) => Some(prepare(client, sql).await?),
+            Some(sql) => Some(prepare_sql(client, sql).await?),
             None => None,
         };
         let main = async {
