@@ -826,10 +826,11 @@ async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
     if user.row.is_banned(state.now()) {
         return Err(AuthError::bad_request("user_banned", "User is banned"));
     }
-    let mut tx = state.db().owner.begin().await?;
+    // One statement, atomic without a transaction around it.
+    let mut conn = state.db().owner.acquire().await?;
     let mut session =
-        sessions::create(state, &mut tx, &user, input.session_info("password")).await?;
-    tx.commit().await?;
+        sessions::create(state, &mut conn, &user, input.session_info("password")).await?;
+    drop(conn);
     if password.chars().count() < config.password_min_length {
         session["weak_password"] = json!({
             "reasons": ["length"],

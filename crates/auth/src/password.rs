@@ -3,8 +3,8 @@
 //! New hashes are argon2id PHC strings. Hashes imported from the platform
 //! (or written by seed SQL with `crypt(password, gen_salt('bf'))`) are
 //! bcrypt; they verify here and are replaced by argon2id after a successful
-//! sign-in. Hashing is CPU-heavy, so it runs on the blocking thread pool, at most one
-//! hash per core at a time.
+//! sign-in. Hashing is CPU-heavy, so it runs on threads of its own, one per
+//! core, never on the async workers.
 //!
 //! Sign-in checks go through a [`Checker`], so that how long an answer takes
 //! does not tell whether an address has an account, nor what kind of hash it
@@ -18,10 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use argon2::password_hash::{Output, ParamsString, PasswordHash, Salt, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use rand::RngCore;
-use tokio::sync::Semaphore;
 
 use crate::config::HashCost;
 use crate::error::{AuthError, Result};
@@ -44,28 +43,66 @@ fn hasher(cost: HashCost) -> Result<Argon2<'static>> {
     Ok(Argon2::new(Algorithm::Argon2id, Version::V0x13, params))
 }
 
+/// The memory one argon2 hash works in (its memory cost: 19 MiB by
+/// default). Kept from one hash to the next while sign-ins queue (see
+/// [`HashPool`]): allocating and zeroing it anew for every hash costs as
+/// much as a tenth of the hash.
+type Scratch = Vec<Block>;
+
+/// `argon` over `password` and `salt` into `out`, working in `scratch`
+/// (grown to the hash's memory cost when smaller; the library fills every
+/// block before reading it, so what it held does not matter).
+fn argon2_into(
+    argon: &Argon2<'_>,
+    password: &[u8],
+    salt: &[u8],
+    out: &mut [u8],
+    scratch: &mut Scratch,
+) -> std::result::Result<(), argon2::Error> {
+    let blocks = argon.params().block_count();
+    if scratch.len() < blocks {
+        scratch.resize(blocks, Block::default());
+    }
+    argon.hash_password_into_with_memory(password, salt, out, &mut scratch[..blocks])
+}
+
 /// An argon2id PHC string for `password` (blocking; see [`hash`]).
-pub fn hash_blocking(password: &str, cost: HashCost) -> Result<String> {
+#[cfg(test)]
+fn hash_blocking(password: &str, cost: HashCost) -> Result<String> {
+    hash_in(password, cost, &mut Scratch::new())
+}
+
+fn hash_in(password: &str, cost: HashCost, scratch: &mut Scratch) -> Result<String> {
     let mut salt = [0u8; 16];
     rand::rng().fill_bytes(&mut salt);
+    let argon = hasher(cost)?;
+    let mut out = [0u8; Params::DEFAULT_OUTPUT_LEN];
+    argon2_into(&argon, password.as_bytes(), &salt, &mut out, scratch)
+        .map_err(AuthError::internal)?;
     let salt = SaltString::encode_b64(&salt).map_err(AuthError::internal)?;
-    hasher(cost)?
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(AuthError::internal)
+    let phc = PasswordHash {
+        algorithm: Algorithm::Argon2id.ident(),
+        version: Some(Version::V0x13.into()),
+        params: ParamsString::try_from(argon.params()).map_err(AuthError::internal)?,
+        salt: Some(salt.as_salt()),
+        hash: Some(Output::new(&out).map_err(AuthError::internal)?),
+    };
+    Ok(phc.to_string())
 }
 
 /// Checks `password` against a stored hash (blocking; see [`verify`]).
-pub fn verify_blocking(password: &str, stored: &str, cost: HashCost) -> Verdict {
+#[cfg(test)]
+fn verify_blocking(password: &str, stored: &str, cost: HashCost) -> Verdict {
+    verify_in(password, stored, cost, &mut Scratch::new())
+}
+
+fn verify_in(password: &str, stored: &str, cost: HashCost, scratch: &mut Scratch) -> Verdict {
     if stored.starts_with("$argon2") {
         let Ok(parsed) = PasswordHash::new(stored) else {
             return Verdict::Mismatch;
         };
         // Verification uses the parameters inside the hash.
-        if Argon2::default()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_err()
-        {
+        if !argon2_matches(password, &parsed, scratch) {
             return Verdict::Mismatch;
         }
         let current = Params::try_from(&parsed).is_ok_and(|p| {
@@ -88,33 +125,144 @@ pub fn verify_blocking(password: &str, stored: &str, cost: HashCost) -> Verdict 
     }
 }
 
-/// Runs `work` (one hash) on the blocking pool, at most one per core at a
-/// time. More at once would not finish sooner, only share the cores; and
-/// each argon2id hash holds its memory cost (19 MiB by default) while it
-/// runs, so a burst of sign-ins on the unbounded blocking pool could hold
-/// hundreds of them at once. Callers beyond that wait their turn in order.
-async fn on_hash_pool<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-    static SLOTS: LazyLock<Semaphore> = LazyLock::new(|| {
-        Semaphore::new(std::thread::available_parallelism().map_or(1, |n| n.get()))
+/// Whether `password` hashes to `parsed` with the algorithm, version,
+/// parameters and salt written in it (what the library's own verifier
+/// does, in `scratch`); the outputs are compared in constant time.
+fn argon2_matches(password: &str, parsed: &PasswordHash<'_>, scratch: &mut Scratch) -> bool {
+    let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else {
+        return false;
+    };
+    let Ok(algorithm) = Algorithm::try_from(parsed.algorithm) else {
+        return false;
+    };
+    let Ok(version) = parsed
+        .version
+        .map_or(Ok(Version::default()), Version::try_from)
+    else {
+        return false;
+    };
+    let Ok(params) = Params::try_from(parsed) else {
+        return false;
+    };
+    let mut salt_bytes = [0u8; Salt::MAX_LENGTH];
+    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else {
+        return false;
+    };
+    let argon = Argon2::new(algorithm, version, params);
+    Output::init_with(expected.len(), |out| {
+        argon2_into(&argon, password.as_bytes(), salt, out, scratch).map_err(Into::into)
+    })
+    .is_ok_and(|computed| computed == expected)
+}
+
+/// One hash to run, given the scratch memory of the thread that runs it.
+type Job = Box<dyn FnOnce(&mut Scratch) + Send>;
+
+/// Where hashes run: one thread per core, each taking the next job from a
+/// shared queue as soon as it finishes one (callers wait their turn in
+/// order). More at once would not finish sooner, only share the cores; and
+/// each argon2id hash holds its memory cost while it runs, so a burst of
+/// sign-ins could otherwise hold hundreds of them at once.
+///
+/// A thread keeps its memory from one hash to the next while jobs are
+/// queued, and frees it when the queue runs dry: an idle server holds none.
+/// A job whose caller has gone (the request was dropped) is skipped.
+struct HashPool {
+    jobs: std::sync::mpsc::Sender<Job>,
+    threads: usize,
+}
+
+impl HashPool {
+    fn start(threads: usize) -> Self {
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let queue = std::sync::Arc::new(Mutex::new(queue));
+        let started = (0..threads)
+            .filter(|_| {
+                let queue = queue.clone();
+                std::thread::Builder::new()
+                    .name("plinth-hash".into())
+                    .spawn(move || hash_thread(&queue))
+                    .inspect_err(|e| tracing::error!("cannot start a password hashing thread: {e}"))
+                    .is_ok()
+            })
+            .count();
+        Self {
+            jobs,
+            threads: started,
+        }
+    }
+
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Scratch) -> T + Send + 'static,
+    ) -> Result<T> {
+        if self.threads == 0 {
+            return tokio::task::spawn_blocking(move || work(&mut Scratch::new()))
+                .await
+                .map_err(AuthError::internal);
+        }
+        let (done, answer) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move |scratch| {
+            if !done.is_closed() {
+                let _ = done.send(work(scratch));
+            }
+        });
+        self.jobs.send(job).map_err(AuthError::internal)?;
+        answer.await.map_err(AuthError::internal)
+    }
+}
+
+/// A [`HashPool`] thread: runs jobs until the pool is gone.
+fn hash_thread(queue: &Mutex<std::sync::mpsc::Receiver<Job>>) {
+    use std::sync::mpsc::TryRecvError;
+    let mut scratch = Scratch::new();
+    loop {
+        let job = {
+            let queue = queue
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match queue.try_recv() {
+                Ok(job) => job,
+                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Empty) => {
+                    scratch = Scratch::new();
+                    match queue.recv() {
+                        Ok(job) => job,
+                        Err(_) => return,
+                    }
+                }
+            }
+        };
+        // A job that panics loses its caller's answer (an internal error
+        // there), not this thread.
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&mut scratch))).is_err() {
+            scratch = Scratch::new();
+        }
+    }
+}
+
+/// Runs `work` (one hash) on the process's [`HashPool`].
+async fn on_hash_pool<T: Send + 'static>(
+    work: impl FnOnce(&mut Scratch) -> T + Send + 'static,
+) -> Result<T> {
+    static POOL: LazyLock<HashPool> = LazyLock::new(|| {
+        HashPool::start(std::thread::available_parallelism().map_or(1, |n| n.get()))
     });
-    let _slot = SLOTS.acquire().await.map_err(AuthError::internal)?;
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(AuthError::internal)
+    POOL.run(work).await
 }
 
-/// [`hash_blocking`] on the hashing pool ([`on_hash_pool`]).
+/// An argon2id PHC string for `password`, on the hashing pool ([`on_hash_pool`]).
 pub async fn hash(password: String, cost: HashCost) -> Result<String> {
-    on_hash_pool(move || hash_blocking(&password, cost)).await?
+    on_hash_pool(move |scratch| hash_in(&password, cost, scratch)).await?
 }
 
-/// [`verify_blocking`] on the hashing pool. `stored = None` still spends
+/// Checks `password` against a stored hash, on the hashing pool. `stored = None` still spends
 /// the time of one hash, so unknown accounts answer as slowly as known ones.
 pub async fn verify(password: String, stored: Option<String>, cost: HashCost) -> Result<Verdict> {
-    on_hash_pool(move || match stored {
-        Some(stored) => verify_blocking(&password, &stored, cost),
+    on_hash_pool(move |scratch| match stored {
+        Some(stored) => verify_in(&password, &stored, cost, scratch),
         None => {
-            let _ = hash_blocking(&password, cost);
+            let _ = hash_in(&password, cost, scratch);
             Verdict::Mismatch
         }
     })
@@ -250,7 +398,7 @@ mod tests {
         let tasks: Vec<_> = (0..cores * 4)
             .map(|_| {
                 let (running, most) = (running.clone(), most.clone());
-                tokio::spawn(on_hash_pool(move || {
+                tokio::spawn(on_hash_pool(move |_| {
                     let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                     most.fetch_max(now, Ordering::SeqCst);
                     std::thread::sleep(Duration::from_millis(20));
@@ -287,6 +435,102 @@ mod tests {
             verify_blocking("correct horse", &hash, stronger),
             Verdict::MatchNeedsRehash
         );
+    }
+
+    #[test]
+    fn hashes_made_in_kept_memory_are_the_librarys_own() {
+        use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+        let cheap = HashCost::cheap();
+        let bigger = HashCost {
+            memory_kib: cheap.memory_kib * 4,
+            ..cheap
+        };
+        // One scratch through costs that grow and shrink, as a kept one is.
+        let mut scratch = Scratch::new();
+        for cost in [bigger, cheap, bigger] {
+            let ours = hash_in("correct horse", cost, &mut scratch).unwrap();
+            let parsed = PasswordHash::new(&ours).unwrap();
+            assert!(
+                Argon2::default()
+                    .verify_password(b"correct horse", &parsed)
+                    .is_ok()
+            );
+            assert!(
+                Argon2::default()
+                    .verify_password(b"wrong", &parsed)
+                    .is_err()
+            );
+            assert_eq!(Params::try_from(&parsed).unwrap().m_cost(), cost.memory_kib);
+
+            let params =
+                Params::new(cost.memory_kib, cost.iterations, cost.parallelism, None).unwrap();
+            let salt = SaltString::encode_b64(b"sixteen byte slt").unwrap();
+            let theirs = Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+                .hash_password(b"correct horse", &salt)
+                .unwrap()
+                .to_string();
+            assert_eq!(
+                verify_in("correct horse", &theirs, cost, &mut scratch),
+                Verdict::Match
+            );
+            assert_eq!(
+                verify_in("correct horsf", &theirs, cost, &mut scratch),
+                Verdict::Mismatch
+            );
+        }
+        // Another algorithm and a longer output verify as written.
+        let params = Params::new(64, 1, 1, Some(48)).unwrap();
+        let salt = SaltString::encode_b64(b"sixteen byte slt").unwrap();
+        let argon2i = Argon2::new(Algorithm::Argon2i, Version::V0x13, params)
+            .hash_password(b"old", &salt)
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            verify_in("old", &argon2i, cheap, &mut scratch),
+            Verdict::MatchNeedsRehash
+        );
+        assert_eq!(
+            verify_in("new", &argon2i, cheap, &mut scratch),
+            Verdict::Mismatch
+        );
+    }
+
+    #[tokio::test]
+    async fn queued_hashes_reuse_memory_and_an_idle_pool_holds_none() {
+        let pool = HashPool::start(1);
+        // Reports whether the job found memory left by another.
+        let job = |scratch: &mut Scratch| {
+            let reused = !scratch.is_empty();
+            let _ = hash_in("pw", HashCost::cheap(), scratch);
+            std::thread::sleep(Duration::from_millis(20));
+            reused
+        };
+        // Three queued behind one another: the later two reuse.
+        let (a, b, c) = tokio::join!(pool.run(job), pool.run(job), pool.run(job));
+        assert_eq!((a.unwrap(), b.unwrap(), c.unwrap()), (false, true, true));
+        // Once the queue has run dry (the thread needs a moment to see it),
+        // the memory is freed.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(!pool.run(job).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_job_whose_caller_left_is_skipped_and_a_panic_is_an_error() {
+        use std::sync::atomic::AtomicUsize;
+        let pool: &'static HashPool = Box::leak(Box::new(HashPool::start(1)));
+        let ran = std::sync::Arc::new(AtomicUsize::new(0));
+        // The thread is busy; the second caller gives up while it waits.
+        let busy = tokio::spawn(pool.run(|_| std::thread::sleep(Duration::from_millis(50))));
+        tokio::task::yield_now().await;
+        let counted = ran.clone();
+        let gone = pool.run(move |_| counted.fetch_add(1, Ordering::SeqCst));
+        let waited = tokio::time::timeout(Duration::from_millis(10), gone).await;
+        assert!(waited.is_err());
+        busy.await.unwrap().unwrap();
+        let panics = pool.run(|_| -> u8 { panic!("boom") }).await;
+        assert!(panics.is_err());
+        assert_eq!(pool.run(|_| 7).await.unwrap(), 7, "the thread survived");
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
     }
 
     #[test]

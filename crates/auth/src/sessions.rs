@@ -33,7 +33,8 @@ pub struct OAuthGrant {
     pub scopes: String,
 }
 
-/// Creates a session for `user` and answers the Session JSON.
+/// Creates a session for `user` and answers the Session JSON. The writes are
+/// one statement: atomic with or without a transaction around it.
 pub async fn create(
     state: &AuthState,
     conn: &mut PgConnection,
@@ -53,37 +54,43 @@ pub async fn create_for_client(
 ) -> Result<Value> {
     let now = state.now();
     let session_id = Uuid::new_v4();
+    let refresh_token = plinth_db::random_token(REFRESH_TOKEN_LEN);
+    // One statement (atomic on its own, one round trip): the session, its
+    // sign-in method, its first refresh token, and the user's last sign-in.
     sqlx::query(
-        "insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at, user_agent, ip, \
-           oauth_client_id, scopes) \
-         values ($1, $2, $3, $3, 'aal1', $4, $5, $6::inet, $7, $8)",
+        "with session as ( \
+           insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at, \
+             user_agent, ip, oauth_client_id, scopes) \
+           values ($1, $2, $3, $3, 'aal1', $4, $5, $6::inet, $7, $8) returning id), \
+         claim as ( \
+           insert into auth.mfa_amr_claims (session_id, created_at, updated_at, \
+             authentication_method, id) \
+           select id, $3, $3, $9, $10 from session), \
+         token as ( \
+           insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, \
+             updated_at, parent, session_id) \
+           select $11, $12, $13, false, $3, $3, null, id from session) \
+         update auth.users set last_sign_in_at = $3, updated_at = $3 where id = $2",
     )
     .bind(session_id)
     .bind(user.id())
     .bind(now)
     .bind(now.naive_utc())
     .bind(&new.user_agent)
-    .bind(new.ip.as_deref().filter(|ip| ip.parse::<std::net::IpAddr>().is_ok()))
+    .bind(
+        new.ip
+            .as_deref()
+            .filter(|ip| ip.parse::<std::net::IpAddr>().is_ok()),
+    )
     .bind(grant.map(|g| g.client_id))
     .bind(grant.map(|g| g.scopes.as_str()))
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(
-        "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id) \
-         values ($1, $2, $2, $3, $4)",
-    )
-    .bind(session_id)
-    .bind(now)
     .bind(new.method)
     .bind(Uuid::new_v4())
+    .bind(INSTANCE_ID)
+    .bind(&refresh_token)
+    .bind(user.id().to_string())
     .execute(&mut *conn)
     .await?;
-    let refresh_token = insert_refresh_token(conn, user.id(), session_id, None, now).await?;
-    sqlx::query("update auth.users set last_sign_in_at = $2, updated_at = $2 where id = $1")
-        .bind(user.id())
-        .bind(now)
-        .execute(&mut *conn)
-        .await?;
     let mut user = user.clone();
     user.row.last_sign_in_at = Some(now);
     let amr = vec![(new.method.to_owned(), now.timestamp())];
