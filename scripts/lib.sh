@@ -107,9 +107,16 @@ npm_ci() {
     say "npm ci in $dir"
     # npm records only this platform's optional packages (native builds of
     # tailwind, rollup) in a lock made here, which `npm ci` then calls out of
-    # sync; `npm install` installs from the same lock without that check.
+    # sync; `npm install` installs from the same lock without that check,
+    # but rewrites it: the committed lock is put back afterwards.
+    local saved
+    saved=$(mktemp)
+    cp "$dir/package-lock.json" "$saved"
     (cd "$dir" && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
         || npm install --no-audit --no-fund --loglevel=error; } \
-      && cp package-lock.json node_modules/.lock-copy)
+      && cp "$saved" package-lock.json && cp package-lock.json node_modules/.lock-copy)
+    local status=$?
+    rm -f "$saved"
+    return $status
   fi
 }
