@@ -42,7 +42,8 @@ pub enum AuthError {
         error: &'static str,
         description: String,
     },
-    /// The database failed. Logged, never sent.
+    /// The database failed. Logged, never sent; a database that cannot be
+    /// reached is a 503 `service_unavailable` with `Retry-After`.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
     /// Anything else that is our fault (hashing, mail, a provider). Logged,
@@ -141,6 +142,11 @@ impl AuthError {
             Self::OAuth { error, description } => {
                 (StatusCode::BAD_REQUEST, error, description.clone())
             }
+            Self::Database(e) if plinth_db::is_unavailable(e) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "service_unavailable",
+                "The database is unavailable, please try again shortly".into(),
+            ),
             Self::Database(_) | Self::Internal(_) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "unexpected_failure",
@@ -191,6 +197,12 @@ impl IntoResponse for AuthError {
         response
             .headers_mut()
             .insert("x-sb-error-code", HeaderValue::from_static(code));
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(plinth_db::RETRY_AFTER_SECS),
+            );
+        }
         response.extensions_mut().insert(ErrorInfo {
             code,
             message,

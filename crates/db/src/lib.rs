@@ -188,6 +188,15 @@ impl Database {
         sqlx::query("select 1").execute(&self.api).await.map(|_| ())
     }
 
+    /// [`Database::ping`], failing with [`sqlx::Error::PoolTimedOut`] after
+    /// `limit`: a database that does not answer counts as gone, however
+    /// long the pool would go on trying to connect.
+    pub async fn ping_within(&self, limit: Duration) -> sqlx::Result<()> {
+        tokio::time::timeout(limit, self.ping())
+            .await
+            .unwrap_or(Err(sqlx::Error::PoolTimedOut))
+    }
+
     pub async fn close(&self) {
         self.pipelined.close();
         self.api.close().await;
@@ -229,6 +238,30 @@ impl RequestContext {
             .unwrap_or(anon_role)
             .to_owned();
         Self::new(role, claims)
+    }
+}
+
+/// Seconds a client is told to wait (`Retry-After`) before trying again
+/// when the database cannot be reached.
+pub const RETRY_AFTER_SECS: u32 = 2;
+
+/// Whether `error` means the database cannot be reached now: the server is
+/// down or restarting, the connection broke, or no connection came free
+/// within the acquire timeout. A request that failed so may succeed if sent
+/// again: services answer 503 with `Retry-After`, not 500.
+pub fn is_unavailable(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::WorkerCrashed => true,
+        // Connection exceptions, the server shutting down or starting up,
+        // too many connections.
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            code.starts_with("08") || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300")
+        }),
+        _ => false,
     }
 }
 
@@ -319,4 +352,68 @@ pub fn random_token(len: usize) -> String {
         .take(len)
         .map(char::from)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::Connection;
+
+    #[tokio::test]
+    async fn a_database_that_does_not_answer_fails_the_ping_in_time() {
+        // A listener that never accepts: connecting works, the server's
+        // greeting never comes.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let options = PgConnectOptions::new()
+            .host("127.0.0.1")
+            .port(silent.local_addr().unwrap().port())
+            .username(AUTHENTICATOR);
+        let pool = || {
+            PgPoolOptions::new()
+                .acquire_timeout(Duration::from_secs(30))
+                .connect_lazy_with(options.clone())
+        };
+        let db = Database {
+            owner: pool(),
+            api: pool(),
+            pipelined: pipelined_pool(&options, &PoolSettings::default()),
+        };
+        let started = std::time::Instant::now();
+        let error = db
+            .ping_within(Duration::from_millis(300))
+            .await
+            .unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(is_unavailable(&error), "{error}");
+    }
+
+    #[tokio::test]
+    async fn unavailable_means_the_database_cannot_be_reached_not_a_bad_request() {
+        let url = std::env::var("DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+        let raise = |code: &str| {
+            format!("do $$ begin raise exception 'x' using errcode = '{code}'; end $$")
+        };
+        for (code, unavailable) in [
+            ("08006", true),
+            ("57P01", true),
+            ("57P03", true),
+            ("53300", true),
+            ("42501", false),
+            ("23505", false),
+            ("P0001", false),
+        ] {
+            let error = sqlx::raw_sql(sqlx::AssertSqlSafe(raise(code)))
+                .execute(&mut conn)
+                .await
+                .unwrap_err();
+            assert_eq!(is_unavailable(&error), unavailable, "{code}: {error}");
+        }
+        assert!(is_unavailable(&sqlx::Error::PoolTimedOut));
+        assert!(is_unavailable(&sqlx::Error::Io(std::io::Error::from(
+            std::io::ErrorKind::ConnectionRefused
+        ))));
+        assert!(!is_unavailable(&sqlx::Error::RowNotFound));
+    }
 }

@@ -50,6 +50,10 @@ pub enum FunctionError {
     /// 503: a feature that is not configured (e.g. no webhook secret).
     #[error("{0}")]
     Unavailable(String),
+    /// 503: the database cannot be reached now; try again after
+    /// [`plinth_db::RETRY_AFTER_SECS`] (`Retry-After`).
+    #[error("The database is unavailable, please try again shortly.")]
+    DatabaseUnavailable,
     /// 500; the cause is logged.
     #[error("internal error: {0}")]
     Internal(String),
@@ -71,7 +75,7 @@ impl FunctionError {
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Provider { .. } => StatusCode::BAD_GATEWAY,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unavailable(_) | Self::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -79,6 +83,10 @@ impl FunctionError {
 
 impl From<sqlx::Error> for FunctionError {
     fn from(e: sqlx::Error) -> Self {
+        if plinth_db::is_unavailable(&e) {
+            tracing::warn!(error = %e, "database unavailable");
+            return Self::DatabaseUnavailable;
+        }
         Self::Internal(format!("database: {e}"))
     }
 }
@@ -124,7 +132,12 @@ impl IntoResponse for FunctionError {
             _ => {}
         }
         let mut response = (status, Json(body)).into_response();
-        if let Self::TooManyRequests(secs) = self {
+        let retry_after = match self {
+            Self::TooManyRequests(secs) => Some(secs),
+            Self::DatabaseUnavailable => Some(u64::from(plinth_db::RETRY_AFTER_SECS)),
+            _ => None,
+        };
+        if let Some(secs) = retry_after {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,
                 axum::http::HeaderValue::from(secs),

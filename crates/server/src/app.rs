@@ -248,7 +248,13 @@ fn cors() -> CorsLayer {
 
 /// 200 when the database answers, 503 when it does not.
 async fn health(State(state): State<AppState>) -> impl IntoResponse {
-    match state.db.ping().await {
+    // Within a second, whatever the pool would do: a supervisor or a load
+    // balancer asking must learn at once that the database is gone.
+    match state
+        .db
+        .ping_within(std::time::Duration::from_secs(1))
+        .await
+    {
         Ok(()) => (
             StatusCode::OK,
             Json(json!({"status": "ok", "database": "ok"})),

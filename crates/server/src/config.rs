@@ -240,6 +240,14 @@ pub struct DbArgs {
     #[arg(long, env = "PLINTH_DB_OWNER_POOL_SIZE", default_value_t = 10)]
     pub db_owner_pool_size: u32,
 
+    /// Seconds a request waits for a database connection before it is
+    /// answered 503 with `Retry-After` (PostgREST's
+    /// `db-pool-acquisition-timeout`, 10 s there; shorter here, so that
+    /// while the database is away requests fail fast instead of hanging).
+    #[arg(long, env = "PLINTH_DB_POOL_ACQUISITION_TIMEOUT", default_value_t = 3,
+          value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub db_pool_acquisition_timeout: u64,
+
     /// Folder of PostgreSQL server binaries (default: PATH, then /usr/lib/postgresql/*/bin).
     #[arg(long, env = "PLINTH_PG_BIN_DIR")]
     pub pg_bin_dir: Option<PathBuf>,

@@ -70,6 +70,7 @@ impl Backend {
         let settings = PoolSettings {
             max_connections: args.db_pool_size,
             owner_max_connections: args.db_owner_pool_size,
+            acquire_timeout: std::time::Duration::from_secs(args.db_pool_acquisition_timeout),
             authenticator_password: args
                 .authenticator_password
                 .as_ref()

@@ -47,6 +47,10 @@ pub enum StorageError {
     RangeNotSatisfiable { size: u64 },
     #[error("too many connections")]
     SlowDown,
+    /// The database cannot be reached now (down, restarting, or no
+    /// connection free within the acquire timeout): 503 with `Retry-After`.
+    #[error("The database is unavailable, please try again shortly")]
+    DatabaseUnavailable,
     /// An image transformation the source cannot take (not an image, too
     /// large); the platform's messages.
     #[error("{0}")]
@@ -110,6 +114,12 @@ impl StorageError {
                 "SlowDown",
                 "too_many_connections",
             ),
+            StorageError::DatabaseUnavailable => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "503",
+                "DatabaseError",
+                "Service Unavailable",
+            ),
             StorageError::Internal(_) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "500",
@@ -137,6 +147,12 @@ impl IntoResponse for StorageError {
             "message": message,
         });
         let mut response = (status, axum::Json(body)).into_response();
+        if let StorageError::DatabaseUnavailable = self {
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(plinth_db::RETRY_AFTER_SECS),
+            );
+        }
         if let StorageError::RangeNotSatisfiable { size } = self
             && let Ok(value) = HeaderValue::from_str(&format!("bytes */{size}"))
         {
@@ -147,7 +163,8 @@ impl IntoResponse for StorageError {
 }
 
 /// Database errors as the platform reports them: 42501 -> AccessDenied,
-/// 23505 -> Duplicate, pool exhaustion -> SlowDown, the rest internal.
+/// 23505 -> Duplicate, 53300 -> SlowDown, a database that cannot be reached
+/// (or no connection free in time) -> DatabaseUnavailable, the rest internal.
 impl From<sqlx::Error> for StorageError {
     fn from(error: sqlx::Error) -> Self {
         match &error {
@@ -162,9 +179,13 @@ impl From<sqlx::Error> for StorageError {
                 Some("23505") => StorageError::Duplicate,
                 Some("23503") => StorageError::BucketNotFound,
                 Some("53300") => StorageError::SlowDown,
+                _ if plinth_db::is_unavailable(&error) => StorageError::DatabaseUnavailable,
                 _ => StorageError::internal("database", &error),
             },
-            sqlx::Error::PoolTimedOut => StorageError::SlowDown,
+            _ if plinth_db::is_unavailable(&error) => {
+                tracing::warn!(%error, "database unavailable");
+                StorageError::DatabaseUnavailable
+            }
             _ => StorageError::internal("database", &error),
         }
     }

@@ -92,3 +92,86 @@ async fn the_app_learns_the_anon_key_from_its_server() {
     assert!(body.get("serviceRoleKey").is_none());
     assert!(!body.to_string().contains(&app.keys.service_role_key));
 }
+
+/// Every service answers a database it cannot reach with a 503 in its own
+/// shape and a `Retry-After`, never a 500: clients retry (supabase-js keeps
+/// the session on a 503 from auth), and nothing about the fault leaks.
+#[tokio::test]
+async fn with_the_database_gone_each_service_answers_503_in_its_own_shape() {
+    let app = spawn_app().await;
+    app.test_db.db.api.close().await;
+    // Closed at once for new requests; the wait for connections held
+    // elsewhere (realtime's listener) is cut short.
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_millis(500),
+        app.test_db.db.owner.close(),
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let service = &app.keys.service_role_key;
+    let anon = &app.keys.anon_key;
+
+    let check = |response: reqwest::Response| async move {
+        assert_eq!(response.status(), 503);
+        assert_eq!(
+            response.headers()["retry-after"],
+            plinth_db::RETRY_AFTER_SECS.to_string().as_str()
+        );
+        let body: Value = response.json().await.unwrap();
+        let text = body.to_string();
+        assert!(!text.contains("pool"), "the cause leaked: {text}");
+        body
+    };
+
+    // Auth, in both of its shapes.
+    let sign_in = || {
+        client
+            .post(format!("{}/auth/v1/token?grant_type=password", app.url))
+            .header("apikey", anon)
+            .json(&serde_json::json!({"email": "someone@example.com", "password": "a-password"}))
+    };
+    let body = check(sign_in().send().await.unwrap()).await;
+    assert_eq!(body["code"], 503);
+    assert_eq!(body["error_code"], "service_unavailable");
+    let body = check(
+        sign_in()
+            .header("x-supabase-api-version", "2024-01-01")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(body["code"], "service_unavailable");
+    assert!(body["message"].as_str().unwrap().contains("unavailable"));
+
+    // Storage.
+    let body = check(
+        client
+            .get(format!("{}/storage/v1/bucket", app.url))
+            .header("apikey", service)
+            .bearer_auth(service)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(body["statusCode"], "503");
+    assert_eq!(body["code"], "DatabaseError");
+
+    // Functions.
+    let body = check(
+        client
+            .post(format!("{}/functions/v1/track-template-view", app.url))
+            .header("apikey", anon)
+            .bearer_auth(anon)
+            .json(&serde_json::json!({"template_id": "00000000-0000-4000-8000-000000000001"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(
+        body["error"].as_str().unwrap().contains("unavailable"),
+        "{body}"
+    );
+}
