@@ -179,15 +179,21 @@ impl From<sqlx::Error> for StorageError {
                 Some("23505") => StorageError::Duplicate,
                 Some("23503") => StorageError::BucketNotFound,
                 Some("53300") => StorageError::SlowDown,
-                _ if plinth_db::is_unavailable(&error) => StorageError::DatabaseUnavailable,
-                _ => StorageError::internal("database", &error),
+                _ => database_fault(&error),
             },
-            _ if plinth_db::is_unavailable(&error) => {
-                tracing::warn!(%error, "database unavailable");
-                StorageError::DatabaseUnavailable
-            }
-            _ => StorageError::internal("database", &error),
+            _ => database_fault(&error),
         }
+    }
+}
+
+/// A database error the platform has no answer of its own for: unavailable
+/// (503, logged as a warning) or internal (500, logged as an error).
+fn database_fault(error: &sqlx::Error) -> StorageError {
+    if plinth_db::is_unavailable(error) {
+        tracing::warn!(%error, "database unavailable");
+        StorageError::DatabaseUnavailable
+    } else {
+        StorageError::internal("database", error)
     }
 }
 
