@@ -11,18 +11,31 @@
 //! a Ctrl-C in the terminal reaches Plinth, which drains its requests first and
 //! then stops the cluster) and with a parent-death signal (so it never outlives
 //! a Plinth that was killed outright).
+//!
+//! Plinth watches the server it started. When it dies (killed, out of memory),
+//! a thread of its own starts it again on the same port and socket, and
+//! PostgreSQL's crash recovery replays its write-ahead log, so nothing
+//! committed is lost; meanwhile requests get 503 and `/health` reports the
+//! database down. When it cannot be started again ([`RESTART_ATTEMPTS`] in a
+//! row fail), [`Cluster::gave_up`] resolves and `plinth serve` exits non-zero
+//! with the server log's last lines, for a supervisor (systemd, Docker's
+//! restart policy) to take over.
 
 use std::fs::{self, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::{Gid, Pid, Uid, User, chown};
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
+use tokio::process::Child;
+use tokio::sync::{oneshot, watch};
 
 /// `max_connections` of the embedded cluster: a node's two request pools at
 /// their largest default size (4 per core, at most 64 each), its owner pool
@@ -36,6 +49,9 @@ pub const DATABASE: &str = "postgres";
 pub const SUPERUSER: &str = "postgres";
 /// The unprivileged system user that runs the cluster when Plinth is root.
 pub const SYSTEM_USER: &str = "postgres";
+
+/// Failed starts in a row after which a server that died is given up on.
+pub const RESTART_ATTEMPTS: u32 = 8;
 
 const INSTALL_HINT: &str = "install them with `apt-get install -y postgresql` \
     (Debian/Ubuntu), or set DATABASE_URL to use a PostgreSQL server you already have";
@@ -343,9 +359,10 @@ impl Layout {
 pub struct Cluster {
     layout: Layout,
     port: u16,
-    /// The server process, when this Plinth started it (`None` when it adopted
-    /// a server another Plinth on the same data folder had started).
-    child: Option<tokio::process::Child>,
+    /// The watcher of the server process, when this Plinth started it (`None`
+    /// when it adopted a server another Plinth on the same data folder had
+    /// started).
+    watcher: Option<Watcher>,
     binaries: Binaries,
 }
 
@@ -403,14 +420,23 @@ impl Cluster {
         }
 
         let port = free_loopback_port().map_err(io_error(Path::new("127.0.0.1")))?;
-        let child = spawn_server(&layout, &binaries, &run_as, port)?;
-        let mut cluster = Self {
+        let server = Server {
+            layout: layout.clone(),
+            binaries: binaries.clone(),
+            run_as,
+            port,
+        };
+        let mut child = server.spawn()?;
+        if let Err(e) = server.until_ready(&mut child, Some(READY_LIMIT)).await {
+            stop_child(child).await;
+            return Err(e);
+        }
+        let cluster = Self {
             layout,
             port,
-            child: Some(child),
+            watcher: Some(Watcher::start(server, child)),
             binaries,
         };
-        cluster.wait_ready().await?;
         tracing::info!(
             pgdata = %cluster.layout.pgdata.display(),
             port,
@@ -437,7 +463,7 @@ impl Cluster {
                 ..layout.clone()
             },
             port,
-            child: None,
+            watcher: None,
             binaries: binaries.clone(),
         };
         PgConnection::connect_with(&cluster.connect_options(SUPERUSER))
@@ -454,43 +480,10 @@ impl Cluster {
         Some(cluster)
     }
 
-    async fn wait_ready(&mut self) -> Result<(), ClusterError> {
-        const LIMIT: Duration = Duration::from_secs(60);
-        let started = Instant::now();
-        loop {
-            if let Some(child) = self.child.as_mut()
-                && let Ok(Some(_)) = child.try_wait()
-            {
-                return Err(ClusterError::Exited {
-                    log: self.layout.log.clone(),
-                    tail: log_tail(&self.layout.log),
-                });
-            }
-            if let Ok(conn) = PgConnection::connect_with(&self.connect_options(SUPERUSER)).await {
-                let _ = conn.close().await;
-                return Ok(());
-            }
-            if started.elapsed() > LIMIT {
-                let _ = self.stop().await;
-                return Err(ClusterError::NotReady {
-                    seconds: LIMIT.as_secs(),
-                    log: self.layout.log.clone(),
-                    tail: log_tail(&self.layout.log),
-                });
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
     /// Connection options for `user` over the unix socket (trusted: only the
     /// cluster's user and root can enter the socket folder).
     pub fn connect_options(&self, user: &str) -> PgConnectOptions {
-        PgConnectOptions::new()
-            .socket(&self.layout.socket_dir)
-            .port(self.port)
-            .username(user)
-            .database(DATABASE)
-            .application_name("plinth")
+        socket_options(&self.layout.socket_dir, self.port, user)
     }
 
     /// The loopback TCP port the server also listens on.
@@ -502,37 +495,257 @@ impl Cluster {
         &self.layout
     }
 
-    /// The server's process id, when this Plinth started it.
+    /// The server's process id, when this Plinth started it and it is
+    /// running (`None` while it is being started again).
     pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().and_then(|c| c.id())
+        let pid = self.watcher.as_ref()?.pid.load(Ordering::Relaxed);
+        (pid != 0).then_some(pid)
+    }
+
+    /// Resolves, with the reason, when the server died and could not be
+    /// started again; never when this Plinth did not start it.
+    pub fn gave_up(&self) -> impl Future<Output = String> + Send + 'static {
+        let gave_up = self.watcher.as_ref().map(|w| w.gave_up.clone());
+        async move {
+            let Some(mut gave_up) = gave_up else {
+                return std::future::pending().await;
+            };
+            let reason = match gave_up.wait_for(Option::is_some).await {
+                Ok(reason) => reason.clone(),
+                // The watcher has stopped: the cluster was stopped on purpose.
+                Err(_) => None,
+            };
+            match reason {
+                Some(reason) => reason,
+                None => std::future::pending().await,
+            }
+        }
+    }
+
+    /// Why the server was given up on, once it was.
+    pub fn failure(&self) -> Option<String> {
+        self.watcher.as_ref()?.gave_up.borrow().clone()
     }
 
     /// Stops the server if this Plinth started it: a fast shutdown (open
     /// sessions are ended, everything written is kept), then an immediate one
-    /// if it has not finished within 30 s.
+    /// if it has not finished within 30 s. Prompt whatever state the server
+    /// is in (dead, or being started again).
     pub async fn stop(&mut self) -> Result<(), ClusterError> {
-        let Some(mut child) = self.child.take() else {
+        let Some(watcher) = self.watcher.take() else {
             return Ok(());
         };
-        let Some(pid) = child.id() else {
-            return Ok(()); // already reaped
+        let _ = watcher.stop.send(());
+        let _ = watcher.stopped.await;
+        Ok(())
+    }
+}
+
+fn socket_options(socket_dir: &Path, port: u16, user: &str) -> PgConnectOptions {
+    PgConnectOptions::new()
+        .socket(socket_dir)
+        .port(port)
+        .username(user)
+        .database(DATABASE)
+        .application_name("plinth")
+}
+
+/// How long a server just started may take to accept connections.
+const READY_LIMIT: Duration = Duration::from_secs(60);
+
+/// What it takes to start the server (again).
+#[derive(Debug, Clone)]
+struct Server {
+    layout: Layout,
+    binaries: Binaries,
+    run_as: RunAs,
+    port: u16,
+}
+
+impl Server {
+    fn spawn(&self) -> Result<Child, ClusterError> {
+        spawn_server(&self.layout, &self.binaries, &self.run_as, self.port)
+    }
+
+    fn options(&self) -> PgConnectOptions {
+        socket_options(&self.layout.socket_dir, self.port, SUPERUSER)
+    }
+
+    /// Waits until `child` accepts connections: an error when it exits first,
+    /// or when `limit` passes (no limit: crash recovery takes what it takes).
+    async fn until_ready(
+        &self,
+        child: &mut Child,
+        limit: Option<Duration>,
+    ) -> Result<(), ClusterError> {
+        let started = Instant::now();
+        loop {
+            if let Ok(Some(_)) = child.try_wait() {
+                return Err(ClusterError::Exited {
+                    log: self.layout.log.clone(),
+                    tail: log_tail(&self.layout.log),
+                });
+            }
+            if let Ok(conn) = PgConnection::connect_with(&self.options()).await {
+                let _ = conn.close().await;
+                return Ok(());
+            }
+            if let Some(limit) = limit
+                && started.elapsed() > limit
+            {
+                return Err(ClusterError::NotReady {
+                    seconds: limit.as_secs(),
+                    log: self.layout.log.clone(),
+                    tail: log_tail(&self.layout.log),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// The thread that watches the server process, restarts it when it dies and
+/// stops it when asked.
+#[derive(Debug)]
+struct Watcher {
+    stop: oneshot::Sender<()>,
+    stopped: oneshot::Receiver<()>,
+    /// The running server's process id; 0 while it is being started again.
+    pid: Arc<AtomicU32>,
+    gave_up: watch::Receiver<Option<String>>,
+}
+
+impl Watcher {
+    /// Hands `child` to a thread of its own. Servers started again are forked
+    /// from that thread, which lives until the server is stopped: their
+    /// parent-death signal is tied to it.
+    fn start(server: Server, child: Child) -> Self {
+        let (stop, stop_rx) = oneshot::channel();
+        let (stopped_tx, stopped) = oneshot::channel();
+        let pid = Arc::new(AtomicU32::new(child.id().unwrap_or(0)));
+        let (gave_up_tx, gave_up) = watch::channel(None);
+        let runtime = tokio::runtime::Handle::current();
+        let watching = WatchLoop {
+            server,
+            pid: pid.clone(),
+            gave_up: gave_up_tx,
         };
-        let pid = Pid::from_raw(pid as i32);
-        let _ = kill(pid, Signal::SIGINT);
-        match tokio::time::timeout(Duration::from_secs(30), child.wait()).await {
-            Ok(_) => {
-                tracing::info!("embedded PostgreSQL stopped");
-                Ok(())
+        std::thread::Builder::new()
+            .name("plinth-postgres".into())
+            .spawn(move || {
+                runtime.block_on(watching.run(child, stop_rx));
+                let _ = stopped_tx.send(());
+            })
+            .expect("cannot start the thread that watches PostgreSQL");
+        Self {
+            stop,
+            stopped,
+            pid,
+            gave_up,
+        }
+    }
+}
+
+struct WatchLoop {
+    server: Server,
+    pid: Arc<AtomicU32>,
+    gave_up: watch::Sender<Option<String>>,
+}
+
+impl WatchLoop {
+    async fn run(self, mut child: Child, mut stop: oneshot::Receiver<()>) {
+        loop {
+            let status = tokio::select! {
+                _ = &mut stop => {
+                    stop_child(child).await;
+                    return;
+                }
+                status = child.wait() => status,
+            };
+            self.pid.store(0, Ordering::Relaxed);
+            tracing::error!(
+                status = %status.map_or_else(|e| e.to_string(), |s| s.to_string()),
+                log = %self.server.layout.log.display(),
+                "embedded PostgreSQL exited; starting it again (crash recovery keeps what was committed)"
+            );
+            match self.start_again(&mut stop).await {
+                Some(again) => child = again,
+                None => return,
             }
-            Err(_) => {
-                tracing::warn!("PostgreSQL did not stop in 30 s; stopping it immediately");
-                let _ = kill(pid, Signal::SIGQUIT);
-                child.wait().await.map_err(|e| ClusterError::Command {
-                    action: "stopping PostgreSQL".into(),
-                    detail: e.to_string(),
-                })?;
-                Ok(())
+        }
+    }
+
+    /// Starts the server again, backing off between failed starts. `None`
+    /// when asked to stop meanwhile, or after giving up (then it waits for
+    /// the stop).
+    async fn start_again(&self, stop: &mut oneshot::Receiver<()>) -> Option<Child> {
+        let mut last_error = String::new();
+        for attempt in 0..RESTART_ATTEMPTS {
+            // Orphaned backends of the dead server hold its shared memory for
+            // a moment; the first retries come quickly.
+            let pause = Duration::from_millis(250 << attempt.min(3));
+            tokio::select! {
+                _ = &mut *stop => return None,
+                _ = tokio::time::sleep(if attempt == 0 { Duration::ZERO } else { pause }) => {}
             }
+            let mut child = match self.server.spawn() {
+                Ok(child) => child,
+                Err(e) => {
+                    last_error = e.to_string();
+                    continue;
+                }
+            };
+            self.pid.store(child.id().unwrap_or(0), Ordering::Relaxed);
+            let ready = tokio::select! {
+                _ = &mut *stop => {
+                    stop_child(child).await;
+                    return None;
+                }
+                ready = self.server.until_ready(&mut child, None) => ready,
+            };
+            match ready {
+                Ok(()) => {
+                    tracing::info!(
+                        attempt = attempt + 1,
+                        "embedded PostgreSQL is running again"
+                    );
+                    return Some(child);
+                }
+                Err(e) => {
+                    self.pid.store(0, Ordering::Relaxed);
+                    tracing::warn!(
+                        attempt = attempt + 1,
+                        "embedded PostgreSQL did not start again: {e}"
+                    );
+                    last_error = e.to_string();
+                    stop_child(child).await;
+                }
+            }
+        }
+        let reason = format!(
+            "the embedded PostgreSQL server died and did not start again in {RESTART_ATTEMPTS} attempts: {last_error}"
+        );
+        tracing::error!("{reason}");
+        let _ = self.gave_up.send(Some(reason));
+        let _ = stop.await;
+        None
+    }
+}
+
+/// A fast shutdown of `child` (open sessions are ended, everything written is
+/// kept), then an immediate one if it has not finished within 30 s.
+async fn stop_child(mut child: Child) {
+    let Some(pid) = child.id() else {
+        return; // already reaped
+    };
+    let pid = Pid::from_raw(pid as i32);
+    let _ = kill(pid, Signal::SIGINT);
+    match tokio::time::timeout(Duration::from_secs(30), child.wait()).await {
+        Ok(_) => tracing::info!("embedded PostgreSQL stopped"),
+        Err(_) => {
+            tracing::warn!("PostgreSQL did not stop in 30 s; stopping it immediately");
+            let _ = kill(pid, Signal::SIGQUIT);
+            let _ = child.wait().await;
         }
     }
 }

@@ -189,10 +189,12 @@ impl RealtimeState {
         if inner.relay.send(RelayCommand::Flush(done)).await.is_ok() {
             let _ = tokio::time::timeout(SHUTDOWN_GRACE, flushed).await;
         }
-        let _ = sqlx::query("delete from realtime.nodes where id = $1")
+        // Bounded: with the database gone, the node's row is left for the
+        // other nodes to expire rather than holding the shutdown up.
+        let forget = sqlx::query("delete from realtime.nodes where id = $1")
             .bind(inner.node)
-            .execute(&inner.db.owner)
-            .await;
+            .execute(&inner.db.owner);
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, forget).await;
         let tasks = std::mem::take(&mut *inner.tasks.lock().unwrap_or_else(|p| p.into_inner()));
         for task in tasks {
             task.abort();

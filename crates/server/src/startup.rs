@@ -58,6 +58,9 @@ pub fn migration_sets(
     Ok(sets)
 }
 
+/// How long shutdown waits for database connections to be given back.
+const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The database a node works on, and the embedded cluster when it started one.
 pub struct Backend {
     pub db: Database,
@@ -118,9 +121,18 @@ impl Backend {
         Ok(())
     }
 
-    /// Closes the pools, then stops the embedded cluster.
+    /// Closes the pools, then stops the embedded cluster. Connections still
+    /// held after [`CLOSE_GRACE`] (a task stuck on a database that is gone)
+    /// do not hold the shutdown up.
     pub async fn close(mut self) -> anyhow::Result<()> {
-        self.db.close().await;
+        if tokio::time::timeout(CLOSE_GRACE, self.db.close())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "database connections still in use after {CLOSE_GRACE:?}; closing anyway"
+            );
+        }
         if let Some(cluster) = self.cluster.as_mut() {
             cluster.stop().await?;
         }
@@ -218,6 +230,18 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let listener = bind(&args.host, args.port).await?;
     let keys = Keys::load_or_generate(&args.db.keys, &args.db.data_dir)?;
     let backend = Backend::open(&args.db).await?;
+    // A cluster that died and could not be started again ends serving too,
+    // so that the process exits non-zero and a supervisor takes over.
+    let cluster_gave_up = backend.cluster.as_ref().map(Cluster::gave_up);
+    let shutdown = async move {
+        match cluster_gave_up {
+            Some(gave_up) => tokio::select! {
+                _ = shutdown => {},
+                _ = gave_up => tracing::error!("shutting down: the embedded PostgreSQL is gone"),
+            },
+            None => shutdown.await,
+        }
+    };
     let result = serve_on(
         &args,
         listener,
@@ -227,8 +251,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         shutdown,
     )
     .await;
+    let failure = backend.cluster.as_ref().and_then(Cluster::failure);
     let closed = backend.close().await;
-    result.and(closed)
+    match failure {
+        Some(reason) => Err(anyhow::anyhow!(reason)),
+        None => result.and(closed),
+    }
 }
 
 async fn serve_on(

@@ -166,3 +166,137 @@ async fn a_data_folder_the_cluster_user_cannot_reach_is_a_clear_error() {
         assert!(running.interrupt().success());
     }
 }
+
+/// The postmaster's process id, from its lock file.
+fn postmaster_pid(pgdata: &Path) -> i32 {
+    let pid_file = std::fs::read_to_string(pgdata.join("postmaster.pid")).unwrap();
+    pid_file.lines().next().unwrap().trim().parse().unwrap()
+}
+
+fn sigkill(pid: i32) {
+    use nix::sys::signal::{Signal, kill};
+    kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+}
+
+/// Polls `/health` until it answers `want`; how long that took.
+async fn health_becomes(port: u16, want: u16, within: Duration) -> Duration {
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while started.elapsed() < within {
+        if let Ok(res) = client
+            .get(format!("http://127.0.0.1:{port}/health"))
+            .send()
+            .await
+            && res.status().as_u16() == want
+        {
+            return started.elapsed();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("/health did not answer {want} within {within:?}");
+}
+
+/// A `plinth serve` on its own cluster, with one committed row in `things`.
+fn serve_with_things(dir: &Path, port: u16) -> Running {
+    let migrations = dir.join("migrations");
+    std::fs::create_dir_all(&migrations).unwrap();
+    std::fs::write(
+        migrations.join("1_things.sql"),
+        "create table public.things (id int); insert into public.things values (1);",
+    )
+    .unwrap();
+    let mut cmd = plinth(dir);
+    cmd.args(["serve", "--port", &port.to_string(), "--policies", "none"]);
+    let running = Running::start(cmd);
+    running
+        .wait_for("Plinth is ready", Duration::from_secs(90))
+        .unwrap_or_else(|seen| panic!("never became ready: {seen:#?}"));
+    running
+}
+
+#[tokio::test]
+async fn a_killed_cluster_is_started_again_with_nothing_committed_lost() {
+    let dir = reachable_tempdir();
+    let data = dir.path().join("data");
+    let pgdata = data.join("postgres");
+    let port = free_port();
+    let running = serve_with_things(dir.path(), port);
+
+    // A row committed just before the crash.
+    let pid_file = std::fs::read_to_string(pgdata.join("postmaster.pid")).unwrap();
+    let lines: Vec<&str> = pid_file.lines().collect();
+    let options = PgConnectOptions::new()
+        .socket(lines[4].trim())
+        .port(lines[3].trim().parse().unwrap())
+        .username("postgres")
+        .database("postgres");
+    let mut conn = PgConnection::connect_with(&options).await.unwrap();
+    sqlx::query("insert into public.things values (2)")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    drop(conn);
+
+    let first = postmaster_pid(&pgdata);
+    sigkill(first);
+    // Down is reported within a second or so (the health check's own bound),
+    // then the server comes back by itself.
+    let down = health_becomes(port, 503, Duration::from_secs(10)).await;
+    assert!(down < Duration::from_secs(3), "503 only after {down:?}");
+    health_becomes(port, 200, Duration::from_secs(60)).await;
+    let second = postmaster_pid(&pgdata);
+    assert_ne!(first, second, "the same postmaster answers");
+    assert_eq!(count_things(&data).await, 2, "a committed row was lost");
+
+    // Shutdown is prompt even with the server just killed again.
+    sigkill(second);
+    let asked = std::time::Instant::now();
+    let status = running.interrupt();
+    assert!(status.success(), "exit status {status:?}");
+    assert!(
+        asked.elapsed() < Duration::from_secs(15),
+        "stopping took {:?}",
+        asked.elapsed()
+    );
+    for _ in 0..50 {
+        if postgres_processes_on(&pgdata).is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!(
+        "a postgres process outlived plinth: {:?}",
+        postgres_processes_on(&pgdata)
+    );
+}
+
+#[tokio::test]
+async fn a_cluster_that_cannot_start_again_ends_serve_with_the_reason() {
+    let dir = reachable_tempdir();
+    let pgdata = dir.path().join("data/postgres");
+    let port = free_port();
+    let running = serve_with_things(dir.path(), port);
+    // Without PG_VERSION the server refuses to start on the folder.
+    std::fs::rename(pgdata.join("PG_VERSION"), dir.path().join("PG_VERSION")).unwrap();
+    sigkill(postmaster_pid(&pgdata));
+    let seen = running
+        .wait_for("error: ", Duration::from_secs(60))
+        .unwrap_or_else(|seen| panic!("serve did not end with an error: {seen:#?}"));
+    let mut running = running;
+    let status = running.child.wait().unwrap();
+    assert!(!status.success(), "exit status {status:?}");
+    // The error, then the server log's last lines.
+    let error: Vec<String> = std::iter::once(seen.last().unwrap().clone())
+        .chain(running.lines.iter())
+        .collect();
+    let error = error.join("\n");
+    assert!(error.contains("did not start again"), "{error}");
+    assert!(
+        error.contains("PG_VERSION"),
+        "the log's reason is missing: {error}"
+    );
+    assert!(postgres_processes_on(&pgdata).is_empty());
+}
