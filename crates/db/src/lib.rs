@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use rand::Rng;
 use serde_json::Value;
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{PgPool, Postgres, Transaction};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
+use sqlx::{Connection, PgPool, Postgres, Transaction};
 
 pub use cluster::{Cluster, ClusterError};
 pub use jwt::{JwtError, JwtSecret, presented_token};
@@ -124,19 +124,42 @@ impl Database {
             Some(password) => api.password(password),
             None => api.password(""),
         };
-        // No ping before each acquire: it would add a round trip to every
-        // request. A connection that died is found by the request that uses
-        // it (which fails cleanly) and is then dropped from the pool.
-        let api_pool = PgPoolOptions::new()
-            .max_connections(settings.max_connections)
-            .acquire_timeout(settings.acquire_timeout)
-            .test_before_acquire(false)
-            .connect_lazy_with(api.clone());
         Ok(Self {
             owner: owner_pool,
-            api: api_pool,
+            api: api_pool(&api, settings),
             pipelined: pipelined_pool(&api, settings),
         })
+    }
+
+    /// Whether `authenticator` can log in as the request pools do (one
+    /// connection of its own, closed again).
+    pub async fn authenticator_login(&self) -> sqlx::Result<()> {
+        let options = self.api.connect_options();
+        PgConnection::connect_with(&options).await?.close().await
+    }
+
+    /// Gives `authenticator` `password` and makes the request pools log in
+    /// with it from now on (they are replaced: call this before serving).
+    pub async fn use_authenticator_password(&mut self, password: &str) -> sqlx::Result<()> {
+        self.prepare_authenticator(Some(password)).await?;
+        let pool = self.api.options();
+        let settings = PoolSettings {
+            max_connections: pool.get_max_connections(),
+            acquire_timeout: pool.get_acquire_timeout(),
+            authenticator_password: Some(password.to_owned()),
+            ..PoolSettings::default()
+        };
+        let options = self
+            .api
+            .connect_options()
+            .as_ref()
+            .clone()
+            .password(password);
+        self.api.close().await;
+        self.pipelined.close();
+        self.api = api_pool(&options, &settings);
+        self.pipelined = pipelined_pool(&options, &settings);
+        Ok(())
     }
 
     /// Sets the password of `authenticator` when one is configured, so that
@@ -275,6 +298,30 @@ pub fn describe_target(options: &PgConnectOptions) -> String {
             options.get_port()
         ),
         None => format!("{}:{}/{database}", options.get_host(), options.get_port()),
+    }
+}
+
+/// The request pool of `sqlx` connections as `authenticator` (created
+/// lazily). No ping before each acquire: it would add a round trip to every
+/// request. A connection that died is found by the request that uses it
+/// (which fails cleanly) and is then dropped from the pool.
+fn api_pool(api: &PgConnectOptions, settings: &PoolSettings) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(settings.max_connections)
+        .acquire_timeout(settings.acquire_timeout)
+        .test_before_acquire(false)
+        .connect_lazy_with(api.clone())
+}
+
+/// Whether the server refused a login for its password (SQLSTATE 28P01, or
+/// no password given where one is required).
+pub fn is_refused_password(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Database(db) => db.code().as_deref() == Some("28P01"),
+        sqlx::Error::Protocol(_) | sqlx::Error::Configuration(_) => {
+            error.to_string().to_lowercase().contains("password")
+        }
+        _ => false,
     }
 }
 

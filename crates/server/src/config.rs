@@ -225,8 +225,8 @@ pub struct DbArgs {
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<Secret>,
 
-    /// Password of the `authenticator` role, set at start-up; needed when the
-    /// request pool logs in over TCP to a server that asks for passwords.
+    /// Password of the `authenticator` role, set at start-up. Unset, a server
+    /// that asks for one gets one derived from JWT_SECRET.
     #[arg(long, env = "AUTHENTICATOR_PASSWORD", hide_env_values = true)]
     pub authenticator_password: Option<Secret>,
 

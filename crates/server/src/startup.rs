@@ -58,6 +58,14 @@ pub fn migration_sets(
     Ok(sets)
 }
 
+/// A database error in one line, without the driver's prefix.
+fn db_reason(error: &sqlx::Error) -> String {
+    match error {
+        sqlx::Error::Database(db) => db.message().to_owned(),
+        other => other.to_string(),
+    }
+}
+
 /// How long shutdown waits for database connections to be given back.
 const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -118,6 +126,52 @@ impl Backend {
             .prepare_authenticator(args.authenticator_password.as_ref().map(|s| s.expose()))
             .await
             .context("cannot set the password of the authenticator role")?;
+        Ok(())
+    }
+
+    /// Makes sure the request pools can log in as `authenticator`, before
+    /// serving. A server that asks it for a password while none is configured
+    /// (`DATABASE_URL` over TCP with password authentication) gets one set on
+    /// the role, derived from the JWT secret: every node sharing the database
+    /// shares the secret, so they all derive the same password. Anything else
+    /// stops start-up with one line saying what to set.
+    pub async fn check_authenticator(
+        &mut self,
+        args: &DbArgs,
+        secret: &plinth_db::JwtSecret,
+    ) -> anyhow::Result<()> {
+        let refused = match self.db.authenticator_login().await {
+            Ok(()) => return Ok(()),
+            Err(e) if plinth_db::is_unavailable(&e) => {
+                // Gone again right after the migrations: serving answers 503
+                // until it is back.
+                tracing::warn!("cannot reach the database to check the authenticator login: {e}");
+                return Ok(());
+            }
+            Err(e) if plinth_db::is_refused_password(&e) => e,
+            Err(e) => bail!(
+                "the database refuses the `authenticator` login of the request pools ({});                  let the role log in from this host (pg_hba.conf) with AUTHENTICATOR_PASSWORD as its password",
+                db_reason(&e)
+            ),
+        };
+        if args.authenticator_password.is_some() {
+            bail!(
+                "the database refuses AUTHENTICATOR_PASSWORD for the `authenticator` role ({});                  check the server's password settings (pg_hba.conf)",
+                db_reason(&refused)
+            );
+        }
+        let password = plinth_db::hex(&secret.derive_key("authenticator password"));
+        let set = self.db.use_authenticator_password(&password).await;
+        if let Err(e) = set.and(self.db.authenticator_login().await) {
+            bail!(
+                "the database asks the `authenticator` role for a password and Plinth could not give it one ({});                  set AUTHENTICATOR_PASSWORD (Plinth sets it on the role at start-up)",
+                db_reason(&e)
+            );
+        }
+        tracing::info!(
+            "the database asks `authenticator` for a password: gave it one derived from JWT_SECRET \
+             (AUTHENTICATOR_PASSWORD chooses another)"
+        );
         Ok(())
     }
 
@@ -229,7 +283,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     let listener = bind(&args.host, args.port).await?;
     let keys = Keys::load_or_generate(&args.db.keys, &args.db.data_dir)?;
-    let backend = Backend::open(&args.db).await?;
+    let mut backend = Backend::open(&args.db).await?;
     // A cluster that died and could not be started again ends serving too,
     // so that the process exits non-zero and a supervisor takes over.
     let cluster_gave_up = backend.cluster.as_ref().map(Cluster::gave_up);
@@ -247,7 +301,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         listener,
         keys,
         newsletter_webhook_url,
-        &backend,
+        &mut backend,
         shutdown,
     )
     .await;
@@ -264,10 +318,11 @@ async fn serve_on(
     listener: TcpListener,
     keys: Keys,
     newsletter_webhook_url: Option<url::Url>,
-    backend: &Backend,
+    backend: &mut Backend,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     backend.migrate(&args.db).await?;
+    backend.check_authenticator(&args.db, &keys.secret).await?;
     let addr = listener.local_addr()?;
     let url = format!("http://{}", display_addr(addr));
     let auth_config = args.auth.to_config(&url);

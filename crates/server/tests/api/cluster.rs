@@ -300,3 +300,59 @@ async fn a_cluster_that_cannot_start_again_ends_serve_with_the_reason() {
     );
     assert!(postgres_processes_on(&pgdata).is_empty());
 }
+
+#[tokio::test]
+async fn a_server_that_asks_authenticator_for_a_password_gets_one_at_start_up() {
+    // Node A runs the embedded cluster, whose TCP logins need a password.
+    // Node B reaches it over TCP as the superuser with no
+    // AUTHENTICATOR_PASSWORD: its request pools must still log in.
+    let dir = reachable_tempdir();
+    let pgdata = dir.path().join("data/postgres");
+    let a = serve_with_things(dir.path(), free_port());
+    let pid_file = std::fs::read_to_string(pgdata.join("postmaster.pid")).unwrap();
+    let pg_port: u16 = pid_file.lines().nth(3).unwrap().trim().parse().unwrap();
+    let superuser_password =
+        std::fs::read_to_string(dir.path().join("data/postgres-password")).unwrap();
+    let url = format!(
+        "postgres://postgres:{}@127.0.0.1:{pg_port}/postgres",
+        superuser_password.trim()
+    );
+    for start in 1..=2 {
+        let port = free_port();
+        let mut cmd = plinth(dir.path());
+        cmd.env("DATABASE_URL", &url).args([
+            "serve",
+            "--port",
+            &port.to_string(),
+            "--policies",
+            "none",
+            "--data-dir",
+            "data-b",
+        ]);
+        let b = Running::start(cmd);
+        b.wait_for("Plinth is ready", Duration::from_secs(60))
+            .unwrap_or_else(|seen| panic!("node B start {start} never became ready: {seen:#?}"));
+        let health = reqwest::get(format!("http://127.0.0.1:{port}/health"))
+            .await
+            .unwrap();
+        assert_eq!(health.status(), 200, "start {start}");
+        assert!(b.interrupt().success());
+    }
+    // The password is the one derived from node B's JWT secret.
+    let secret = std::fs::read_to_string(dir.path().join("data-b/jwt-secret")).unwrap();
+    let secret = plinth_db::JwtSecret::new(secret.trim()).unwrap();
+    let password = plinth_db::hex(&secret.derive_key("authenticator password"));
+    let options = PgConnectOptions::new()
+        .host("127.0.0.1")
+        .port(pg_port)
+        .username("authenticator")
+        .password(&password)
+        .database("postgres");
+    PgConnection::connect_with(&options)
+        .await
+        .expect("authenticator logs in with the derived password")
+        .close()
+        .await
+        .unwrap();
+    assert!(a.interrupt().success());
+}
