@@ -105,6 +105,12 @@ impl Hub {
             .push(channel);
     }
 
+    /// Topics with a local subscriber, and joined channels.
+    pub fn counts(&self) -> (usize, usize) {
+        let topics = self.read();
+        (topics.len(), topics.values().map(Vec::len).sum())
+    }
+
     pub fn remove(&self, conn: ConnId, topic: &str) {
         let mut topics = self.write();
         if let Some(list) = topics.get_mut(topic) {

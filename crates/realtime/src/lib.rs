@@ -92,6 +92,14 @@ const RELAY_QUEUE: usize = 10_000;
 /// How long [`RealtimeState::shutdown`] waits for sockets to close.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
+/// Open sockets, topics with a subscriber and joined channels of one node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RealtimeStats {
+    pub sockets: usize,
+    pub topics: usize,
+    pub channels: usize,
+}
+
 /// One realtime node; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct RealtimeState {
@@ -169,6 +177,21 @@ impl RealtimeState {
         ];
         *state.inner.tasks.lock().unwrap_or_else(|p| p.into_inner()) = tasks;
         Ok(state)
+    }
+
+    /// What this node holds open now (for metrics).
+    pub fn stats(&self) -> RealtimeStats {
+        let (topics, channels) = self.inner.hub.counts();
+        RealtimeStats {
+            sockets: self.inner.config.max_connections
+                - self
+                    .inner
+                    .connections
+                    .available_permits()
+                    .min(self.inner.config.max_connections),
+            topics,
+            channels,
+        }
     }
 
     /// This node's id (as recorded in `realtime.nodes`).

@@ -17,6 +17,8 @@ use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
 use crate::keys::Keys;
+use crate::metrics::{self, Metrics};
+use crate::request_id;
 
 /// What every handler of the node shares. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -32,6 +34,8 @@ pub struct AppState {
     /// (PLINTH_NEWSLETTER_WEBHOOK_URL), handed to the app; its origin is
     /// added to the app's CSP `connect-src`.
     pub newsletter_webhook_url: Option<url::Url>,
+    /// PLINTH_METRICS_TOKEN: may read `/metrics`, as the service key may.
+    pub metrics_token: Option<Arc<str>>,
 }
 
 /// The services a node mounts, each under its platform prefix.
@@ -48,20 +52,49 @@ pub struct Services {
 pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     let trust_proxy_headers = state.trust_proxy_headers;
     let csp = app_csp(state.newsletter_webhook_url.as_ref());
-    let api = Router::new()
-        .route("/health", get(health))
-        .route("/_/app-config.json", get(app_config))
-        .with_state(state)
-        .nest("/auth/v1", plinth_auth::router(services.auth.clone()))
-        .nest("/rest/v1", plinth_rest::router(services.rest))
-        .nest("/storage/v1", plinth_storage::router(services.storage))
-        .nest("/realtime/v1", plinth_realtime::router(services.realtime))
-        .nest(
-            "/functions/v1",
-            plinth_functions::router(services.functions.clone()),
-        )
-        .nest("/api", plinth_functions::api_router(services.functions))
-        .nest("/_/mailbox", plinth_auth::mailbox_router(services.auth));
+    let metrics = Metrics::new();
+    let scrape = metrics::router(metrics::Sources {
+        metrics: metrics.clone(),
+        db: state.db.clone(),
+        realtime: services.realtime.clone(),
+        secret: state.keys.secret.clone(),
+        token: state.metrics_token.clone(),
+    });
+    // Each router marks the route template it matched, for the metrics.
+    let marked =
+        |router: Router| router.route_layer(axum::middleware::from_fn(metrics::mark_route));
+    let api = marked(
+        Router::new()
+            .route("/health", get(health))
+            .route("/_/app-config.json", get(app_config))
+            .with_state(state)
+            .merge(scrape),
+    )
+    .nest(
+        "/auth/v1",
+        marked(plinth_auth::router(services.auth.clone())),
+    )
+    .nest("/rest/v1", marked(plinth_rest::router(services.rest)))
+    .nest(
+        "/storage/v1",
+        marked(plinth_storage::router(services.storage)),
+    )
+    .nest(
+        "/realtime/v1",
+        marked(plinth_realtime::router(services.realtime)),
+    )
+    .nest(
+        "/functions/v1",
+        marked(plinth_functions::router(services.functions.clone())),
+    )
+    .nest(
+        "/api",
+        marked(plinth_functions::api_router(services.functions)),
+    )
+    .nest(
+        "/_/mailbox",
+        marked(plinth_auth::mailbox_router(services.auth)),
+    );
     let api = match app_pages(app_dir, csp.clone()) {
         Some(pages) => api.fallback_service(pages),
         None => api.route(
@@ -109,7 +142,12 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
             },
         ))
         .layer(axum::middleware::map_response(nosniff))
-        .layer(TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn_with_state(
+            metrics,
+            metrics::record,
+        ))
+        .layer(TraceLayer::new_for_http().make_span_with(request_id::span))
+        .layer(axum::middleware::from_fn(request_id::assign))
 }
 
 /// The Content-Security-Policy of the web app's pages. Scripts only from

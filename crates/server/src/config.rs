@@ -129,6 +129,11 @@ pub struct ServeArgs {
     #[arg(long, env = "PLINTH_TRUST_PROXY_HEADERS", default_value_t = false, action = clap::ArgAction::Set)]
     pub trust_proxy_headers: bool,
 
+    /// A bearer token that may read `/metrics` (besides the service key),
+    /// for a Prometheus that should not hold the service key.
+    #[arg(long, env = "PLINTH_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<Secret>,
+
     #[command(flatten)]
     pub auth: crate::services::AuthArgs,
 

@@ -7,7 +7,9 @@ pub mod app;
 pub mod config;
 pub mod grants_args;
 pub mod keys;
+pub mod metrics;
 pub mod mfa_args;
+pub mod request_id;
 pub mod services;
 pub mod startup;
 

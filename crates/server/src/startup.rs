@@ -338,6 +338,7 @@ async fn serve_on(
         trust_proxy_headers: args.trust_proxy_headers,
         stripe_publishable_key: args.functions.stripe_publishable_key.clone(),
         newsletter_webhook_url,
+        metrics_token: args.metrics_token.as_ref().map(|t| Arc::from(t.expose())),
     };
     let functions_config = args
         .functions

@@ -211,7 +211,7 @@ fn json_logs_are_one_object_a_line() {
     cmd.args(["serve", "--port", &port.to_string(), "--log-format", "json"])
         .args(["--migrations", "none", "--policies", "none"])
         .env("DATABASE_URL", &url)
-        .env("RUST_LOG", "info");
+        .env("RUST_LOG", "info,tower_http=debug");
     let running = crate::helpers::Running::start(cmd);
     // Logs (stderr) and the ready line (stdout) arrive on separate pipes:
     // wait for the log line itself.
@@ -229,6 +229,27 @@ fn json_logs_are_one_object_a_line() {
         .unwrap_or_else(|| panic!("no listening line in {lines:#?}"));
     assert_eq!(listening["level"], "INFO");
     assert_eq!(listening["url"], format!("http://127.0.0.1:{port}"));
+
+    // What is logged while a request is handled carries its id.
+    let res = rt.block_on(
+        reqwest::Client::new()
+            .get(format!(
+                "http://127.0.0.1:{port}/health?apikey=secret-in-query"
+            ))
+            .header("x-request-id", "log-trace-7")
+            .send(),
+    );
+    assert_eq!(res.unwrap().headers()["x-request-id"], "log-trace-7");
+    let lines = running
+        .wait_for("log-trace-7", Duration::from_secs(10))
+        .unwrap_or_else(|seen| panic!("no log line with the request id: {seen:#?}"));
+    let line: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    assert_eq!(line["span"]["request_id"], "log-trace-7", "{line}");
+    assert_eq!(line["span"]["path"], "/health", "{line}");
+    assert!(
+        !lines.iter().any(|l| l.contains("secret-in-query")),
+        "the query reached the logs: {lines:#?}"
+    );
     assert!(running.interrupt().success());
     drop(test_db);
 }

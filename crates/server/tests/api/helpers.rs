@@ -31,6 +31,9 @@ pub struct TestApp {
 /// The publishable key every test node hands to its app.
 pub const TEST_STRIPE_PUBLISHABLE_KEY: &str = "pk_test_plinth";
 
+/// The metrics token of every test app.
+pub const TEST_METRICS_TOKEN: &str = "test-metrics-token";
+
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(Default::default()).await
 }
@@ -60,6 +63,7 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
         trust_proxy_headers: false,
         stripe_publishable_key: Some(TEST_STRIPE_PUBLISHABLE_KEY.to_owned()),
         newsletter_webhook_url: None,
+        metrics_token: Some(Arc::from(TEST_METRICS_TOKEN)),
     };
     let mut auth_config = plinth_auth::AuthConfig::default();
     auth_config.password_hash = plinth_auth::HashCost::cheap();

@@ -9,4 +9,5 @@ mod marketplace_functions;
 mod marketplace_policies;
 mod marketplace_queries;
 mod marketplace_support;
+mod metrics;
 mod security;
