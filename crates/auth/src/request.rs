@@ -47,22 +47,14 @@ fn describe_json_error(error: &serde_json::Error) -> String {
 /// The client's address: the first `X-Forwarded-For` entry (the server runs
 /// behind a proxy in production), else the TCP peer.
 pub fn client_ip(headers: &HeaderMap, extensions: &Extensions) -> String {
-    if let Some(forwarded) = headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(',').next())
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-    {
-        return forwarded.to_owned();
-    }
-    if let Some(real) = headers.get("x-real-ip").and_then(|v| v.to_str().ok()) {
-        return real.trim().to_owned();
-    }
-    extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(addr)| addr.ip().to_string())
-        .unwrap_or_else(|| "unknown".into())
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    plinth_db::client_address(
+        header("x-forwarded-for"),
+        header("x-real-ip"),
+        extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| addr.ip()),
+    )
 }
 
 pub fn user_agent(headers: &HeaderMap) -> Option<String> {

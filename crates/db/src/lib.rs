@@ -264,6 +264,27 @@ impl RequestContext {
     }
 }
 
+/// The client's address: the first `X-Forwarded-For` entry (the server runs
+/// behind a proxy in production; the node drops these headers unless told
+/// to trust them), else `X-Real-IP`, else the TCP peer.
+pub fn client_address(
+    forwarded_for: Option<&str>,
+    real_ip: Option<&str>,
+    peer: Option<std::net::IpAddr>,
+) -> String {
+    if let Some(forwarded) = forwarded_for
+        .and_then(|v| v.split(',').next())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+    {
+        return forwarded.to_owned();
+    }
+    if let Some(real) = real_ip {
+        return real.trim().to_owned();
+    }
+    peer.map_or_else(|| "unknown".into(), |ip| ip.to_string())
+}
+
 /// Seconds a client is told to wait (`Retry-After`) before trying again
 /// when the database cannot be reached.
 pub const RETRY_AFTER_SECS: u32 = 2;

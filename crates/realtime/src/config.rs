@@ -10,6 +10,14 @@ pub struct RealtimeConfig {
     /// refused with 429 `Too many connected users` (a semaphore, so a slow
     /// flood cannot exhaust the node's memory or file descriptors).
     pub max_connections: usize,
+    /// Open websockets one client address may have at once (the peer, or
+    /// the first `X-Forwarded-For` entry behind a trusted proxy); the next
+    /// upgrade is refused with 429 `Too many connections from this address`.
+    pub max_connections_per_ip: usize,
+    /// Open websockets one user (the token's `sub`) may have at once, from
+    /// any address; the next upgrade is refused with 429 `Too many
+    /// connections for this user`.
+    pub max_connections_per_user: usize,
     /// Channels one socket may have joined at once; a further `phx_join` is
     /// answered with an error reply `Too many channels`.
     pub max_channels_per_connection: usize,
@@ -31,6 +39,8 @@ impl Default for RealtimeConfig {
     fn default() -> Self {
         Self {
             max_connections: 10_000,
+            max_connections_per_ip: 200,
+            max_connections_per_user: 50,
             max_channels_per_connection: 100,
             max_message_size: 256 * 1024,
             max_events_per_second: 100,

@@ -44,6 +44,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod changes;
+mod clients;
 mod config;
 mod error;
 mod filter;
@@ -116,6 +117,8 @@ struct Inner {
     hub: Hub,
     /// One permit per open socket ([`RealtimeConfig::max_connections`]).
     connections: Arc<Semaphore>,
+    /// Open sockets per client address and per user.
+    clients: Arc<clients::Clients>,
     next_conn: AtomicU64,
     next_binding: AtomicU32,
     shutdown: watch::Sender<bool>,
@@ -150,6 +153,7 @@ impl RealtimeState {
                 db,
                 jwt,
                 connections: Arc::new(Semaphore::new(config.max_connections)),
+                clients: Arc::default(),
                 config,
                 node,
                 hub: Hub::default(),

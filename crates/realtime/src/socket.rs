@@ -7,12 +7,13 @@
 //! the order the client's frames arrived; handlers never panic on input.
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Query, State};
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::SinkExt;
@@ -36,6 +37,10 @@ const MAX_BATCH: usize = 64;
 /// Room above `max_message_size` in the websocket reader, so that a message
 /// slightly too big is refused by us with a proper close frame.
 const READER_SLACK: usize = 64 * 1024;
+/// Read buffer of a socket, and how much it buffers before writing (the
+/// library's default is 128 KiB each, which 800 idle sockets turn into
+/// 100 MB).
+const SOCKET_BUFFER: usize = 8 * 1024;
 /// How long a closing socket waits for the client's close frame.
 const CLOSE_WAIT: Duration = Duration::from_secs(1);
 
@@ -105,6 +110,7 @@ pub(crate) async fn upgrade(
     State(state): State<RealtimeState>,
     Query(params): Query<HashMap<String, String>>,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
     ws: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Response {
     let token = headers
@@ -133,6 +139,25 @@ pub(crate) async fn upgrade(
     if state.is_shutting_down() {
         return refuse(StatusCode::SERVICE_UNAVAILABLE, "Realtime is shutting down");
     }
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let address = plinth_db::client_address(
+        header("x-forwarded-for"),
+        header("x-real-ip"),
+        extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| addr.ip()),
+    );
+    let user = identity.ctx.claims["sub"].as_str().map(str::to_owned);
+    let config = &state.inner.config;
+    let slot = match state.inner.clients.open(
+        address,
+        user,
+        config.max_connections_per_ip,
+        config.max_connections_per_user,
+    ) {
+        Ok(slot) => slot,
+        Err(refused) => return refuse(StatusCode::TOO_MANY_REQUESTS, refused.message()),
+    };
     let Ok(permit) = state.inner.connections.clone().try_acquire_owned() else {
         return refuse(StatusCode::TOO_MANY_REQUESTS, "Too many connected users");
     };
@@ -143,9 +168,14 @@ pub(crate) async fn upgrade(
         .saturating_add(READER_SLACK);
     ws.max_message_size(reader_limit)
         .max_frame_size(reader_limit)
+        // Small buffers: they are allocated (and zeroed) for every socket
+        // whatever its traffic; a larger message grows the buffer it needs.
+        .read_buffer_size(SOCKET_BUFFER)
+        .write_buffer_size(SOCKET_BUFFER)
         .on_upgrade(move |socket| async move {
             Connection::new(state, vsn, identity).run(socket).await;
             drop(permit);
+            drop(slot);
         })
 }
 

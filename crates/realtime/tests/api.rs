@@ -1245,6 +1245,92 @@ async fn two_nodes_on_one_database_see_changes_broadcasts_and_presence() {
 
 // ----------------------------------------------------------------- limits
 
+/// Opens a socket as if from `address` (the header a trusted proxy sets).
+async fn connect_from(
+    url: &str,
+    address: &str,
+) -> Result<WebSocketStream<MaybeTlsStream<TcpStream>>, (u16, Value)> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = url.into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("x-forwarded-for", address.parse().unwrap());
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            let body = response.body().clone().unwrap_or_default();
+            Err((
+                response.status().as_u16(),
+                serde_json::from_slice(&body).unwrap_or(Value::Null),
+            ))
+        }
+        Err(other) => panic!("unexpected error {other}"),
+    }
+}
+
+#[tokio::test]
+async fn one_address_and_one_user_cannot_take_every_socket() {
+    let app = spawn_app_with(RealtimeConfig {
+        max_connections_per_ip: 3,
+        max_connections_per_user: 2,
+        ..Default::default()
+    })
+    .await;
+    let anon = app.node.ws_url(&app.anon, "2.0.0");
+    // A flood from one address stops at its cap...
+    let mut flood = Vec::new();
+    let mut refused = Vec::new();
+    for _ in 0..20 {
+        match connect_from(&anon, "198.51.100.7").await {
+            Ok(ws) => flood.push(ws),
+            Err(refusal) => refused.push(refusal),
+        }
+    }
+    assert_eq!(flood.len(), 3);
+    assert_eq!(refused.len(), 17);
+    assert_eq!(
+        refused[0],
+        (
+            429,
+            json!({"error": "Too many connections from this address"})
+        )
+    );
+    // ...while another address still gets in.
+    let other = connect_from(&anon, "198.51.100.8").await;
+    assert!(other.is_ok());
+
+    // One user, from three addresses, gets two sockets.
+    let token = app.user_token(Uuid::new_v4(), 3600);
+    let user = app.node.ws_url(&token, "2.0.0");
+    let first = connect_from(&user, "203.0.113.1").await.unwrap();
+    let _second = connect_from(&user, "203.0.113.2").await.unwrap();
+    assert_eq!(
+        connect_from(&user, "203.0.113.3").await.unwrap_err(),
+        (429, json!({"error": "Too many connections for this user"}))
+    );
+    // A closed socket gives its slots back.
+    drop(first);
+    let mut again = None;
+    for _ in 0..50 {
+        if let Ok(ws) = connect_from(&user, "203.0.113.3").await {
+            again = Some(ws);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(again.is_some(), "the user's slot did not come back");
+    drop(flood);
+    let mut back = None;
+    for _ in 0..50 {
+        if let Ok(ws) = connect_from(&anon, "198.51.100.7").await {
+            back = Some(ws);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(back.is_some(), "the address's slots did not come back");
+}
+
 #[tokio::test]
 async fn connections_per_node_are_capped() {
     let app = spawn_app_with(RealtimeConfig {

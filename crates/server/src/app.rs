@@ -36,6 +36,8 @@ pub struct AppState {
     pub newsletter_webhook_url: Option<url::Url>,
     /// PLINTH_METRICS_TOKEN: may read `/metrics`, as the service key may.
     pub metrics_token: Option<Arc<str>>,
+    /// The node's request counters (one set per node, however many routers).
+    pub metrics: Metrics,
 }
 
 /// The services a node mounts, each under its platform prefix.
@@ -52,7 +54,7 @@ pub struct Services {
 pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     let trust_proxy_headers = state.trust_proxy_headers;
     let csp = app_csp(state.newsletter_webhook_url.as_ref());
-    let metrics = Metrics::new();
+    let metrics = state.metrics.clone();
     let scrape = metrics::router(metrics::Sources {
         metrics: metrics.clone(),
         db: state.db.clone(),

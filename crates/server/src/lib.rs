@@ -7,6 +7,7 @@ pub mod app;
 pub mod config;
 pub mod grants_args;
 pub mod keys;
+pub mod memory;
 pub mod metrics;
 pub mod mfa_args;
 pub mod request_id;

@@ -69,6 +69,8 @@ pub struct Metrics {
 }
 
 struct Inner {
+    /// Requests answered, for [`Metrics::served`].
+    served: std::sync::atomic::AtomicU64,
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
     latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
@@ -179,6 +181,7 @@ impl Metrics {
         );
         Self {
             inner: Arc::new(Inner {
+                served: std::sync::atomic::AtomicU64::new(0),
                 registry,
                 requests,
                 latency,
@@ -198,8 +201,16 @@ impl Metrics {
         }
     }
 
+    /// Requests answered since start.
+    pub fn served(&self) -> u64 {
+        self.inner.served.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn observe(&self, request: &Observed, route: Arc<str>, status: StatusCode, elapsed: Duration) {
         let inner = &self.inner;
+        inner
+            .served
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         inner
             .requests
             .get_or_create(&RequestLabels {

@@ -557,6 +557,13 @@ pub struct RealtimeArgs {
     /// Most websocket connections one node accepts.
     #[arg(long, env = "REALTIME_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub realtime_max_connections: usize,
+    /// Most websocket connections from one client address (the peer, or the
+    /// first X-Forwarded-For entry with PLINTH_TRUST_PROXY_HEADERS).
+    #[arg(long, env = "REALTIME_MAX_CONNECTIONS_PER_IP", default_value_t = 200)]
+    pub realtime_max_connections_per_ip: usize,
+    /// Most websocket connections of one signed-in user, from any address.
+    #[arg(long, env = "REALTIME_MAX_CONNECTIONS_PER_USER", default_value_t = 50)]
+    pub realtime_max_connections_per_user: usize,
     /// Most channels one connection may join.
     #[arg(
         long,
@@ -576,6 +583,8 @@ impl RealtimeArgs {
     pub fn to_config(&self) -> plinth_realtime::RealtimeConfig {
         plinth_realtime::RealtimeConfig {
             max_connections: self.realtime_max_connections,
+            max_connections_per_ip: self.realtime_max_connections_per_ip,
+            max_connections_per_user: self.realtime_max_connections_per_user,
             max_channels_per_connection: self.realtime_max_channels_per_connection,
             max_message_size: self.realtime_max_message_size,
             max_events_per_second: self.realtime_max_events_per_second,

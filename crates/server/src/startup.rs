@@ -339,6 +339,7 @@ async fn serve_on(
         stripe_publishable_key: args.functions.stripe_publishable_key.clone(),
         newsletter_webhook_url,
         metrics_token: args.metrics_token.as_ref().map(|t| Arc::from(t.expose())),
+        metrics: Default::default(),
     };
     let functions_config = args
         .functions
@@ -403,6 +404,10 @@ async fn serve_on(
     println!("Plinth is ready at {url}");
     // On shutdown, websockets are closed (with a close frame) first, so that
     // the HTTP drain does not wait on them.
+    tokio::spawn(crate::memory::return_freed_memory(
+        state.metrics.clone(),
+        realtime.clone(),
+    ));
     let closing = realtime.clone();
     let shutdown = async move {
         shutdown.await;

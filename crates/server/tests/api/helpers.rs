@@ -64,6 +64,7 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
         stripe_publishable_key: Some(TEST_STRIPE_PUBLISHABLE_KEY.to_owned()),
         newsletter_webhook_url: None,
         metrics_token: Some(Arc::from(TEST_METRICS_TOKEN)),
+        metrics: Default::default(),
     };
     let mut auth_config = plinth_auth::AuthConfig::default();
     auth_config.password_hash = plinth_auth::HashCost::cheap();

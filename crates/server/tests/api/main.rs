@@ -11,3 +11,4 @@ mod marketplace_queries;
 mod marketplace_support;
 mod metrics;
 mod security;
+mod sockets;

@@ -1,0 +1,52 @@
+//! Giving memory back to the system once a burst is over.
+//!
+//! glibc's allocator keeps freed memory in its arenas for the next
+//! allocation: after 800 websockets closed, or a load test ended, the
+//! process stayed at its peak. Every [`CHECK_EVERY`] this task looks at what
+//! the node did since its last look; when sockets closed, or the node went
+//! quiet after being busy, it asks glibc to return its free pages
+//! (`malloc_trim`), which takes a few milliseconds on a blocking thread.
+//! Under steady load it does nothing: that memory is in use.
+
+use std::time::Duration;
+
+use crate::metrics::Metrics;
+
+const CHECK_EVERY: Duration = Duration::from_secs(2);
+
+/// Runs until the runtime stops.
+pub async fn return_freed_memory(metrics: Metrics, realtime: plinth_realtime::RealtimeState) {
+    let mut last_served = metrics.served();
+    let mut last_sockets = realtime.stats().sockets;
+    let mut busy = false;
+    let mut ticks = tokio::time::interval(CHECK_EVERY);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let served = metrics.served();
+        let sockets = realtime.stats().sockets;
+        let quiet = served == last_served;
+        if sockets < last_sockets || (quiet && busy) {
+            let _ = tokio::task::spawn_blocking(trim).await;
+            busy = false;
+        }
+        if !quiet {
+            busy = true;
+        }
+        last_served = served;
+        last_sockets = sockets;
+    }
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn trim() {
+    // SAFETY: malloc_trim only walks the allocator's own free lists; it is
+    // safe to call from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn trim() {}
