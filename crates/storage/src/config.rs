@@ -26,10 +26,13 @@ pub struct StorageConfig {
     pub signed_url_max_expiry: Duration,
     /// Lifetime of a signed upload URL (two hours on the platform).
     pub signed_upload_url_expiry: Duration,
-    /// Temporary upload files older than this are removed by the start-up
-    /// sweep. Younger ones may belong to an upload still running on another
-    /// node that shares the byte store, so they are left alone.
+    /// Temporary upload files, and object bytes that no row names, older
+    /// than this are removed by the sweeps. Younger ones may belong to an
+    /// upload still running on another node that shares the byte store, so
+    /// they are left alone.
     pub orphan_grace: Duration,
+    /// How often the sweeps run after the one at start-up.
+    pub orphan_sweep_interval: Duration,
     /// Default `Cache-Control` max-age (seconds) of uploads that send none.
     pub default_cache_control: u64,
     /// How long an unfinished resumable (TUS) upload can be continued (one
@@ -65,6 +68,7 @@ impl Default for StorageConfig {
             signed_url_max_expiry: Duration::from_secs(60 * 60 * 24 * 365),
             signed_upload_url_expiry: Duration::from_secs(2 * 60 * 60),
             orphan_grace: Duration::from_secs(60 * 60),
+            orphan_sweep_interval: Duration::from_secs(60 * 60),
             default_cache_control: 3600,
             tus_url_expiry: Duration::from_secs(60 * 60),
             file_etag: FileEtag::Md5,

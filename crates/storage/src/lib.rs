@@ -52,6 +52,7 @@ mod names;
 mod objects;
 mod render;
 mod store;
+mod sweep;
 mod tus;
 mod wire;
 
@@ -66,6 +67,7 @@ use plinth_db::{Database, JwtSecret, MigrationSet};
 pub use config::{Backend, FileEtag, S3Config, StorageConfig};
 pub use error::StorageError;
 pub use names::{MAX_OBJECT_NAME, validate_bucket_name, validate_object_name};
+pub use sweep::SweepError;
 
 use store::ByteStore;
 
@@ -75,10 +77,16 @@ pub fn migrations() -> MigrationSet {
     MigrationSet::embedded(
         "storage",
         "crates/storage/migrations",
-        &[(
-            "0001_storage_schema.sql",
-            include_str!("../migrations/0001_storage_schema.sql"),
-        )],
+        &[
+            (
+                "0001_storage_schema.sql",
+                include_str!("../migrations/0001_storage_schema.sql"),
+            ),
+            (
+                "0002_objects_version_index.sql",
+                include_str!("../migrations/0002_objects_version_index.sql"),
+            ),
+        ],
     )
     .expect("the embedded storage migrations are well named")
 }
@@ -155,18 +163,55 @@ impl StorageState {
         if expired > 0 {
             tracing::info!(expired, "removed expired resumable uploads");
         }
-        Ok(Self {
+        let state = Self {
             inner: Arc::new(Inner {
                 db,
                 jwt,
                 config,
                 store,
             }),
-        })
+        };
+        tokio::spawn(sweep_periodically(state.clone()));
+        Ok(state)
+    }
+
+    /// Removes object and rendition bytes older than `orphan_grace` that no
+    /// row names (see the `sweep` module); how many keys went. Runs by itself
+    /// at start-up and every `orphan_sweep_interval`.
+    pub async fn sweep_orphans(&self) -> Result<usize, sweep::SweepError> {
+        let inner = &self.inner;
+        sweep::sweep_orphans(&inner.store, &inner.db, inner.config.orphan_grace).await
     }
 
     pub fn config(&self) -> &StorageConfig {
         &self.inner.config
+    }
+}
+
+/// The sweeps, at start-up and then every `orphan_sweep_interval`: bytes no
+/// row names, temporary files of interrupted uploads, expired resumable
+/// uploads. A failed sweep is logged and tried again next time.
+async fn sweep_periodically(state: StorageState) {
+    let config = &state.inner.config;
+    let store = &state.inner.store;
+    let mut first = true;
+    loop {
+        match state.sweep_orphans().await {
+            Ok(0) => {}
+            Ok(removed) => tracing::info!(removed, "removed bytes that no object names"),
+            Err(e) => tracing::warn!(%e, "the orphan sweep stopped; it runs again later"),
+        }
+        // At start-up these two already ran, before serving.
+        if !first {
+            if let Err(e) = store.sweep_temporary(config.orphan_grace).await {
+                tracing::warn!(%e, "sweeping temporary upload files");
+            }
+            if let Err(e) = tus::sweep_expired(store.operator()).await {
+                tracing::warn!(%e, "sweeping expired resumable uploads");
+            }
+        }
+        first = false;
+        tokio::time::sleep(config.orphan_sweep_interval).await;
     }
 }
 

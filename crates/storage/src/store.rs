@@ -330,27 +330,36 @@ impl ByteStore {
             if path.ends_with('/') || !path.starts_with(TMP) {
                 continue;
             }
-            let modified = match entry.metadata().last_modified() {
-                Some(at) => Some(SystemTime::from(at)),
-                None => self
-                    .op
-                    .stat(path)
-                    .await
-                    .ok()
-                    .and_then(|m| m.last_modified())
-                    .map(SystemTime::from),
-            };
-            let old_enough = match modified {
-                Some(at) => now.duration_since(at).unwrap_or_default() >= grace,
-                // No time known: only an immediate sweep removes it.
-                None => grace.is_zero(),
-            };
-            if old_enough {
+            if self.older_than(&entry, now, grace).await {
                 self.remove(path).await;
                 removed += 1;
             }
         }
         Ok(removed)
+    }
+
+    /// Whether `entry` was last written at least `grace` before `now`. A key
+    /// whose time cannot be known counts as old only for a zero grace.
+    pub async fn older_than(
+        &self,
+        entry: &opendal::Entry,
+        now: SystemTime,
+        grace: Duration,
+    ) -> bool {
+        let modified = match entry.metadata().last_modified() {
+            Some(at) => Some(SystemTime::from(at)),
+            None => self
+                .op
+                .stat(entry.path())
+                .await
+                .ok()
+                .and_then(|m| m.last_modified())
+                .map(SystemTime::from),
+        };
+        match modified {
+            Some(at) => now.duration_since(at).unwrap_or_default() >= grace,
+            None => grace.is_zero(),
+        }
     }
 }
 

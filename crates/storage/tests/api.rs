@@ -2146,6 +2146,65 @@ async fn start_up_sweep_removes_temporary_files_left_by_a_crash() {
     );
 }
 
+#[tokio::test]
+async fn the_orphan_sweep_removes_every_byte_no_row_names_and_nothing_else() {
+    let app = spawn_app().await;
+    assert_eq!(
+        app.upload(&app.service, "private", "kept.txt", b"kept", "text/plain")
+            .await
+            .status(),
+        200
+    );
+    let live = app.object_files();
+    assert_eq!(live.len(), 1);
+    // What a crash leaves: bytes of a version no row has, anywhere in the
+    // store, and renditions of such a version.
+    let orphans = [
+        "objects/0f/0f5e2c1a-orphan-version".to_owned(),
+        "objects/9a/9a000000-another-orphan".to_owned(),
+        "renditions/0f/0f5e2c1a-orphan-version/w100-h100.webp".to_owned(),
+    ];
+    let op = plinth_storage::build_operator(&app.backend).unwrap();
+    for key in &orphans {
+        op.write(key, b"left by a crash".to_vec()).await.unwrap();
+    }
+
+    // Within the grace period they may be a running upload's: kept.
+    let jwt = JwtSecret::new(SECRET).unwrap();
+    let patient = StorageState::new(
+        app.test_db.db.clone(),
+        jwt.clone(),
+        app.config(Duration::from_secs(3600)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(patient.sweep_orphans().await.unwrap(), 0);
+    for key in &orphans {
+        assert!(app.stored_files().contains(key), "{key} went too early");
+    }
+
+    // Past it they go (the start-up sweep runs in the background; the call
+    // sweeps whatever it left), and the live object stays readable.
+    let eager = StorageState::new(app.test_db.db.clone(), jwt, app.config(Duration::ZERO))
+        .await
+        .unwrap();
+    eager.sweep_orphans().await.unwrap();
+    let stored = app.stored_files();
+    for key in &orphans {
+        assert!(!stored.contains(key), "{key} was not swept: {stored:?}");
+    }
+    assert_eq!(app.object_files(), live);
+    assert_eq!(
+        app.get("/object/private/kept.txt", &app.service)
+            .await
+            .bytes()
+            .await
+            .unwrap()
+            .as_ref(),
+        b"kept"
+    );
+}
+
 // ------------------------------------------------------------ the marketplace's SQL
 
 #[tokio::test]
