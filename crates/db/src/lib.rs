@@ -142,6 +142,14 @@ impl Database {
     /// with it from now on (they are replaced: call this before serving).
     pub async fn use_authenticator_password(&mut self, password: &str) -> sqlx::Result<()> {
         self.prepare_authenticator(Some(password)).await?;
+        self.log_in_authenticator_with(password).await;
+        Ok(())
+    }
+
+    /// Makes the request pools log in as `authenticator` with `password`
+    /// from now on, without setting it (they are replaced: call this before
+    /// serving).
+    pub async fn log_in_authenticator_with(&mut self, password: &str) {
         let pool = self.api.options();
         let settings = PoolSettings {
             max_connections: pool.get_max_connections(),
@@ -159,7 +167,6 @@ impl Database {
         self.pipelined.close();
         self.api = api_pool(&options, &settings);
         self.pipelined = pipelined_pool(&options, &settings);
-        Ok(())
     }
 
     /// Sets the password of `authenticator` when one is configured, so that

@@ -86,6 +86,9 @@ pub struct RestConfig {
     /// `rollback` or `rollback-allow-override` (the latter two for tests;
     /// `*-allow-override` honours `Prefer: tx=`).
     pub tx_end: String,
+    /// Reload the schema cache on this period instead of on `NOTIFY pgrst`
+    /// (a read replica cannot LISTEN; DDL reaches it by replication).
+    pub schema_poll: Option<Duration>,
 }
 
 impl Default for RestConfig {
@@ -97,6 +100,7 @@ impl Default for RestConfig {
             extra_search_path: vec!["public".into(), "extensions".into()],
             aggregates_enabled: false,
             plan_enabled: false,
+            schema_poll: None,
             tx_end: "commit".into(),
         }
     }
@@ -160,12 +164,15 @@ impl RestState {
     /// ends when the last clone of the state is dropped).
     pub async fn new(db: Database, jwt: JwtSecret, config: RestConfig) -> Result<Self, RestError> {
         // Listen first, then load: a change between the two is not lost.
-        let listener = match sqlx::postgres::PgListener::connect_with(&db.owner).await {
-            Ok(mut l) => match l.listen("pgrst").await {
-                Ok(()) => Some(l),
+        let listener = match config.schema_poll {
+            Some(_) => None,
+            None => match sqlx::postgres::PgListener::connect_with(&db.owner).await {
+                Ok(mut l) => match l.listen("pgrst").await {
+                    Ok(()) => Some(l),
+                    Err(_) => None,
+                },
                 Err(_) => None,
             },
-            Err(_) => None,
         };
         let cache = SchemaCache::load(&db.owner, &config.db_schemas)
             .await
@@ -177,7 +184,10 @@ impl RestState {
             cache: ArcSwap::from_pointee(cache),
             listener: Mutex::new(None),
         });
-        let handle = tokio::spawn(listen(Arc::downgrade(&inner), listener));
+        let handle = match inner.config.schema_poll {
+            Some(period) => tokio::spawn(poll(Arc::downgrade(&inner), period)),
+            None => tokio::spawn(listen(Arc::downgrade(&inner), listener)),
+        };
         if let Ok(mut guard) = inner.listener.lock() {
             *guard = Some(handle);
         }
@@ -204,6 +214,19 @@ async fn reload(inner: &Inner) -> Result<(), sqlx::Error> {
     inner.cache.store(Arc::new(fresh));
     tracing::debug!("schema cache reloaded");
     Ok(())
+}
+
+/// Reloads every `period` (see [`RestConfig::schema_poll`]).
+async fn poll(weak: Weak<Inner>, period: Duration) {
+    loop {
+        tokio::time::sleep(period).await;
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        if let Err(e) = reload(&inner).await {
+            tracing::warn!(%e, "schema cache reload failed; keeping the previous one");
+        }
+    }
 }
 
 /// Listens on `pgrst` and reloads on `reload schema` (or an empty payload).

@@ -55,48 +55,32 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     let trust_proxy_headers = state.trust_proxy_headers;
     let csp = app_csp(state.newsletter_webhook_url.as_ref());
     let metrics = state.metrics.clone();
-    let scrape = metrics::router(metrics::Sources {
-        metrics: metrics.clone(),
-        db: state.db.clone(),
-        realtime: services.realtime.clone(),
-        secret: state.keys.secret.clone(),
-        token: state.metrics_token.clone(),
-    });
-    // Each router marks the route template it matched, for the metrics.
-    let marked =
-        |router: Router| router.route_layer(axum::middleware::from_fn(metrics::mark_route));
-    let api = marked(
-        Router::new()
-            .route("/health", get(health))
-            .route("/_/app-config.json", get(app_config))
-            .with_state(state)
-            .merge(scrape),
-    )
-    .nest(
-        "/auth/v1",
-        marked(plinth_auth::router(services.auth.clone())),
-    )
-    .nest("/rest/v1", marked(plinth_rest::router(services.rest)))
-    .nest(
-        "/storage/v1",
-        marked(plinth_storage::router(services.storage)),
-    )
-    .nest(
-        "/realtime/v1",
-        marked(plinth_realtime::router(services.realtime)),
-    )
-    .nest(
-        "/functions/v1",
-        marked(plinth_functions::router(services.functions.clone())),
-    )
-    .nest(
-        "/api",
-        marked(plinth_functions::api_router(services.functions)),
-    )
-    .nest(
-        "/_/mailbox",
-        marked(plinth_auth::mailbox_router(services.auth)),
-    );
+    let api = node_routes(state, Some(services.realtime.clone()))
+        .nest(
+            "/auth/v1",
+            marked(plinth_auth::router(services.auth.clone())),
+        )
+        .nest("/rest/v1", marked(plinth_rest::router(services.rest)))
+        .nest(
+            "/storage/v1",
+            marked(plinth_storage::router(services.storage)),
+        )
+        .nest(
+            "/realtime/v1",
+            marked(plinth_realtime::router(services.realtime)),
+        )
+        .nest(
+            "/functions/v1",
+            marked(plinth_functions::router(services.functions.clone())),
+        )
+        .nest(
+            "/api",
+            marked(plinth_functions::api_router(services.functions)),
+        )
+        .nest(
+            "/_/mailbox",
+            marked(plinth_auth::mailbox_router(services.auth)),
+        );
     let api = match app_pages(app_dir, csp.clone()) {
         Some(pages) => api.fallback_service(pages),
         None => api.route(
@@ -108,48 +92,86 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     // Access-Control-Request-Method), which the CORS layer would answer as a
     // preflight: it goes to the storage route instead.
     let uncors = api.clone();
-    api.layer(cors())
-        .layer(axum::middleware::from_fn(
-            move |request: Request, next: Next| {
-                // The router is cloned only for the requests that take it.
-                let uncors = (request.method() == Method::OPTIONS
-                    && !request
-                        .headers()
-                        .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
-                    && request
-                        .uri()
-                        .path()
-                        .starts_with("/storage/v1/upload/resumable"))
-                .then(|| uncors.clone());
-                async move {
-                    if let Some(uncors) = uncors {
-                        use tower::ServiceExt;
-                        return match uncors.oneshot(request).await {
-                            Ok(response) => response,
-                            Err(never) => match never {},
-                        };
-                    }
-                    next.run(request).await
-                }
-            },
-        ))
-        .layer(axum::middleware::from_fn(
-            move |mut request: Request, next: Next| async move {
-                if !trust_proxy_headers {
-                    let headers = request.headers_mut();
-                    headers.remove("x-forwarded-for");
-                    headers.remove("x-real-ip");
+    let api = api.layer(cors()).layer(axum::middleware::from_fn(
+        move |request: Request, next: Next| {
+            // The router is cloned only for the requests that take it.
+            let uncors = (request.method() == Method::OPTIONS
+                && !request
+                    .headers()
+                    .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
+                && request
+                    .uri()
+                    .path()
+                    .starts_with("/storage/v1/upload/resumable"))
+            .then(|| uncors.clone());
+            async move {
+                if let Some(uncors) = uncors {
+                    use tower::ServiceExt;
+                    return match uncors.oneshot(request).await {
+                        Ok(response) => response,
+                        Err(never) => match never {},
+                    };
                 }
                 next.run(request).await
-            },
-        ))
-        .layer(axum::middleware::map_response(nosniff))
-        .layer(axum::middleware::from_fn_with_state(
-            metrics,
-            metrics::record,
-        ))
-        .layer(TraceLayer::new_for_http().make_span_with(request_id::span))
-        .layer(axum::middleware::from_fn(request_id::assign))
+            }
+        },
+    ));
+    outer_layers(api, trust_proxy_headers, metrics)
+}
+
+/// The router of a node on a read replica (`PLINTH_READ_REPLICA`): the REST
+/// gateway, for the reads a load balancer sends it, and the node's own
+/// routes (`/health`, `/metrics`).
+pub fn read_router(state: AppState, rest: plinth_rest::RestState) -> Router {
+    let trust_proxy_headers = state.trust_proxy_headers;
+    let metrics = state.metrics.clone();
+    let api = node_routes(state, None).nest("/rest/v1", marked(plinth_rest::router(rest)));
+    outer_layers(api.layer(cors()), trust_proxy_headers, metrics)
+}
+
+/// Marks the route template a router matched, for the metrics.
+fn marked(router: Router) -> Router {
+    router.route_layer(axum::middleware::from_fn(metrics::mark_route))
+}
+
+/// `/health`, `/_/app-config.json` and `/metrics`.
+fn node_routes(state: AppState, realtime: Option<plinth_realtime::RealtimeState>) -> Router {
+    let scrape = metrics::router(metrics::Sources {
+        metrics: state.metrics.clone(),
+        db: state.db.clone(),
+        realtime,
+        secret: state.keys.secret.clone(),
+        token: state.metrics_token.clone(),
+    });
+    marked(
+        Router::new()
+            .route("/health", get(health))
+            .route("/_/app-config.json", get(app_config))
+            .with_state(state)
+            .merge(scrape),
+    )
+}
+
+/// What every answer goes through, outermost last: proxy-header hygiene,
+/// `nosniff`, the metrics, the log span and the request id.
+fn outer_layers(api: Router, trust_proxy_headers: bool, metrics: Metrics) -> Router {
+    api.layer(axum::middleware::from_fn(
+        move |mut request: Request, next: Next| async move {
+            if !trust_proxy_headers {
+                let headers = request.headers_mut();
+                headers.remove("x-forwarded-for");
+                headers.remove("x-real-ip");
+            }
+            next.run(request).await
+        },
+    ))
+    .layer(axum::middleware::map_response(nosniff))
+    .layer(axum::middleware::from_fn_with_state(
+        metrics,
+        metrics::record,
+    ))
+    .layer(TraceLayer::new_for_http().make_span_with(request_id::span))
+    .layer(axum::middleware::from_fn(request_id::assign))
 }
 
 /// The Content-Security-Policy of the web app's pages. Scripts only from

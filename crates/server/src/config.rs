@@ -129,6 +129,13 @@ pub struct ServeArgs {
     #[arg(long, env = "PLINTH_TRUST_PROXY_HEADERS", default_value_t = false, action = clap::ArgAction::Set)]
     pub trust_proxy_headers: bool,
 
+    /// This node's database is a read replica: it applies no migrations,
+    /// writes nothing, and serves only the REST gateway (for the GET and
+    /// HEAD requests a load balancer routes to replicas), `/health` and
+    /// `/metrics`; its schema cache reloads every 10 s.
+    #[arg(long, env = "PLINTH_READ_REPLICA", default_value_t = false, action = clap::ArgAction::Set)]
+    pub read_replica: bool,
+
     /// A bearer token that may read `/metrics` (besides the service key),
     /// for a Prometheus that should not hold the service key.
     #[arg(long, env = "PLINTH_METRICS_TOKEN", hide_env_values = true)]

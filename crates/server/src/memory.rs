@@ -15,16 +15,20 @@ use crate::metrics::Metrics;
 const CHECK_EVERY: Duration = Duration::from_secs(2);
 
 /// Runs until the runtime stops.
-pub async fn return_freed_memory(metrics: Metrics, realtime: plinth_realtime::RealtimeState) {
+pub async fn return_freed_memory(
+    metrics: Metrics,
+    realtime: Option<plinth_realtime::RealtimeState>,
+) {
+    let sockets_open = move || realtime.as_ref().map_or(0, |r| r.stats().sockets);
     let mut last_served = metrics.served();
-    let mut last_sockets = realtime.stats().sockets;
+    let mut last_sockets = sockets_open();
     let mut busy = false;
     let mut ticks = tokio::time::interval(CHECK_EVERY);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
         let served = metrics.served();
-        let sockets = realtime.stats().sockets;
+        let sockets = sockets_open();
         let quiet = served == last_served;
         if sockets < last_sockets || (quiet && busy) {
             let _ = tokio::task::spawn_blocking(trim).await;

@@ -266,10 +266,12 @@ impl Metrics {
             .get_or_create(&PoolName { pool: "pipelined" })
             .set(count(status.waiting));
 
-        let realtime = sources.realtime.stats();
-        inner.realtime_sockets.set(count(realtime.sockets));
-        inner.realtime_topics.set(count(realtime.topics));
-        inner.realtime_channels.set(count(realtime.channels));
+        if let Some(realtime) = &sources.realtime {
+            let realtime = realtime.stats();
+            inner.realtime_sockets.set(count(realtime.sockets));
+            inner.realtime_topics.set(count(realtime.topics));
+            inner.realtime_channels.set(count(realtime.channels));
+        }
 
         let started = Instant::now();
         let up = db.ping_within(Duration::from_secs(1)).await.is_ok();
@@ -438,7 +440,8 @@ pub async fn record(State(metrics): State<Metrics>, request: Request, next: Next
 pub struct Sources {
     pub metrics: Metrics,
     pub db: Database,
-    pub realtime: plinth_realtime::RealtimeState,
+    /// `None` on a read replica's node, which serves no websockets.
+    pub realtime: Option<plinth_realtime::RealtimeState>,
     pub secret: JwtSecret,
     /// `PLINTH_METRICS_TOKEN`: a bearer token that may read the metrics.
     pub token: Option<Arc<str>>,

@@ -450,6 +450,7 @@ impl RestArgs {
             aggregates_enabled: self.db_aggregates_enabled,
             plan_enabled: self.db_plan_enabled,
             tx_end: self.db_tx_end.clone(),
+            schema_poll: None,
         }
     }
 }

@@ -135,10 +135,14 @@ impl Backend {
     /// the role, derived from the JWT secret: every node sharing the database
     /// shares the secret, so they all derive the same password. Anything else
     /// stops start-up with one line saying what to set.
+    ///
+    /// With `may_alter` false (a read replica), the derived password is only
+    /// tried, not set: the primary's nodes set it and replication brings it.
     pub async fn check_authenticator(
         &mut self,
         args: &DbArgs,
         secret: &plinth_db::JwtSecret,
+        may_alter: bool,
     ) -> anyhow::Result<()> {
         let refused = match self.db.authenticator_login().await {
             Ok(()) => return Ok(()),
@@ -161,7 +165,12 @@ impl Backend {
             );
         }
         let password = plinth_db::hex(&secret.derive_key("authenticator password"));
-        let set = self.db.use_authenticator_password(&password).await;
+        let set = if may_alter {
+            self.db.use_authenticator_password(&password).await
+        } else {
+            self.db.log_in_authenticator_with(&password).await;
+            Ok(())
+        };
         if let Err(e) = set.and(self.db.authenticator_login().await) {
             bail!(
                 "the database asks the `authenticator` role for a password and Plinth could not give it one ({});                  set AUTHENTICATOR_PASSWORD (Plinth sets it on the role at start-up)",
@@ -279,7 +288,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.db.log);
     // Checked before anything is bound or opened: a bad value stops at once.
     let newsletter_webhook_url = args.newsletter_webhook_url()?;
-    check_dev_mailbox(&args)?;
+    if !args.read_replica {
+        check_dev_mailbox(&args)?;
+    }
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     let listener = bind(&args.host, args.port).await?;
     let keys = Keys::load_or_generate(&args.db.keys, &args.db.data_dir)?;
@@ -321,8 +332,13 @@ async fn serve_on(
     backend: &mut Backend,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    if args.read_replica {
+        return serve_read_replica(args, listener, keys, backend, shutdown).await;
+    }
     backend.migrate(&args.db).await?;
-    backend.check_authenticator(&args.db, &keys.secret).await?;
+    backend
+        .check_authenticator(&args.db, &keys.secret, true)
+        .await?;
     let addr = listener.local_addr()?;
     let url = format!("http://{}", display_addr(addr));
     let auth_config = args.auth.to_config(&url);
@@ -332,15 +348,7 @@ async fn serve_on(
              the link printed at start-up, or the service_role key); set SMTP_HOST for real users"
         );
     }
-    let state = AppState {
-        db: backend.db.clone(),
-        keys: Arc::new(keys),
-        trust_proxy_headers: args.trust_proxy_headers,
-        stripe_publishable_key: args.functions.stripe_publishable_key.clone(),
-        newsletter_webhook_url,
-        metrics_token: args.metrics_token.as_ref().map(|t| Arc::from(t.expose())),
-        metrics: Default::default(),
-    };
+    let state = app_state(args, backend, keys, newsletter_webhook_url);
     let functions_config = args
         .functions
         .to_config(&auth_config.site_url, &auth_config.api_external_url);
@@ -406,13 +414,67 @@ async fn serve_on(
     // the HTTP drain does not wait on them.
     tokio::spawn(crate::memory::return_freed_memory(
         state.metrics.clone(),
-        realtime.clone(),
+        Some(realtime.clone()),
     ));
     let closing = realtime.clone();
     let shutdown = async move {
         shutdown.await;
         closing.shutdown().await;
     };
+    run(listener, app, shutdown).await?;
+    Ok(())
+}
+
+fn app_state(
+    args: &ServeArgs,
+    backend: &Backend,
+    keys: Keys,
+    newsletter_webhook_url: Option<url::Url>,
+) -> AppState {
+    AppState {
+        db: backend.db.clone(),
+        keys: Arc::new(keys),
+        trust_proxy_headers: args.trust_proxy_headers,
+        stripe_publishable_key: args.functions.stripe_publishable_key.clone(),
+        newsletter_webhook_url,
+        metrics_token: args.metrics_token.as_ref().map(|t| Arc::from(t.expose())),
+        metrics: Default::default(),
+    }
+}
+
+/// A node on a read replica (`PLINTH_READ_REPLICA`): the REST gateway for
+/// reads, `/health` and `/metrics`. Nothing is written: no migrations (the
+/// primary's nodes apply them and replication brings them), no password set
+/// on `authenticator` (it uses the one the primary's nodes derive from the
+/// same JWT secret), no realtime node, no storage sweeps (a lagging replica
+/// could take a live upload's bytes for an orphan's).
+async fn serve_read_replica(
+    args: &ServeArgs,
+    listener: TcpListener,
+    keys: Keys,
+    backend: &mut Backend,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    backend
+        .check_authenticator(&args.db, &keys.secret, false)
+        .await?;
+    let url = format!("http://{}", display_addr(listener.local_addr()?));
+    let state = app_state(args, backend, keys, None);
+    let rest_config = plinth_rest::RestConfig {
+        schema_poll: Some(std::time::Duration::from_secs(10)),
+        ..args.rest.to_config()
+    };
+    let rest =
+        plinth_rest::RestState::new(backend.db.clone(), state.keys.secret.clone(), rest_config)
+            .await
+            .context("cannot load the schema for the REST gateway")?;
+    tokio::spawn(crate::memory::return_freed_memory(
+        state.metrics.clone(),
+        None,
+    ));
+    let app = crate::app::read_router(state, rest);
+    tracing::info!(%url, "plinth is listening (read replica)");
+    println!("Plinth is ready at {url} (read replica: REST reads, /health, /metrics)");
     run(listener, app, shutdown).await?;
     Ok(())
 }

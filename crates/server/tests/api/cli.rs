@@ -329,3 +329,85 @@ fn seed_demo_loads_a_living_marketplace_and_admin_grant_makes_admins() {
     assert_one_line_error(ok, &stderr, "no user has the e-mail nobody@example.com");
     drop(test_db);
 }
+
+#[test]
+fn a_node_on_a_read_replica_serves_rest_reads_and_writes_nothing() {
+    let (rt, test_db, url) = own_database();
+    let (ok, _, stderr) = in_repo(&["seed", "--demo"], &url);
+    assert!(ok, "{stderr}");
+    // As a hot standby: every transaction is read-only.
+    rt.block_on(
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+            "alter database \"{}\" set default_transaction_read_only = on",
+            test_db.name
+        )))
+        .execute(&test_db.db.owner),
+    )
+    .unwrap();
+    let secret = "a-read-replica-test-secret-of-forty-chars!";
+    let jwt = plinth_db::JwtSecret::new(secret).unwrap();
+    let now = chrono::Utc::now().timestamp();
+    let anon = jwt.api_key("anon", now, now + 3600);
+    let service = jwt.api_key("service_role", now, now + 3600);
+
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |replica: bool| {
+        let port = free_port();
+        let mut cmd = plinth(&crate::helpers::repo_root());
+        cmd.args(["serve", "--port", &port.to_string()])
+            .args(["--data-dir", &dir.path().display().to_string()])
+            .env("DATABASE_URL", &url)
+            .env("JWT_SECRET", secret)
+            .env("PLINTH_APP_DIR", "/nonexistent")
+            .env("PLINTH_READ_REPLICA", replica.to_string());
+        (port, crate::helpers::Running::start(cmd))
+    };
+    // A read-write node cannot start on it (its migrations write).
+    let (_, primary_node) = serve(false);
+    let seen = primary_node
+        .wait_for("error: ", Duration::from_secs(60))
+        .unwrap_or_else(|seen| panic!("a read-write node started on a replica: {seen:#?}"));
+    assert!(seen.last().unwrap().contains("read-only"), "{seen:#?}");
+
+    let (port, node) = serve(true);
+    node.wait_for("Plinth is ready", Duration::from_secs(60))
+        .unwrap_or_else(|seen| panic!("the replica node never became ready: {seen:#?}"));
+    let base = format!("http://127.0.0.1:{port}");
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let health = client.get(format!("{base}/health")).send().await.unwrap();
+        assert_eq!(health.status(), 200);
+        let read = client
+            .get(format!("{base}/rest/v1/categories?select=slug"))
+            .header("apikey", &anon)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(read.status(), 200);
+        let rows: Vec<serde_json::Value> = read.json().await.unwrap();
+        assert!(!rows.is_empty());
+        // It registered no realtime node (a write a standby would refuse).
+        let nodes: i64 = sqlx::query_scalar("select count(*) from realtime.nodes")
+            .fetch_one(&test_db.db.owner)
+            .await
+            .unwrap();
+        assert_eq!(nodes, 0);
+        // Auth, storage and realtime are the primary's nodes' to serve.
+        let auth = client
+            .get(format!("{base}/auth/v1/settings"))
+            .header("apikey", &anon)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(auth.status(), 404);
+        let metrics = client
+            .get(format!("{base}/metrics"))
+            .bearer_auth(&service)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(metrics.status(), 200);
+    });
+    assert!(node.interrupt().success());
+    drop(test_db);
+}
