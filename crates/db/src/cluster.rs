@@ -118,7 +118,8 @@ pub struct Binaries {
 }
 
 impl Binaries {
-    fn tool(&self, name: &str) -> PathBuf {
+    /// The path of one of the binaries (`pg_dump`, `psql`, ...).
+    pub fn tool(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
 }
@@ -330,6 +331,10 @@ pub struct Layout {
     pub socket_dir: PathBuf,
     /// The server's log.
     pub log: PathBuf,
+    /// Where the server archives its write-ahead log when this folder exists
+    /// (`plinth serve` with `PLINTH_BACKUP_TO` creates it): point-in-time
+    /// recovery replays it over a base backup.
+    pub wal_archive: PathBuf,
 }
 
 impl Layout {
@@ -350,6 +355,7 @@ impl Layout {
             pgdata: data_dir.join("postgres"),
             socket_dir,
             log: data_dir.join("postgres.log"),
+            wal_archive: data_dir.join("wal-archive"),
         }
     }
 }
@@ -376,6 +382,14 @@ impl Cluster {
         let path_var = std::env::var("PATH").unwrap_or_default();
         let dirs = candidate_dirs(bin_dir, &path_var, &[Path::new("/usr/lib/postgresql")]);
         Self::start_with(data_dir, &dirs).await
+    }
+
+    /// The server binaries `plinth` uses: those of `bin_dir`, else found on
+    /// `PATH` or under `/usr/lib/postgresql` (newest first).
+    pub fn binaries(bin_dir: Option<&Path>) -> Result<Binaries, ClusterError> {
+        let path_var = std::env::var("PATH").unwrap_or_default();
+        let dirs = candidate_dirs(bin_dir, &path_var, &[Path::new("/usr/lib/postgresql")]);
+        find_binaries(&dirs, None)
     }
 
     /// [`Cluster::start`] with the binary folders to search given.
@@ -548,6 +562,192 @@ fn socket_options(socket_dir: &Path, port: u16, user: &str) -> PgConnectOptions 
         .username(user)
         .database(DATABASE)
         .application_name("plinth")
+}
+
+impl Cluster {
+    /// Creates the WAL archive folder of `data_dir` (owned by the cluster's
+    /// user), so that the server archives its write-ahead log from its next
+    /// start on.
+    pub fn enable_wal_archive(data_dir: &Path) -> Result<(), ClusterError> {
+        let dir = Layout::new(data_dir).wal_archive;
+        if dir.to_string_lossy().contains('\'') {
+            return Err(ClusterError::Command {
+                action: "archiving the write-ahead log".into(),
+                detail: format!(
+                    "{} contains a quote; choose another data folder",
+                    dir.display()
+                ),
+            });
+        }
+        if !dir.is_dir() {
+            fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(io_error(&dir))?;
+            RunAs::decide()?.own(&dir)?;
+        }
+        Ok(())
+    }
+
+    /// What it takes to back the running server up, for a task of its own.
+    pub fn base_backups(&self) -> BaseBackups {
+        BaseBackups {
+            options: self.connect_options(SUPERUSER),
+            socket_dir: self.layout.socket_dir.clone(),
+            port: self.port,
+            tool: self.binaries.tool("pg_basebackup"),
+        }
+    }
+}
+
+/// Takes base backups of an embedded cluster; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct BaseBackups {
+    options: PgConnectOptions,
+    socket_dir: PathBuf,
+    port: u16,
+    tool: PathBuf,
+}
+
+impl BaseBackups {
+    /// A base backup of the running server as one tar file (`base.tar`,
+    /// holding the write-ahead log it needs) in `out`, which must exist and
+    /// be empty. Returns the name of the WAL segment the backup starts in:
+    /// recovery over this backup needs no archived segment older than it.
+    pub async fn take(&self, out: &Path) -> Result<String, ClusterError> {
+        let mut conn = PgConnection::connect_with(&self.options)
+            .await
+            .map_err(|e| ClusterError::Command {
+                action: "connecting for a base backup".into(),
+                detail: e.to_string(),
+            })?;
+        let start: String = sqlx::query_scalar("select pg_walfile_name(pg_current_wal_lsn())")
+            .fetch_one(&mut conn)
+            .await
+            .map_err(|e| ClusterError::Command {
+                action: "reading the current WAL segment".into(),
+                detail: e.to_string(),
+            })?;
+        let _ = conn.close().await;
+        let out_text = tokio::process::Command::new(&self.tool)
+            .arg("--host")
+            .arg(&self.socket_dir)
+            .arg("--port")
+            .arg(self.port.to_string())
+            .args([
+                "--username",
+                SUPERUSER,
+                "--format",
+                "tar",
+                "--wal-method",
+                "fetch",
+            ])
+            .args(["--checkpoint", "fast", "--no-manifest", "--pgdata"])
+            .arg(out)
+            .env_remove("PGDATA")
+            .stdin(Stdio::null())
+            .output()
+            .await
+            .map_err(|e| ClusterError::Command {
+                action: "running pg_basebackup".into(),
+                detail: e.to_string(),
+            })?;
+        if !out_text.status.success() {
+            return Err(ClusterError::Command {
+                action: "pg_basebackup".into(),
+                detail: String::from_utf8_lossy(&out_text.stderr).trim().to_owned(),
+            });
+        }
+        Ok(start)
+    }
+}
+
+impl Cluster {
+    /// Lays a base backup (`base.tar` from [`Cluster::base_backup`]) down as
+    /// the cluster of the new data folder `data_dir`, to recover at its next
+    /// start: from the archived segments in `wal` (readable by the cluster's
+    /// user) up to `until` (a PostgreSQL timestamp), then to go on as a
+    /// primary. Without `wal`, it recovers to the end of the backup.
+    pub async fn prepare_recovery(
+        data_dir: &Path,
+        base_tar: &Path,
+        wal: Option<&Path>,
+        until: Option<&str>,
+    ) -> Result<(), ClusterError> {
+        let layout = Layout::new(data_dir);
+        let run_as = RunAs::decide()?;
+        fs::create_dir_all(data_dir).map_err(io_error(data_dir))?;
+        for dir in [&layout.pgdata, &layout.socket_dir] {
+            fs::create_dir_all(dir).map_err(io_error(dir))?;
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io_error(dir))?;
+            run_as.own(dir)?;
+        }
+        let out = run_as
+            .command(Path::new("tar"))
+            .arg("-xf")
+            .arg(base_tar)
+            .arg("-C")
+            .arg(&layout.pgdata)
+            .stdin(Stdio::null())
+            .output()
+            .await
+            .map_err(|e| ClusterError::Command {
+                action: "unpacking the base backup".into(),
+                detail: e.to_string(),
+            })?;
+        if !out.status.success() {
+            return Err(ClusterError::Command {
+                action: "unpacking the base backup".into(),
+                detail: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            });
+        }
+        let Some(wal) = wal else {
+            return Ok(());
+        };
+        let mut settings = format!(
+            "\n# written by plinth restore\nrestore_command = 'cp \"{}/%f\" \"%p\"'\n",
+            wal.display()
+        );
+        if let Some(until) = until {
+            settings.push_str(&format!(
+                "recovery_target_time = '{until}'\nrecovery_target_action = 'promote'\n"
+            ));
+        }
+        let auto = layout.pgdata.join("postgresql.auto.conf");
+        let mut text = fs::read_to_string(&auto).unwrap_or_default();
+        text.push_str(&settings);
+        fs::write(&auto, text).map_err(io_error(&auto))?;
+        let signal = layout.pgdata.join("recovery.signal");
+        fs::write(&signal, "").map_err(io_error(&signal))?;
+        for file in [&auto, &signal] {
+            run_as.own(file)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until the server has finished recovering and accepts writes.
+    pub async fn wait_recovered(&self, limit: Duration) -> Result<(), ClusterError> {
+        let started = Instant::now();
+        loop {
+            if let Ok(mut conn) = PgConnection::connect_with(&self.connect_options(SUPERUSER)).await
+            {
+                let recovering: Option<bool> = sqlx::query_scalar("select pg_is_in_recovery()")
+                    .fetch_one(&mut conn)
+                    .await
+                    .ok();
+                let _ = conn.close().await;
+                if recovering == Some(false) {
+                    return Ok(());
+                }
+            }
+            if started.elapsed() > limit {
+                return Err(ClusterError::NotReady {
+                    seconds: limit.as_secs(),
+                    log: self.layout.log.clone(),
+                    tail: log_tail(&self.layout.log),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
 }
 
 /// How long a server just started may take to accept connections.
@@ -826,8 +1026,18 @@ fn spawn_server(
         .arg("-c")
         .arg("unix_socket_permissions=0700")
         .arg("-c")
-        .arg(format!("max_connections={MAX_CONNECTIONS}"))
-        .stdin(Stdio::null())
+        .arg(format!("max_connections={MAX_CONNECTIONS}"));
+    let quotable = !layout.wal_archive.to_string_lossy().contains('\'');
+    if layout.wal_archive.is_dir() && quotable {
+        // A segment already archived is not copied again (nor overwritten).
+        let dir = layout.wal_archive.display();
+        cmd.args(["-c", "archive_mode=on", "-c", "archive_timeout=60"])
+            .arg("-c")
+            .arg(format!(
+                "archive_command=test ! -f '{dir}/%f' && cp '%p' '{dir}/%f'"
+            ));
+    }
+    cmd.stdin(Stdio::null())
         .stdout(log)
         .stderr(log_err)
         .process_group(0)

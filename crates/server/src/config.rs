@@ -31,6 +31,12 @@ pub enum Command {
     Seed(SeedArgs),
     /// Manage the project's admins (rows of public.admins).
     Admin(AdminArgs),
+    /// Write one consistent archive (database, stored files, generated
+    /// secrets) to a folder or s3://bucket/prefix, while serving goes on.
+    Backup(BackupArgs),
+    /// Bring a new data folder back to an archive (`--until`: to a moment
+    /// after it, replaying the archived write-ahead log).
+    Restore(RestoreArgs),
     /// Generate code from the live schema.
     Gen {
         #[command(subcommand)]
@@ -104,6 +110,9 @@ pub struct AdminUserArgs {
 pub struct ServeArgs {
     #[command(flatten)]
     pub db: DbArgs,
+
+    #[command(flatten)]
+    pub backup: BackupSettings,
 
     /// Port of the API and the app.
     #[arg(long, env = "PORT", default_value_t = 8000)]
@@ -351,6 +360,57 @@ impl ProjectDir {
 }
 
 /// A value that must never be printed (logs, `--help`, `Debug`).
+/// Scheduled backups of `plinth serve`, and the settings `plinth backup` shares.
+#[derive(Debug, Clone, Args)]
+pub struct BackupSettings {
+    /// Where scheduled backups go (a folder or s3://bucket/prefix); with the
+    /// embedded cluster, its write-ahead log is archived there too (for
+    /// `plinth restore --until`).
+    #[arg(long, env = "PLINTH_BACKUP_TO")]
+    pub backup_to: Option<String>,
+    /// How often `plinth serve` takes a backup: `30m`, `6h`, `1d`, `@daily`.
+    #[arg(long, env = "PLINTH_BACKUP_SCHEDULE")]
+    pub backup_schedule: Option<String>,
+    /// Archives kept at the destination (older ones, and the log only they
+    /// need, are removed after each backup).
+    #[arg(long, env = "PLINTH_BACKUP_KEEP", default_value_t = 7)]
+    pub backup_keep: usize,
+    /// Encrypts archives (and archived log) with a key derived from it.
+    #[arg(long, env = "PLINTH_BACKUP_PASSPHRASE", hide_env_values = true)]
+    pub backup_passphrase: Option<Secret>,
+}
+
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub storage: crate::services::StorageArgs,
+    #[command(flatten)]
+    pub settings: BackupSettings,
+    /// Destination: a folder, or s3://bucket/prefix (default: PLINTH_BACKUP_TO).
+    #[arg(long)]
+    pub to: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub storage: crate::services::StorageArgs,
+    /// Where the archives are: a folder, or s3://bucket/prefix.
+    #[arg(long)]
+    pub from: String,
+    /// Recover to this moment (RFC 3339, e.g. 2026-11-25T20:30:00Z): the
+    /// newest archive finished before it, then its archived log replayed.
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Decrypts the archives.
+    #[arg(long, env = "PLINTH_BACKUP_PASSPHRASE", hide_env_values = true)]
+    pub passphrase: Option<Secret>,
+}
+
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);
 

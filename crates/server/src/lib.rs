@@ -4,6 +4,7 @@
 //! one database, one secret and one port.
 
 pub mod app;
+pub mod backup;
 pub mod config;
 pub mod grants_args;
 pub mod keys;

@@ -14,6 +14,8 @@ async fn main() -> ExitCode {
             Command::Keys(args) => startup::keys(args),
             Command::Seed(args) => startup::seed(args).await,
             Command::Admin(args) => startup::admin(args).await,
+            Command::Backup(args) => startup::backup(args).await,
+            Command::Restore(args) => startup::restore(args).await,
             Command::Gen {
                 what:
                     GenCommand::Types {

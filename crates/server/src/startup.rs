@@ -291,10 +291,48 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if !args.read_replica {
         check_dev_mailbox(&args)?;
     }
+    let backup_every = args
+        .backup
+        .backup_schedule
+        .as_deref()
+        .map(crate::backup::parse_schedule)
+        .transpose()?;
+    let backup_dest = match &args.backup.backup_to {
+        Some(to) => Some(crate::backup::Destination::parse(to)?),
+        None if backup_every.is_some() => {
+            bail!("PLINTH_BACKUP_SCHEDULE needs PLINTH_BACKUP_TO: where the backups go")
+        }
+        None => None,
+    };
+    let data_dir = absolute(&args.db.data_dir)?;
+    if backup_dest.is_some() && args.db.database_url.is_none() && !args.read_replica {
+        // The embedded cluster archives its log from this start on.
+        Cluster::enable_wal_archive(&data_dir)?;
+    }
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     let listener = bind(&args.host, args.port).await?;
     let keys = Keys::load_or_generate(&args.db.keys, &args.db.data_dir)?;
     let mut backend = Backend::open(&args.db).await?;
+    let scheduled = match backup_dest {
+        Some(dest) if !args.read_replica => Some(tokio::spawn(crate::backup::run_scheduled(
+            crate::backup::Scheduled {
+                dest,
+                cluster: backend.cluster.as_ref().map(Cluster::base_backups),
+                database_url: args.db.database_url.as_ref().map(|s| s.expose().to_owned()),
+                pg_bin_dir: args.db.pg_bin_dir.clone(),
+                storage: args.storage.to_config(&data_dir)?.backend,
+                passphrase: args
+                    .backup
+                    .backup_passphrase
+                    .as_ref()
+                    .map(|s| s.expose().to_owned()),
+                every: backup_every,
+                keep: args.backup.backup_keep,
+                data_dir,
+            },
+        ))),
+        _ => None,
+    };
     // A cluster that died and could not be started again ends serving too,
     // so that the process exits non-zero and a supervisor takes over.
     let cluster_gave_up = backend.cluster.as_ref().map(Cluster::gave_up);
@@ -316,6 +354,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         shutdown,
     )
     .await;
+    if let Some(scheduled) = scheduled {
+        scheduled.abort();
+    }
     let failure = backend.cluster.as_ref().and_then(Cluster::failure);
     let closed = backend.close().await;
     match failure {
@@ -496,6 +537,85 @@ pub async fn migrate(args: DbArgs) -> anyhow::Result<()> {
     result?;
     closed?;
     println!("migrations applied");
+    Ok(())
+}
+
+/// `plinth backup`.
+pub async fn backup(args: crate::config::BackupArgs) -> anyhow::Result<()> {
+    init_logging(&args.db.log);
+    let to = args.to.or(args.settings.backup_to.clone()).context(
+        "say where the backup goes: --to <folder or s3://bucket/prefix> (or PLINTH_BACKUP_TO)",
+    )?;
+    let dest = crate::backup::Destination::parse(&to)?;
+    let data_dir = absolute(&args.db.data_dir)?;
+    let storage = args.storage.to_config(&data_dir)?.backend;
+    let backend = Backend::open(&args.db).await?;
+    let passphrase = args.settings.backup_passphrase.as_ref().map(|s| s.expose());
+    let result = crate::backup::backup(
+        &crate::backup::Source {
+            data_dir: &data_dir,
+            cluster: backend.cluster.as_ref().map(Cluster::base_backups),
+            database_url: args.db.database_url.as_ref().map(|s| s.expose()),
+            pg_bin_dir: args.db.pg_bin_dir.as_deref(),
+            storage,
+        },
+        &dest,
+        passphrase,
+    )
+    .await;
+    let closed = backend.close().await;
+    let id = result?;
+    closed?;
+    let pruned = crate::backup::prune(&dest, args.settings.backup_keep).await?;
+    println!("backed up to {to}: {id}");
+    if pruned > 0 {
+        println!(
+            "removed {pruned} older backup(s), keeping {}",
+            args.settings.backup_keep
+        );
+    }
+    Ok(())
+}
+
+/// `plinth restore`.
+pub async fn restore(args: crate::config::RestoreArgs) -> anyhow::Result<()> {
+    init_logging(&args.db.log);
+    if args.db.database_url.is_some() {
+        bail!(
+            "plinth restore brings back a data folder with its embedded cluster; unset DATABASE_URL \
+             (to restore a dump into a server of your own, use pg_restore on the archive's database/dump)"
+        );
+    }
+    let until = args
+        .until
+        .as_deref()
+        .map(|t| {
+            chrono::DateTime::parse_from_rfc3339(t)
+                .map(|t| t.with_timezone(&chrono::Utc))
+                .with_context(|| {
+                    format!("--until {t:?} is not an RFC 3339 time like 2026-11-25T20:30:00Z")
+                })
+        })
+        .transpose()?;
+    let from = crate::backup::Destination::parse(&args.from)?;
+    let data_dir = absolute(&args.db.data_dir)?;
+    let storage = args.storage.to_config(&data_dir)?.backend;
+    let id = crate::backup::restore(
+        &from,
+        &crate::backup::Target {
+            data_dir: &data_dir,
+            pg_bin_dir: args.db.pg_bin_dir.as_deref(),
+            storage,
+        },
+        until,
+        args.passphrase.as_ref().map(|s| s.expose()),
+    )
+    .await?;
+    println!(
+        "restored {id} into {}; start it with plinth serve --data-dir {}",
+        data_dir.display(),
+        data_dir.display()
+    );
     Ok(())
 }
 

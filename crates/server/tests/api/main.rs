@@ -1,6 +1,7 @@
 //! The `plinth` binary and its router against a real PostgreSQL.
 
 mod app_config;
+mod backups;
 mod cli;
 mod cluster;
 mod health;
