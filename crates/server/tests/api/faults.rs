@@ -1,0 +1,198 @@
+//! Fast fault tests against a real `plinth serve` (the long ones are
+//! `scripts/faults`): SIGKILL of the node during uploads loses nothing it
+//! acknowledged, and slow clients do not starve others.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sha2::Digest;
+use tokio::io::AsyncWriteExt;
+
+use crate::helpers::{Running, free_port, plinth};
+
+/// A node on `url`'s database with its data folder in `data`.
+fn start_node(data: &std::path::Path, url: &str, port: u16) -> (Running, String) {
+    let mut cmd = plinth(data);
+    cmd.args(["serve", "--port", &port.to_string()])
+        .args(["--migrations", "none", "--policies", "none"])
+        .env("DATABASE_URL", url)
+        .env("PLINTH_APP_DIR", "/nonexistent");
+    let running = Running::start(cmd);
+    let lines = running
+        .wait_for("Plinth is ready", Duration::from_secs(60))
+        .unwrap_or_else(|seen| panic!("never ready: {seen:#?}"));
+    let service = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("SERVICE_ROLE_KEY="))
+        .map(str::to_owned)
+        .unwrap_or_default();
+    (running, service)
+}
+
+fn database() -> (tokio::runtime::Runtime, plinth_db::testing::TestDb, String) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let test_db = rt.block_on(plinth_db::testing::TestDb::new(&[]));
+    let url = format!(
+        "{}/{}",
+        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
+        test_db.name
+    );
+    (rt, test_db, url)
+}
+
+fn sha(bytes: &[u8]) -> String {
+    plinth_db::hex(&sha2::Sha256::digest(bytes))
+}
+
+#[test]
+fn a_node_killed_during_uploads_loses_no_acknowledged_upload() {
+    let (rt, test_db, url) = database();
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let (mut node, service) = start_node(data.path(), &url, port);
+    let base = format!("http://127.0.0.1:{port}/storage/v1");
+    let acknowledged: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let res = client
+            .post(format!("{base}/bucket"))
+            .bearer_auth(&service)
+            .json(&serde_json::json!({"name": "crash", "public": false}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        let mut uploaders = Vec::new();
+        for worker in 0..6 {
+            let client = client.clone();
+            let base = base.clone();
+            let service = service.clone();
+            let acknowledged = acknowledged.clone();
+            uploaders.push(tokio::spawn(async move {
+                for i in 0.. {
+                    let name = format!("w{worker}/file-{i}.bin");
+                    let body: Vec<u8> = (0..200_000u32)
+                        .map(|b| (b.wrapping_mul(31) ^ (worker * 7 + i)) as u8)
+                        .collect();
+                    let digest = sha(&body);
+                    match client
+                        .post(format!("{base}/object/crash/{name}"))
+                        .bearer_auth(&service)
+                        .header("content-type", "application/octet-stream")
+                        .body(body)
+                        .send()
+                        .await
+                    {
+                        Ok(res) if res.status() == 200 => {
+                            acknowledged.lock().unwrap().push((name, digest));
+                        }
+                        // The node is gone: stop.
+                        _ => break,
+                    }
+                }
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        node.child.kill().unwrap();
+        node.child.wait().unwrap();
+        for uploader in uploaders {
+            uploader.await.unwrap();
+        }
+    });
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    assert!(
+        acknowledged.len() >= 6,
+        "too few uploads before the kill: {}",
+        acknowledged.len()
+    );
+
+    // A new node on the same folder and database serves every one of them.
+    let port = free_port();
+    let (node, _) = start_node(data.path(), &url, port);
+    let base = format!("http://127.0.0.1:{port}/storage/v1");
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        for (name, digest) in &acknowledged {
+            let res = client
+                .get(format!("{base}/object/crash/{name}"))
+                .bearer_auth(&service)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(res.status(), 200, "{name} was acknowledged and lost");
+            assert_eq!(&sha(&res.bytes().await.unwrap()), digest, "{name} changed");
+        }
+        // And no row names bytes that are not there.
+        let names: Vec<String> =
+            sqlx::query_scalar("select name from storage.objects where bucket_id = 'crash'")
+                .fetch_all(&test_db.db.owner)
+                .await
+                .unwrap();
+        for name in names {
+            let res = client
+                .get(format!("{base}/object/crash/{name}"))
+                .bearer_auth(&service)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(res.status(), 200, "the row of {name} has no bytes");
+        }
+    });
+    println!(
+        "acknowledged before the kill and served after: {}",
+        acknowledged.len()
+    );
+    assert!(node.interrupt().success());
+    drop(test_db);
+}
+
+#[test]
+fn slow_clients_do_not_starve_the_others() {
+    let (rt, test_db, url) = database();
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let (node, _) = start_node(data.path(), &url, port);
+    rt.block_on(async {
+        // 500 connections that send part of a request head, then a byte now
+        // and then, and never finish it.
+        let mut slow = Vec::new();
+        for _ in 0..500 {
+            let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .unwrap();
+            stream
+                .write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
+                .await
+                .unwrap();
+            slow.push(stream);
+        }
+        let dripping = tokio::spawn(async move {
+            for _ in 0..20 {
+                for stream in &mut slow {
+                    let _ = stream.write_all(b"a").await;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            slow
+        });
+        // Meanwhile everyone else is served at once.
+        let client = reqwest::Client::new();
+        let mut slowest = Duration::ZERO;
+        for _ in 0..30 {
+            let started = Instant::now();
+            let res = client
+                .get(format!("http://127.0.0.1:{port}/health"))
+                .timeout(Duration::from_secs(5))
+                .send()
+                .await
+                .expect("a request behind the slow clients failed");
+            assert_eq!(res.status(), 200);
+            slowest = slowest.max(started.elapsed());
+        }
+        println!("slowest of 30 requests beside 500 slow clients: {slowest:?}");
+        assert!(slowest < Duration::from_secs(1), "{slowest:?}");
+        drop(dripping.await.unwrap());
+    });
+    assert!(node.interrupt().success());
+    drop(test_db);
+}
