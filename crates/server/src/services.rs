@@ -505,6 +505,10 @@ pub struct StorageArgs {
     pub aws_access_key_id: Option<String>,
     #[arg(long, env = "AWS_SECRET_ACCESS_KEY", hide_env_values = true)]
     pub aws_secret_access_key: Option<Secret>,
+    /// Megabytes the buffers of uploads being received may take in all;
+    /// further uploads wait for a place.
+    #[arg(long, env = "PLINTH_STORAGE_UPLOAD_MEMORY_MB", default_value_t = 128)]
+    pub storage_upload_memory_mb: usize,
 }
 
 impl StorageArgs {
@@ -541,6 +545,7 @@ impl StorageArgs {
             file_size_limit: self.file_size_limit,
             public_url: self.storage_public_url.clone(),
             file_etag: self.storage_file_etag_algorithm,
+            upload_memory: self.storage_upload_memory_mb.saturating_mul(1024 * 1024),
             tus_url_expiry: std::time::Duration::from_millis(self.tus_url_expiry_ms),
             image_transformation_enabled: self.enable_image_transformation,
             image_min_size: self.img_limits_min_size,

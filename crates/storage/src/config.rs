@@ -31,6 +31,10 @@ pub struct StorageConfig {
     /// upload still running on another node that shares the byte store, so
     /// they are left alone.
     pub orphan_grace: Duration,
+    /// Bytes the buffers of uploads being received may take in all; past
+    /// it, further uploads wait for a place (each holds up to three runs:
+    /// 3 MiB on the file system, 24 MiB on S3).
+    pub upload_memory: usize,
     /// How often the sweeps run after the one at start-up.
     pub orphan_sweep_interval: Duration,
     /// Default `Cache-Control` max-age (seconds) of uploads that send none.
@@ -69,6 +73,7 @@ impl Default for StorageConfig {
             signed_upload_url_expiry: Duration::from_secs(2 * 60 * 60),
             orphan_grace: Duration::from_secs(60 * 60),
             orphan_sweep_interval: Duration::from_secs(60 * 60),
+            upload_memory: 128 * 1024 * 1024,
             default_cache_control: 3600,
             tus_url_expiry: Duration::from_secs(60 * 60),
             file_etag: FileEtag::Md5,

@@ -146,7 +146,9 @@ impl StorageState {
             Backend::FileSystem { .. } => config.file_etag == FileEtag::Md5,
             _ => true,
         };
-        let store = ByteStore::new(operator).hashing(hash);
+        let store = ByteStore::new(operator)
+            .hashing(hash)
+            .upload_memory(config.upload_memory);
         let removed = store
             .sweep_temporary(config.orphan_grace)
             .await

@@ -62,6 +62,11 @@ pub(crate) struct ByteStore {
     hash: bool,
     /// The operator's root on the local disk, for the file system store.
     local_root: Option<std::path::PathBuf>,
+    /// Uploads being received at once, each holding up to
+    /// [`ByteStore::memory_per_upload`] of buffers: the node's upload memory
+    /// stays within the budget whatever the number of clients (the others
+    /// wait, their bytes held back by TCP).
+    receiving: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 /// A fresh object version (32 hex digits).
@@ -83,7 +88,24 @@ impl ByteStore {
             op,
             hash: true,
             local_root,
+            receiving: std::sync::Arc::new(tokio::sync::Semaphore::new(
+                tokio::sync::Semaphore::MAX_PERMITS,
+            )),
         }
+    }
+
+    /// Keeps the buffers of uploads being received within `bytes` (at
+    /// least one upload is always received).
+    pub fn upload_memory(mut self, bytes: usize) -> Self {
+        let streams = (bytes / self.memory_per_upload()).max(1);
+        self.receiving = std::sync::Arc::new(tokio::sync::Semaphore::new(streams));
+        self
+    }
+
+    /// The most one upload holds in buffers: the run being gathered and the
+    /// runs queued for hashing.
+    pub fn memory_per_upload(&self) -> usize {
+        self.write_chunk() * (1 + HASH_QUEUE)
     }
 
     /// Whether uploads get the MD5 of their bytes as eTag (the default) or
@@ -124,6 +146,11 @@ impl ByteStore {
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
     {
+        let _receiving = self
+            .receiving
+            .acquire()
+            .await
+            .map_err(|_| ReceiveError::Body("the node is shutting down".into()))?;
         let temp_key = format!("{TMP}{}", uuid::Uuid::new_v4().simple());
         let result = self.receive_into(&temp_key, body, limit).await;
         match result {
@@ -600,6 +627,43 @@ mod tests {
 
     fn store() -> ByteStore {
         ByteStore::new(Operator::new(Memory::default()).unwrap())
+    }
+
+    #[tokio::test]
+    async fn uploads_beyond_the_memory_budget_wait_for_a_place() {
+        // A budget of one upload's buffers: one upload at a time.
+        let store = store();
+        let store = store.clone().upload_memory(store.memory_per_upload());
+        let (feed, first_body) = tokio::sync::mpsc::channel::<Result<Bytes, String>>(4);
+        let first = {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let body = tokio_stream_from(first_body);
+                store.receive(body, u64::MAX).await.map(|r| r.size)
+            })
+        };
+        feed.send(Ok(Bytes::from_static(b"first"))).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let second = {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .receive(chunks(&[b"second"]), u64::MAX)
+                    .await
+                    .map(|r| r.size)
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!second.is_finished(), "the second upload did not wait");
+        drop(feed);
+        assert_eq!(first.await.unwrap().unwrap(), 5);
+        assert_eq!(second.await.unwrap().unwrap(), 6);
+    }
+
+    fn tokio_stream_from(
+        mut rx: tokio::sync::mpsc::Receiver<Result<Bytes, String>>,
+    ) -> impl Stream<Item = Result<Bytes, String>> + Unpin {
+        futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
     }
 
     fn chunks(parts: &[&'static [u8]]) -> impl Stream<Item = Result<Bytes, String>> + Unpin {
