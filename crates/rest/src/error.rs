@@ -395,6 +395,10 @@ pub fn sqlstate_status(code: &str, authenticated: bool) -> StatusCode {
             };
         }
         "53400" => return StatusCode::INTERNAL_SERVER_ERROR,
+        // PostgREST's table puts class 57 at 500; these three say the server
+        // is shutting down or starting up (a restart, a crash recovery): the
+        // database is away as with class 08, and a retry will do.
+        "57P01" | "57P02" | "57P03" => return StatusCode::SERVICE_UNAVAILABLE,
         "P0001" => return StatusCode::BAD_REQUEST,
         _ => {}
     }
@@ -532,6 +536,9 @@ mod tests {
             ("42883", true, 404),
             ("25006", true, 405),
             ("08006", true, 503),
+            ("57P01", false, 503),
+            ("57P03", true, 503),
+            ("57014", true, 500),
             ("PT418", true, 418),
             ("22P02", true, 400),
             ("23502", true, 400),
