@@ -170,18 +170,24 @@ type Job = Box<dyn FnOnce(&mut Scratch) + Send>;
 struct HashPool {
     jobs: std::sync::mpsc::Sender<Job>,
     threads: usize,
+    /// Jobs sent and not yet taken. A thread that finds none frees its
+    /// memory before it waits, also when it waits for the queue's lock
+    /// (which another idle thread holds while it waits for a job).
+    pending: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl HashPool {
     fn start(threads: usize) -> Self {
         let (jobs, queue) = std::sync::mpsc::channel::<Job>();
         let queue = std::sync::Arc::new(Mutex::new(queue));
+        let pending = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let started = (0..threads)
             .filter(|_| {
                 let queue = queue.clone();
+                let pending = pending.clone();
                 std::thread::Builder::new()
                     .name("plinth-hash".into())
-                    .spawn(move || hash_thread(&queue))
+                    .spawn(move || hash_thread(&queue, &pending))
                     .inspect_err(|e| tracing::error!("cannot start a password hashing thread: {e}"))
                     .is_ok()
             })
@@ -189,6 +195,7 @@ impl HashPool {
         Self {
             jobs,
             threads: started,
+            pending,
         }
     }
 
@@ -207,16 +214,29 @@ impl HashPool {
                 let _ = done.send(work(scratch));
             }
         });
-        self.jobs.send(job).map_err(AuthError::internal)?;
+        self.pending
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if let Err(e) = self.jobs.send(job) {
+            self.pending
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            return Err(AuthError::internal(e));
+        }
         answer.await.map_err(AuthError::internal)
     }
 }
 
 /// A [`HashPool`] thread: runs jobs until the pool is gone.
-fn hash_thread(queue: &Mutex<std::sync::mpsc::Receiver<Job>>) {
+fn hash_thread(
+    queue: &Mutex<std::sync::mpsc::Receiver<Job>>,
+    pending: &std::sync::atomic::AtomicUsize,
+) {
+    use std::sync::atomic::Ordering::SeqCst;
     use std::sync::mpsc::TryRecvError;
     let mut scratch = Scratch::new();
     loop {
+        if pending.load(SeqCst) == 0 {
+            scratch = Scratch::new();
+        }
         let job = {
             let queue = queue
                 .lock()
@@ -233,6 +253,7 @@ fn hash_thread(queue: &Mutex<std::sync::mpsc::Receiver<Job>>) {
                 }
             }
         };
+        pending.fetch_sub(1, SeqCst);
         // A job that panics loses its caller's answer (an internal error
         // there), not this thread.
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&mut scratch))).is_err() {
@@ -512,6 +533,24 @@ mod tests {
         // the memory is freed.
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert!(!pool.run(job).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn every_thread_of_an_idle_pool_frees_its_memory() {
+        let pool = HashPool::start(2);
+        let job = |scratch: &mut Scratch| {
+            let reused = !scratch.is_empty();
+            let _ = hash_in("pw", HashCost::cheap(), scratch);
+            std::thread::sleep(Duration::from_millis(50));
+            reused
+        };
+        // Both threads hash (and hold memory), then the pool goes idle: one
+        // thread waits for a job, the other for the queue.
+        let _ = tokio::join!(pool.run(job), pool.run(job), pool.run(job), pool.run(job));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Two at once: each thread takes one, and neither held on to memory.
+        let (a, b) = tokio::join!(pool.run(job), pool.run(job));
+        assert_eq!((a.unwrap(), b.unwrap()), (false, false));
     }
 
     #[tokio::test]
