@@ -643,18 +643,7 @@ async fn embedded_killed(cli: &Cli, work: &Path) -> anyhow::Result<Figures> {
 /// Uploads under way when the node is SIGKILLed; a new node on the same
 /// folder and database.
 async fn killed_during_uploads(cli: &Cli, work: &Path) -> anyhow::Result<Figures> {
-    let db = format!("plinth_faults_{}", std::process::id());
-    let admin = sqlx::postgres::PgPoolOptions::new()
-        .max_connections(1)
-        .connect(&cli.server_url)
-        .await?;
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("create database {db}")))
-        .execute(&admin)
-        .await?;
-    let db_url = format!(
-        "{}/{db}",
-        cli.server_url.rsplit_once('/').map_or("", |p| p.0)
-    );
+    let (admin, db, db_url) = fresh_database(cli, "plinth_faults").await?;
     let dir = work.join("uploads");
     std::fs::create_dir_all(&dir)?;
     let node = Node::start(&cli.plinth, &dir, Some(&db_url), &[])?;
@@ -758,18 +747,7 @@ async fn killed_during_uploads(cli: &Cli, work: &Path) -> anyhow::Result<Figures
 
 /// Normal requests beside connections that drip a request head forever.
 async fn slow_clients(cli: &Cli, work: &Path) -> anyhow::Result<Figures> {
-    let db = format!("plinth_slow_{}", std::process::id());
-    let admin = sqlx::postgres::PgPoolOptions::new()
-        .max_connections(1)
-        .connect(&cli.server_url)
-        .await?;
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("create database {db}")))
-        .execute(&admin)
-        .await?;
-    let db_url = format!(
-        "{}/{db}",
-        cli.server_url.rsplit_once('/').map_or("", |p| p.0)
-    );
+    let (admin, db, db_url) = fresh_database(cli, "plinth_slow").await?;
     let dir = work.join("slow");
     std::fs::create_dir_all(&dir)?;
     let node = Node::start(&cli.plinth, &dir, Some(&db_url), &[])?;
@@ -841,6 +819,24 @@ async fn slow_clients(cli: &Cli, work: &Path) -> anyhow::Result<Figures> {
         ),
         database: false,
     })
+}
+
+/// A new database on the server: a pool on the server (to drop it with),
+/// its name and its URL.
+async fn fresh_database(cli: &Cli, prefix: &str) -> anyhow::Result<(sqlx::PgPool, String, String)> {
+    let db = format!("{prefix}_{}", std::process::id());
+    let admin = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect(&cli.server_url)
+        .await?;
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("create database {db}")))
+        .execute(&admin)
+        .await?;
+    let url = format!(
+        "{}/{db}",
+        cli.server_url.rsplit_once('/').map_or("", |p| p.0)
+    );
+    Ok((admin, db, url))
 }
 
 fn sha2_digest(bytes: &[u8]) -> Vec<u8> {

@@ -8,26 +8,13 @@ use std::time::Duration;
 
 use sha2::Digest;
 use sqlx::Connection;
-use sqlx::postgres::{PgConnectOptions, PgConnection};
 
-use crate::helpers::{Running, free_port, output, plinth};
+use crate::helpers::{Running, cluster_connection, free_port, output, plinth};
 
 const PASSPHRASE: &str = "a passphrase for the test archives";
 
-/// A superuser connection to the cluster running on `data`.
-async fn connect(data: &Path) -> PgConnection {
-    let pid_file = std::fs::read_to_string(data.join("postgres/postmaster.pid")).unwrap();
-    let lines: Vec<&str> = pid_file.lines().collect();
-    let options = PgConnectOptions::new()
-        .socket(lines[4].trim())
-        .port(lines[3].trim().parse().unwrap())
-        .username("postgres")
-        .database("postgres");
-    PgConnection::connect_with(&options).await.unwrap()
-}
-
 async fn things(data: &Path) -> Vec<i32> {
-    let mut conn = connect(data).await;
+    let mut conn = cluster_connection(data).await;
     let ids = sqlx::query_scalar("select id from public.things order by id")
         .fetch_all(&mut conn)
         .await
@@ -37,7 +24,7 @@ async fn things(data: &Path) -> Vec<i32> {
 }
 
 async fn insert_thing(data: &Path, id: i32) {
-    let mut conn = connect(data).await;
+    let mut conn = cluster_connection(data).await;
     sqlx::query("insert into public.things values ($1)")
         .bind(id)
         .execute(&mut conn)
@@ -149,7 +136,7 @@ async fn an_online_backup_restores_the_same_keys_rows_and_files_and_to_a_moment(
     tokio::time::sleep(Duration::from_millis(1500)).await;
     insert_thing(&data, 3).await;
     // The segment holding row 3 is archived once switched away from.
-    let mut conn = connect(&data).await;
+    let mut conn = cluster_connection(&data).await;
     let segment: String = sqlx::query_scalar("select pg_walfile_name(pg_switch_wal())")
         .fetch_one(&mut conn)
         .await

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::helpers::{free_port, output, plinth};
+use crate::helpers::{free_port, output, own_database, plinth};
 
 fn assert_one_line_error(ok: bool, stderr: &str, needle: &str) {
     assert!(!ok, "expected a failure; stderr: {stderr}");
@@ -252,18 +252,6 @@ fn json_logs_are_one_object_a_line() {
     );
     assert!(running.interrupt().success());
     drop(test_db);
-}
-
-/// A database of its own on the test server, and its URL.
-fn own_database() -> (tokio::runtime::Runtime, plinth_db::testing::TestDb, String) {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let test_db = rt.block_on(plinth_db::testing::TestDb::new(&[]));
-    let url = format!(
-        "{}/{}",
-        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
-        test_db.name
-    );
-    (rt, test_db, url)
 }
 
 fn in_repo(args: &[&str], url: &str) -> (bool, String, String) {

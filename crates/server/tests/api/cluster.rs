@@ -8,7 +8,7 @@ use std::time::Duration;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
-use crate::helpers::{Running, free_port, plinth};
+use crate::helpers::{Running, cluster_connection, free_port, plinth};
 
 /// Processes whose command line mentions `pgdata`.
 fn postgres_processes_on(pgdata: &Path) -> Vec<String> {
@@ -33,14 +33,7 @@ fn reachable_tempdir() -> tempfile::TempDir {
 }
 
 async fn count_things(data: &Path) -> i64 {
-    let pid_file = std::fs::read_to_string(data.join("postgres/postmaster.pid")).unwrap();
-    let lines: Vec<&str> = pid_file.lines().collect();
-    let options = PgConnectOptions::new()
-        .socket(lines[4].trim())
-        .port(lines[3].trim().parse().unwrap())
-        .username("postgres")
-        .database("postgres");
-    let mut conn = PgConnection::connect_with(&options).await.unwrap();
+    let mut conn = cluster_connection(data).await;
     let count: i64 = sqlx::query_scalar("select count(*) from public.things")
         .fetch_one(&mut conn)
         .await
@@ -226,14 +219,7 @@ async fn a_killed_cluster_is_started_again_with_nothing_committed_lost() {
     let running = serve_with_things(dir.path(), port);
 
     // A row committed just before the crash.
-    let pid_file = std::fs::read_to_string(pgdata.join("postmaster.pid")).unwrap();
-    let lines: Vec<&str> = pid_file.lines().collect();
-    let options = PgConnectOptions::new()
-        .socket(lines[4].trim())
-        .port(lines[3].trim().parse().unwrap())
-        .username("postgres")
-        .database("postgres");
-    let mut conn = PgConnection::connect_with(&options).await.unwrap();
+    let mut conn = cluster_connection(&data).await;
     sqlx::query("insert into public.things values (2)")
         .execute(&mut conn)
         .await

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use sha2::Digest;
 use tokio::io::AsyncWriteExt;
 
-use crate::helpers::{Running, free_port, plinth};
+use crate::helpers::{Running, free_port, own_database, plinth};
 
 /// A node on `url`'s database with its data folder in `data`.
 fn start_node(data: &std::path::Path, url: &str, port: u16) -> (Running, String) {
@@ -29,24 +29,13 @@ fn start_node(data: &std::path::Path, url: &str, port: u16) -> (Running, String)
     (running, service)
 }
 
-fn database() -> (tokio::runtime::Runtime, plinth_db::testing::TestDb, String) {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let test_db = rt.block_on(plinth_db::testing::TestDb::new(&[]));
-    let url = format!(
-        "{}/{}",
-        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
-        test_db.name
-    );
-    (rt, test_db, url)
-}
-
 fn sha(bytes: &[u8]) -> String {
     plinth_db::hex(&sha2::Sha256::digest(bytes))
 }
 
 #[test]
 fn a_node_killed_during_uploads_loses_no_acknowledged_upload() {
-    let (rt, test_db, url) = database();
+    let (rt, test_db, url) = own_database();
     let data = tempfile::tempdir().unwrap();
     let port = free_port();
     let (mut node, service) = start_node(data.path(), &url, port);
@@ -148,7 +137,7 @@ fn a_node_killed_during_uploads_loses_no_acknowledged_upload() {
 
 #[test]
 fn slow_clients_do_not_starve_the_others() {
-    let (rt, test_db, url) = database();
+    let (rt, test_db, url) = own_database();
     let data = tempfile::tempdir().unwrap();
     let port = free_port();
     let (node, _) = start_node(data.path(), &url, port);

@@ -224,3 +224,31 @@ pub fn output(mut cmd: Command) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// A database of its own on the test server (no migrations), its URL, and
+/// a runtime to reach it from a synchronous test.
+pub fn own_database() -> (tokio::runtime::Runtime, TestDb, String) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let test_db = rt.block_on(TestDb::new(&[]));
+    let url = format!(
+        "{}/{}",
+        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
+        test_db.name
+    );
+    (rt, test_db, url)
+}
+
+/// A superuser connection to the embedded cluster running on `data`.
+pub async fn cluster_connection(data: &Path) -> sqlx::postgres::PgConnection {
+    use sqlx::Connection;
+    let pid_file = std::fs::read_to_string(data.join("postgres/postmaster.pid")).unwrap();
+    let lines: Vec<&str> = pid_file.lines().collect();
+    let options = sqlx::postgres::PgConnectOptions::new()
+        .socket(lines[4].trim())
+        .port(lines[3].trim().parse().unwrap())
+        .username("postgres")
+        .database("postgres");
+    sqlx::postgres::PgConnection::connect_with(&options)
+        .await
+        .unwrap()
+}

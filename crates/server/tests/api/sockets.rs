@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::helpers::{Running, free_port, plinth};
+use crate::helpers::{Running, free_port, own_database, plinth};
 
 /// Resident memory of process `pid`, in bytes.
 fn rss(pid: u32) -> u64 {
@@ -24,13 +24,7 @@ fn mb(bytes: u64) -> f64 {
 #[test]
 fn a_socket_flood_is_capped_and_its_memory_comes_back() {
     let dir = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let test_db = rt.block_on(plinth_db::testing::TestDb::new(&[]));
-    let url = format!(
-        "{}/{}",
-        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
-        test_db.name
-    );
+    let (rt, test_db, url) = own_database();
     let port = free_port();
     let mut cmd = plinth(dir.path());
     cmd.args(["serve", "--port", &port.to_string()])
