@@ -1017,6 +1017,75 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn pruning_keeps_the_newest_archives_and_the_log_they_need() {
+        let dir = tempfile::tempdir().unwrap();
+        let segment = |n: u32| format!("00000001000000000000{n:04X}");
+        for (i, start) in [3, 5, 7].into_iter().enumerate() {
+            let id = format!("{PREFIX}2026112{i}T000000.000Z");
+            let manifest = Manifest {
+                format: 1,
+                id: id.clone(),
+                plinth_version: "test".into(),
+                started_at: Utc::now(),
+                finished_at: Utc::now(),
+                database: DatabasePart::Physical {
+                    wal_start: segment(start),
+                },
+                encryption: None,
+                entries: Vec::new(),
+            };
+            let folder = dir.path().join(&id);
+            fs::create_dir_all(folder.join("database")).unwrap();
+            fs::write(folder.join("database/base.tar"), b"tar").unwrap();
+            fs::write(
+                folder.join(MANIFEST),
+                serde_json::to_vec(&manifest).unwrap(),
+            )
+            .unwrap();
+        }
+        // An unfinished archive (no manifest) is not counted, nor removed.
+        fs::create_dir_all(dir.path().join(format!("{PREFIX}20261129T000000.000Z"))).unwrap();
+        fs::create_dir_all(dir.path().join("wal")).unwrap();
+        for n in 1..=8 {
+            fs::write(dir.path().join("wal").join(segment(n)), b"wal").unwrap();
+        }
+        fs::write(dir.path().join("wal/00000002.history"), b"history").unwrap();
+
+        let dest = Destination::parse(dir.path().to_str().unwrap()).unwrap();
+        assert_eq!(prune(&dest, 2).await.unwrap(), 1);
+        let kept: Vec<String> = dest
+            .archives()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                format!("{PREFIX}20261121T000000.000Z"),
+                format!("{PREFIX}20261122T000000.000Z")
+            ]
+        );
+        assert!(
+            !dir.path()
+                .join(format!("{PREFIX}20261120T000000.000Z"))
+                .exists()
+        );
+        let mut wal: Vec<String> = fs::read_dir(dir.path().join("wal"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        wal.sort();
+        let mut expected: Vec<String> = (5..=8).map(segment).collect();
+        expected.push("00000002.history".into());
+        expected.sort();
+        assert_eq!(wal, expected);
+        // Keeping more than there are removes nothing.
+        assert_eq!(prune(&dest, 10).await.unwrap(), 0);
+    }
+
     #[test]
     fn schedules_are_intervals_of_five_minutes_or_more() {
         assert_eq!(parse_schedule("30m").unwrap(), Duration::from_secs(1800));

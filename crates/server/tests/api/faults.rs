@@ -1,6 +1,6 @@
 //! Fast fault tests against a real `plinth serve` (the long ones are
-//! `scripts/faults`): SIGKILL of the node during uploads loses nothing it
-//! acknowledged, and slow clients do not starve others.
+//! `scripts/faults`): SIGKILL of the node during uploads or payments loses
+//! nothing it acknowledged, and slow clients do not starve others.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -182,6 +182,152 @@ fn slow_clients_do_not_starve_the_others() {
         assert!(slowest < Duration::from_secs(1), "{slowest:?}");
         drop(dripping.await.unwrap());
     });
+    assert!(node.interrupt().success());
+    drop(test_db);
+}
+
+/// A node on the repository's migrations and demo data.
+fn start_marketplace_node(data: &std::path::Path, url: &str, port: u16) -> Running {
+    let mut cmd = plinth(&crate::helpers::repo_root());
+    cmd.args(["serve", "--port", &port.to_string()])
+        .args(["--data-dir", &data.display().to_string()])
+        .env("DATABASE_URL", url)
+        .env("PLINTH_APP_DIR", "/nonexistent");
+    let running = Running::start(cmd);
+    running
+        .wait_for("Plinth is ready", Duration::from_secs(60))
+        .unwrap_or_else(|seen| panic!("never ready: {seen:#?}"));
+    running
+}
+
+#[test]
+fn a_node_killed_during_payments_loses_no_confirmed_order() {
+    let (rt, test_db, url) = own_database();
+    let data = tempfile::tempdir().unwrap();
+    let mut seed = plinth(&crate::helpers::repo_root());
+    seed.args([
+        "seed",
+        "--demo",
+        "--data-dir",
+        &data.path().display().to_string(),
+    ])
+    .env("DATABASE_URL", &url);
+    let (ok, _, stderr) = crate::helpers::output(seed);
+    assert!(ok, "{stderr}");
+    let template: uuid::Uuid = rt
+        .block_on(
+            sqlx::query_scalar(
+                "select id from public.templates where is_published and price_in_cents > 0 limit 1",
+            )
+            .fetch_one(&test_db.db.owner),
+        )
+        .unwrap();
+    let port = free_port();
+    let mut node = start_marketplace_node(data.path(), &url, port);
+    let anon = {
+        let secret = std::fs::read_to_string(data.path().join("jwt-secret")).unwrap();
+        let jwt = plinth_db::JwtSecret::new(secret.trim()).unwrap();
+        let now = chrono::Utc::now().timestamp();
+        jwt.api_key("anon", now, now + 3600)
+    };
+    let base = format!("http://127.0.0.1:{port}");
+    let confirmed: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let mut buyers = Vec::new();
+        for worker in 0..4 {
+            let (client, base, anon, confirmed) = (
+                client.clone(),
+                base.clone(),
+                anon.clone(),
+                confirmed.clone(),
+            );
+            buyers.push(tokio::spawn(async move {
+                for i in 0.. {
+                    let post = |path: String, body: serde_json::Value| {
+                        client
+                            .post(format!("{base}{path}"))
+                            .header("apikey", &anon)
+                            .bearer_auth(&anon)
+                            .json(&body)
+                            .send()
+                    };
+                    let Ok(res) = post(
+                        "/functions/v1/create-payment-intent".into(),
+                        serde_json::json!({
+                            "templateId": template,
+                            "buyerEmail": format!("buyer-{worker}-{i}@test.dev"),
+                        }),
+                    )
+                    .await
+                    else {
+                        break;
+                    };
+                    let Ok(intent) = res.json::<serde_json::Value>().await else {
+                        break;
+                    };
+                    let payment = intent["confirmUrl"]
+                        .as_str()
+                        .and_then(|u| u.split('?').next())
+                        .and_then(|u| u.rsplit('/').next())
+                        .unwrap_or_default()
+                        .to_owned();
+                    let Ok(res) = post(
+                        format!("/api/simulated-payments/{payment}/confirm"),
+                        serde_json::json!({"client_secret": intent["clientSecret"]}),
+                    )
+                    .await
+                    else {
+                        break;
+                    };
+                    if res.status() != 200 {
+                        break;
+                    }
+                    confirmed.lock().unwrap().push((
+                        intent["orderId"].as_str().unwrap().to_owned(),
+                        intent["downloadToken"].as_str().unwrap().to_owned(),
+                    ));
+                }
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        node.child.kill().unwrap();
+        node.child.wait().unwrap();
+        for buyer in buyers {
+            buyer.await.unwrap();
+        }
+    });
+    let confirmed = confirmed.lock().unwrap().clone();
+    assert!(
+        confirmed.len() >= 4,
+        "too few payments before the kill: {}",
+        confirmed.len()
+    );
+
+    // Every confirmed order is paid for on the next node: its download opens.
+    let port = free_port();
+    let node = start_marketplace_node(data.path(), &url, port);
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        for (order, token) in &confirmed {
+            let res = client
+                .post(format!(
+                    "http://127.0.0.1:{port}/functions/v1/validate-download"
+                ))
+                .header("apikey", &anon)
+                .bearer_auth(&anon)
+                .json(&serde_json::json!({"orderId": order, "token": token}))
+                .send()
+                .await
+                .unwrap();
+            let status = res.status();
+            assert_eq!(status, 200, "order {order}: {}", res.text().await.unwrap());
+        }
+    });
+    println!(
+        "payments confirmed before the kill and paid after: {}",
+        confirmed.len()
+    );
     assert!(node.interrupt().success());
     drop(test_db);
 }
