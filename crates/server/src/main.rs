@@ -3,8 +3,21 @@ use std::process::ExitCode;
 use plinth_server::config::{Cli, Command, GenCommand, TypesLanguage};
 use plinth_server::startup;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    plinth_server::memory::limit_malloc_arenas();
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(run()),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> ExitCode {
     // The embedded cluster's parent-death signal is tied to the thread that
     // starts it: everything below runs on this (the main) thread's future.
     let result = match Cli::load() {
