@@ -179,7 +179,8 @@ fn slow_clients_do_not_starve_the_others() {
             slowest = slowest.max(started.elapsed());
         }
         println!("slowest of 30 requests beside 500 slow clients: {slowest:?}");
-        assert!(slowest < Duration::from_secs(1), "{slowest:?}");
+        // Starving would be a timeout; the bound leaves room for a busy machine.
+        assert!(slowest < Duration::from_secs(3), "{slowest:?}");
         drop(dripping.await.unwrap());
     });
     assert!(node.interrupt().success());
