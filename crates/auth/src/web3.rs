@@ -133,8 +133,8 @@ async fn run(state: &AuthState, input: &Input) -> Result<Value> {
                 ));
             }
             let message = parse(&raw, chain).map_err(AuthError::validation)?;
-            let signed =
-                decode_hex(hex).is_some_and(|sig| ethereum_signed(&raw, &sig, &message.address));
+            let signed = plinth_db::unhex(hex)
+                .is_some_and(|sig| ethereum_signed(&raw, &sig, &message.address));
             (message, signed)
         }
         Chain::Solana => {
@@ -288,16 +288,6 @@ async fn remember_message(
         )));
     }
     Ok(())
-}
-
-fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// The EIP-191 hash of a personal message:

@@ -409,6 +409,17 @@ pub fn hmac_hex(key: &[u8], message: &[u8]) -> String {
     hex(&mac.finalize().into_bytes())
 }
 
+/// The bytes of hex text (either case); `None` when it is not hex.
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 /// `bytes` as lower-case hex.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
