@@ -448,7 +448,7 @@ impl Cluster {
         let cluster = Self {
             layout,
             port,
-            watcher: Some(Watcher::start(server, child)),
+            watcher: Some(Watcher::start(server, child)?),
             binaries,
         };
         tracing::info!(
@@ -702,6 +702,16 @@ impl Cluster {
         let Some(wal) = wal else {
             return Ok(());
         };
+        // The path is quoted into a setting and a shell command.
+        if wal.to_string_lossy().contains(['\'', '"']) {
+            return Err(ClusterError::Command {
+                action: "preparing recovery".into(),
+                detail: format!(
+                    "{} contains a quote; choose another data folder",
+                    wal.display()
+                ),
+            });
+        }
         let mut settings = format!(
             "\n# written by plinth restore\nrestore_command = 'cp \"{}/%f\" \"%p\"'\n",
             wal.display()
@@ -819,7 +829,7 @@ impl Watcher {
     /// Hands `child` to a thread of its own. Servers started again are forked
     /// from that thread, which lives until the server is stopped: their
     /// parent-death signal is tied to it.
-    fn start(server: Server, child: Child) -> Self {
+    fn start(server: Server, child: Child) -> Result<Self, ClusterError> {
         let (stop, stop_rx) = oneshot::channel();
         let (stopped_tx, stopped) = oneshot::channel();
         let pid = Arc::new(AtomicU32::new(child.id().unwrap_or(0)));
@@ -830,19 +840,31 @@ impl Watcher {
             pid: pid.clone(),
             gave_up: gave_up_tx,
         };
-        std::thread::Builder::new()
+        let started_pid = pid.load(Ordering::Relaxed);
+        let spawned = std::thread::Builder::new()
             .name("plinth-postgres".into())
             .spawn(move || {
                 runtime.block_on(watching.run(child, stop_rx));
                 let _ = stopped_tx.send(());
-            })
-            .expect("cannot start the thread that watches PostgreSQL");
-        Self {
+            });
+        if let Err(e) = spawned {
+            // The child went down with the closure, unwatched: stop it.
+            if let Ok(raw) = i32::try_from(started_pid)
+                && raw > 0
+            {
+                let _ = kill(Pid::from_raw(raw), Signal::SIGINT);
+            }
+            return Err(ClusterError::Command {
+                action: "starting the thread that watches PostgreSQL".into(),
+                detail: e.to_string(),
+            });
+        }
+        Ok(Self {
             stop,
             stopped,
             pid,
             gave_up,
-        }
+        })
     }
 }
 

@@ -114,8 +114,11 @@ impl Destination {
             if !name.starts_with(PREFIX) {
                 continue;
             }
+            // A manifest names its own folder (pruning removes by id).
             if let Ok(bytes) = self.op.read(&format!("{name}/{MANIFEST}")).await
                 && let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes.to_vec())
+                && manifest.id == name
+                && plain_path(name)
             {
                 found.push(manifest);
             }
@@ -332,8 +335,8 @@ pub async fn prune(dest: &Destination, keep: usize) -> anyhow::Result<usize> {
         for key in list_files(&dest.op, "wal/").await? {
             let name = key.trim_start_matches("wal/");
             let segment = name.get(..24).unwrap_or(name);
-            let is_segment = segment.len() == 24 && segment.chars().all(|c| c.is_ascii_hexdigit());
-            if is_segment && !name.ends_with(".history") && segment < oldest_start.as_str() {
+            let is_segment = wal_name_allowed(name) && !name.ends_with(".history");
+            if is_segment && segment < oldest_start.as_str() {
                 dest.op.delete(&key).await.ok();
             }
         }
@@ -383,6 +386,15 @@ pub async fn restore(
             ),
             None => format!("{} holds no finished backup", from.description),
         })?;
+    // Whoever can write to the location wrote the manifest: its names become
+    // paths here, so only the kinds of entry a backup writes are taken.
+    if let Some(entry) = manifest.entries.iter().find(|e| !entry_allowed(&e.name)) {
+        bail!(
+            "{} names an entry {:?} that no backup writes; the archive is not plinth's or was tampered with",
+            manifest.id,
+            entry.name
+        );
+    }
     if until.is_some() && !matches!(manifest.database, DatabasePart::Physical { .. }) {
         bail!(
             "--until needs a backup of the embedded cluster with its archived write-ahead log; {} is a dump",
@@ -497,6 +509,9 @@ async fn fetch_wal(
 ) -> anyhow::Result<()> {
     for key_name in list_files(&from.op, "wal/").await? {
         let name = key_name.trim_start_matches("wal/");
+        if !wal_name_allowed(name) {
+            continue;
+        }
         let segment = name.get(..24).unwrap_or(name);
         if segment.len() == 24 && segment < wal_start && !name.ends_with(".history") {
             continue;
@@ -598,6 +613,43 @@ async fn logical_restore(
         );
     }
     Ok(())
+}
+
+/// An entry a backup writes: the database's, a known secret, or an object
+/// version's bytes, every part of its name plain.
+fn entry_allowed(name: &str) -> bool {
+    match name {
+        "database/base.tar" | "database/dump" | "database/roles.sql" => true,
+        _ => match name.strip_prefix("secrets/") {
+            Some(secret) => SECRETS.contains(&secret),
+            None => name.strip_prefix("files/objects/").is_some_and(plain_path),
+        },
+    }
+}
+
+/// A relative path of plain parts: no empty part, no `.` or `..`, only
+/// letters, digits, `-`, `_` and `.`.
+fn plain_path(path: &str) -> bool {
+    !path.is_empty()
+        && path.split('/').all(|part| {
+            !part.is_empty()
+                && part != "."
+                && part != ".."
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        })
+}
+
+/// A file of the archived log: a segment (24 hex digits, maybe with a
+/// suffix such as `.partial` or `.00000028.backup`) or a timeline history.
+fn wal_name_allowed(name: &str) -> bool {
+    !name.contains('/')
+        && plain_path(name)
+        && (name
+            .get(..24)
+            .is_some_and(|s| s.bytes().all(|b| b.is_ascii_hexdigit()))
+            || name.ends_with(".history"))
 }
 
 /// Every file key under `prefix` (recursively).
@@ -766,7 +818,7 @@ impl Key {
         if passphrase.is_empty() {
             bail!("PLINTH_BACKUP_PASSPHRASE is empty");
         }
-        let salt = unhex(&described.salt)
+        let salt = plinth_db::unhex(&described.salt)
             .filter(|s| s.len() == SALT)
             .context("the manifest's salt is not 16 bytes of hex")?;
         let cipher = Self::cipher(passphrase, &salt, &described)?;
@@ -924,17 +976,6 @@ fn read_chunk(input: &mut impl Read) -> anyhow::Result<Option<Vec<u8>>> {
     Ok(Some(sealed))
 }
 
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    (text.len() % 2 == 0)
-        .then(|| {
-            (0..text.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-                .collect()
-        })
-        .flatten()
-}
-
 /// `PLINTH_BACKUP_SCHEDULE`: `30m`, `6h`, `1d` (or `@hourly`, `@daily`).
 pub fn parse_schedule(text: &str) -> anyhow::Result<Duration> {
     let text = text.trim();
@@ -1084,6 +1125,117 @@ mod tests {
         assert_eq!(wal, expected);
         // Keeping more than there are removes nothing.
         assert_eq!(prune(&dest, 10).await.unwrap(), 0);
+    }
+
+    /// Writes a finished, unencrypted archive in folder `folder` of `dir`
+    /// whose manifest says `id` and lists `names` (the bytes of those that
+    /// stay inside the folder are written too).
+    fn forged_archive(dir: &Path, folder: &str, id: &str, names: &[&str]) {
+        let root = dir.join(folder);
+        let mut entries = Vec::new();
+        for name in names {
+            if !name.contains("..") {
+                let path = root.join(name);
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(&path, b"planted").unwrap();
+            }
+            entries.push(Entry {
+                name: (*name).to_owned(),
+                size: 7,
+                sha256: plinth_db::hex(&Sha256::digest(b"planted")),
+            });
+        }
+        let manifest = Manifest {
+            format: 1,
+            id: id.to_owned(),
+            plinth_version: "test".into(),
+            started_at: Utc::now(),
+            finished_at: Utc::now(),
+            database: DatabasePart::Logical,
+            encryption: None,
+            entries,
+        };
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join(MANIFEST), serde_json::to_vec(&manifest).unwrap()).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_tampered_manifest_cannot_write_or_delete_outside_its_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = dir.path().join("backups");
+        let target = dir.path().join("restored");
+        let storage = plinth_storage::Backend::FileSystem {
+            root: target.join("storage"),
+        };
+        for name in [
+            "secrets/../../../escaped",
+            "secrets/authorized_keys",
+            "files/../escaped",
+            "files/objects/../../escaped",
+            "database/../escaped",
+        ] {
+            let id = format!("{PREFIX}20261201T000000.000Z");
+            let _ = fs::remove_dir_all(&location);
+            forged_archive(&location, &id, &id, &["database/dump", name]);
+            let dest = Destination::parse(location.to_str().unwrap()).unwrap();
+            let error = restore(
+                &dest,
+                &Target {
+                    data_dir: &target,
+                    pg_bin_dir: None,
+                    storage: storage.clone(),
+                },
+                None,
+                None,
+            )
+            .await
+            .unwrap_err()
+            .to_string();
+            assert!(error.contains("no backup writes"), "{name}: {error}");
+            assert!(
+                !target.exists(),
+                "{name}: the restore wrote before refusing"
+            );
+            assert!(!dir.path().join("escaped").exists(), "{name}");
+        }
+
+        // A manifest whose id is not its folder's name is not an archive:
+        // pruning (which removes by id) leaves everything alone.
+        let _ = fs::remove_dir_all(&location);
+        forged_archive(
+            &location,
+            &format!("{PREFIX}20261201T000000.000Z"),
+            "..",
+            &[],
+        );
+        forged_archive(&location, &format!("{PREFIX}20261202T000000.000Z"), "", &[]);
+        fs::write(dir.path().join("precious"), b"keep").unwrap();
+        let dest = Destination::parse(location.to_str().unwrap()).unwrap();
+        assert!(dest.archives().await.unwrap().is_empty());
+        assert_eq!(prune(&dest, 1).await.unwrap(), 0);
+        assert!(dir.path().join("precious").exists());
+        assert_eq!(fs::read_dir(&location).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn log_names_are_segments_or_histories() {
+        for good in [
+            "000000010000000000000003",
+            "000000010000000000000003.partial",
+            "000000010000000000000003.00000028.backup",
+            "00000002.history",
+        ] {
+            assert!(wal_name_allowed(good), "{good}");
+        }
+        for bad in [
+            "../000000010000000000000003",
+            "sub/00000002.history",
+            "passwd",
+            "",
+            "..",
+        ] {
+            assert!(!wal_name_allowed(bad), "{bad}");
+        }
     }
 
     #[test]
