@@ -118,6 +118,29 @@ pub async fn typescript(pool: &PgPool, schemas: &[String]) -> Result<String, sql
     Ok(render(&cache, &extra, schemas))
 }
 
+/// The TypeScript type `plinth gen types typescript` gives each column of
+/// `cache`'s tables and views, keyed by (schema, relation, column).
+pub async fn column_types(
+    pool: &PgPool,
+    cache: &SchemaCache,
+) -> Result<HashMap<(String, String, String), String>, sqlx::Error> {
+    let extra = load_extra(pool, &cache.schemas).await?;
+    let mut out = HashMap::new();
+    for table in cache.tables.values() {
+        for column in &table.columns {
+            out.insert(
+                (
+                    table.name.schema.clone(),
+                    table.name.name.clone(),
+                    column.name.clone(),
+                ),
+                ts_type(&column.ty, &extra, &cache.schemas),
+            );
+        }
+    }
+    Ok(out)
+}
+
 /// A property name, quoted when it is not a plain identifier.
 fn key(name: &str) -> String {
     let plain = name

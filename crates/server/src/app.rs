@@ -47,6 +47,15 @@ pub struct Services {
     pub storage: plinth_storage::StorageState,
     pub realtime: plinth_realtime::RealtimeState,
     pub functions: plinth_functions::FunctionsState,
+    /// The operator console (`PLINTH_CONSOLE`), when on.
+    pub console: Option<ConsoleSetup>,
+}
+
+/// What the console needs besides the services.
+pub struct ConsoleSetup {
+    pub config: plinth_console::ConsoleConfig,
+    pub activity: plinth_console::Activity,
+    pub settings: Vec<plinth_console::Setting>,
 }
 
 /// The node's router. `app_dir` is the built web app (served with a fallback
@@ -55,6 +64,22 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     let trust_proxy_headers = state.trust_proxy_headers;
     let csp = app_csp(state.newsletter_webhook_url.as_ref());
     let metrics = state.metrics.clone();
+    let console = services.console.map(|setup| {
+        plinth_console::router(plinth_console::Parts {
+            config: setup.config,
+            db: state.db.clone(),
+            service_key: state.keys.service_role_key.clone(),
+            anon_key: state.keys.anon_key.clone(),
+            rest: services.rest.clone(),
+            realtime: services.realtime.clone(),
+            activity: setup.activity,
+            settings: setup.settings,
+            auth: plinth_auth::router(services.auth.clone()),
+            rest_router: plinth_rest::router(services.rest.clone()),
+            storage: plinth_storage::router(services.storage.clone()),
+            mailbox: plinth_auth::mailbox_router(services.auth.clone()),
+        })
+    });
     let api = node_routes(state, Some(services.realtime.clone()))
         .nest(
             "/auth/v1",
@@ -92,7 +117,20 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     // Access-Control-Request-Method), which the CORS layer would answer as a
     // preflight: it goes to the storage route instead.
     let uncors = api.clone();
-    let api = api.layer(cors()).layer(axum::middleware::from_fn(
+    let api = api.layer(cors());
+    // The console is nested outside the CORS layer: no other origin may
+    // read or call it.
+    let api = match console {
+        Some(console) => api.nest(
+            "/_/console",
+            marked(console).layer(axum::middleware::map_response_with_state(
+                HeaderValue::from_static(plinth_console::CONSOLE_CSP),
+                page_headers,
+            )),
+        ),
+        None => api,
+    };
+    let api = api.layer(axum::middleware::from_fn(
         move |request: Request, next: Next| {
             // The router is cloned only for the requests that take it.
             let uncors = (request.method() == Method::OPTIONS

@@ -29,7 +29,7 @@ pub enum Command {
     Keys(KeysArgs),
     /// Load the project's seed data (`--demo`: the demo data in seed/demo.sql).
     Seed(SeedArgs),
-    /// Manage the project's admins (rows of public.admins).
+    /// Manage the project's admins (rows of public.admins) and the console's operators.
     Admin(AdminArgs),
     /// Write one consistent archive (database, stored files, generated
     /// secrets) to a folder or s3://bucket/prefix, while serving goes on.
@@ -95,6 +95,28 @@ pub enum AdminAction {
     Grant(AdminUserArgs),
     /// Take admin rights from the user with this e-mail.
     Revoke(AdminUserArgs),
+    /// Create an operator of the console (`/_/console`) and print its new
+    /// password; again for the same address: a new password, and its
+    /// sessions end.
+    Operator(OperatorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OperatorArgs {
+    /// The operator's e-mail address (not a user of the project).
+    pub email: String,
+
+    /// Read the password from standard input (one line; at least 12
+    /// characters) instead of generating one.
+    #[arg(long, conflicts_with = "remove")]
+    pub password_stdin: bool,
+
+    /// Delete the operator (its sessions end).
+    #[arg(long)]
+    pub remove: bool,
+
+    #[command(flatten)]
+    pub db: DbArgs,
 }
 
 #[derive(Debug, Args)]
@@ -151,6 +173,9 @@ pub struct ServeArgs {
     pub metrics_token: Option<Secret>,
 
     #[command(flatten)]
+    pub console: ConsoleArgs,
+
+    #[command(flatten)]
     pub auth: crate::services::AuthArgs,
 
     #[command(flatten)]
@@ -164,6 +189,27 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub functions: crate::services::FunctionsArgs,
+}
+
+/// The operator console at `/_/console` (off unless enabled).
+#[derive(Debug, Args)]
+pub struct ConsoleArgs {
+    /// Serve the operator console at `/_/console` (sign-in with an account
+    /// made by `plinth admin operator <email>`).
+    #[arg(long = "console", env = "PLINTH_CONSOLE", default_value_t = false, action = clap::ArgAction::Set)]
+    pub enabled: bool,
+
+    /// Folder of the built console app.
+    #[arg(long, env = "PLINTH_CONSOLE_DIR", default_value = "console/dist")]
+    pub console_dir: PathBuf,
+
+    /// A console session ends this many hours after sign-in.
+    #[arg(long, env = "PLINTH_CONSOLE_SESSION_HOURS", default_value_t = 8)]
+    pub console_session_hours: u32,
+
+    /// ... or after this many minutes without a call.
+    #[arg(long, env = "PLINTH_CONSOLE_IDLE_MINUTES", default_value_t = 30)]
+    pub console_idle_minutes: u32,
 }
 
 impl ServeArgs {
@@ -457,6 +503,53 @@ impl Cli {
         }
         Ok(Self::parse())
     }
+}
+
+/// `plinth serve`'s settings as this process runs with them, for the
+/// console: every option that has an environment name, its value from the
+/// command line, the environment (env file included) or its default, and
+/// secrets masked. Read again from the process's own arguments.
+pub fn effective_settings() -> Vec<plinth_console::Setting> {
+    use clap::CommandFactory;
+    use clap::parser::ValueSource;
+    let command = Cli::command();
+    let Ok(matches) = command.clone().try_get_matches_from(std::env::args_os()) else {
+        return Vec::new();
+    };
+    let (Some(serve), Some(serve_matches)) = (
+        command.find_subcommand("serve"),
+        matches.subcommand_matches("serve"),
+    ) else {
+        return Vec::new();
+    };
+    let mut out: Vec<plinth_console::Setting> = serve
+        .get_arguments()
+        .filter_map(|arg| {
+            let name = arg.get_env()?.to_string_lossy().into_owned();
+            let id = arg.get_id().as_str();
+            let value = serve_matches
+                .get_raw(id)
+                .map(|values| {
+                    values
+                        .map(|v| v.to_string_lossy().into_owned())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .map(|v| plinth_console::settings::shown_value(&name, &v));
+            let set = matches!(
+                serve_matches.value_source(id),
+                Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+            );
+            Some(plinth_console::Setting {
+                secret: plinth_console::settings::is_secret(&name),
+                name,
+                value,
+                set,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
 }
 
 #[cfg(test)]

@@ -86,6 +86,8 @@ struct Inner {
     database_up: Gauge,
     database_ping: Gauge<f64, std::sync::atomic::AtomicU64>,
     resident_memory: Gauge,
+    /// The console's activity book, which sees every request (console on).
+    activity: std::sync::OnceLock<plinth_console::Activity>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -197,8 +199,15 @@ impl Metrics {
                 database_up,
                 database_ping,
                 resident_memory,
+                activity: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// Reports every request to the console's activity book from now on
+    /// (the first book given stays).
+    pub fn report_to(&self, activity: plinth_console::Activity) {
+        let _ = self.inner.activity.set(activity);
     }
 
     /// Requests answered since start.
@@ -340,6 +349,7 @@ fn service_of(path: &str) -> &'static str {
         "realtime" => "realtime",
         "functions" | "api" => "functions",
         "_" if path.starts_with("/_/mailbox") => "mailbox",
+        "_" if path.starts_with("/_/console") => "console",
         "health" | "metrics" | "_" => "node",
         _ => "app",
     }
@@ -425,13 +435,38 @@ pub async fn record(State(metrics): State<Metrics>, request: Request, next: Next
             .then(|| grant_type(request.uri().query()))
             .flatten(),
     };
+    // Only the console's book needs the path and id, copied when it is on.
+    let seen = metrics.inner.activity.get().map(|_| {
+        let id = request
+            .headers()
+            .get(&crate::request_id::HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        (
+            request.method().to_string(),
+            request.uri().path().to_owned(),
+            id,
+        )
+    });
     let started = Instant::now();
     let response = next.run(request).await;
+    let elapsed = started.elapsed();
     let route = response
         .extensions()
         .get::<Route>()
         .map_or_else(|| Arc::from("unmatched"), |r| r.0.clone());
-    metrics.observe(&observed, route, response.status(), started.elapsed());
+    if let (Some(activity), Some((method, path, id))) = (metrics.inner.activity.get(), &seen) {
+        activity.request(&plinth_console::activity::RequestSeen {
+            service: observed.service,
+            method,
+            path,
+            route: Some(&route),
+            status: response.status().as_u16(),
+            elapsed,
+            request_id: id.as_deref(),
+        });
+    }
+    metrics.observe(&observed, route, response.status(), elapsed);
     response
 }
 

@@ -22,8 +22,8 @@ use tower_http::normalize_path::NormalizePathLayer;
 
 use crate::app::{AppState, Services, router};
 use crate::config::{
-    AdminAction, AdminArgs, DbArgs, KeysArgs, LogArgs, LogFormat, ProjectDir, SeedArgs, ServeArgs,
-    TypegenArgs,
+    AdminAction, AdminArgs, DbArgs, KeysArgs, LogArgs, LogFormat, OperatorArgs, ProjectDir,
+    SeedArgs, ServeArgs, TypegenArgs,
 };
 use crate::keys::Keys;
 
@@ -40,6 +40,7 @@ pub fn migration_sets(
         plinth_storage::migrations(),
         plinth_realtime::migrations(),
         plinth_functions::migrations(),
+        plinth_console::migrations(),
     ];
     for (name, dir, default) in [
         ("project", migrations, "migrations"),
@@ -285,7 +286,8 @@ fn check_dev_mailbox(args: &ServeArgs) -> anyhow::Result<()> {
 
 /// `plinth serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    init_logging(&args.db.log);
+    let activity = (args.console.enabled && !args.read_replica).then(plinth_console::Activity::new);
+    init_logging_with(&args.db.log, activity.as_ref());
     // Checked before anything is bound or opened: a bad value stops at once.
     let newsletter_webhook_url = args.newsletter_webhook_url()?;
     if !args.read_replica {
@@ -349,7 +351,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         &args,
         listener,
         keys,
-        newsletter_webhook_url,
+        Extras {
+            newsletter_webhook_url,
+            activity,
+        },
         &mut backend,
         shutdown,
     )
@@ -365,11 +370,18 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
 }
 
+/// What `serve` prepared before the node starts.
+struct Extras {
+    newsletter_webhook_url: Option<url::Url>,
+    /// The console's activity book (the console is on).
+    activity: Option<plinth_console::Activity>,
+}
+
 async fn serve_on(
     args: &ServeArgs,
     listener: TcpListener,
     keys: Keys,
-    newsletter_webhook_url: Option<url::Url>,
+    extras: Extras,
     backend: &mut Backend,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
@@ -383,12 +395,18 @@ async fn serve_on(
     let addr = listener.local_addr()?;
     let url = format!("http://{}", display_addr(addr));
     let auth_config = args.auth.to_config(&url);
+    // The address the node is reached at from outside: https means TLS in front.
+    let public_url = auth_config.api_external_url.clone();
     if auth_config.smtp.is_none() {
         tracing::warn!(
             "no SMTP_HOST: auth e-mails go to the dev mailbox at {url}/_/mailbox (only for the operator: \
              the link printed at start-up, or the service_role key); set SMTP_HOST for real users"
         );
     }
+    let Extras {
+        newsletter_webhook_url,
+        activity,
+    } = extras;
     let state = app_state(args, backend, keys, newsletter_webhook_url);
     let functions_config = args
         .functions
@@ -412,6 +430,10 @@ async fn serve_on(
     )
     .await
     .context("cannot load the schema for the REST gateway")?;
+    let console = match activity {
+        Some(activity) => Some(console_setup(args, &public_url, activity, &state)?),
+        None => None,
+    };
     let storage_config = args.storage.to_config(&absolute(&args.db.data_dir)?)?;
     let storage = plinth_storage::StorageState::new(
         backend.db.clone(),
@@ -436,6 +458,7 @@ async fn serve_on(
             storage,
             realtime: realtime.clone(),
             functions,
+            console,
         },
     );
     tracing::info!(%url, "plinth is listening");
@@ -464,6 +487,43 @@ async fn serve_on(
     };
     run(listener, app, shutdown).await?;
     Ok(())
+}
+
+/// The console's settings, with a warning when it is on without TLS in
+/// front (its cookie and the operator's password would cross in clear).
+fn console_setup(
+    args: &ServeArgs,
+    public_url: &str,
+    activity: plinth_console::Activity,
+    state: &AppState,
+) -> anyhow::Result<crate::app::ConsoleSetup> {
+    let https = public_url.starts_with("https://");
+    if !https {
+        tracing::warn!(
+            "the console is on (PLINTH_CONSOLE) without TLS in front: operators' passwords and \
+             session cookies cross the network in clear. Serve it behind an https proxy and set \
+             API_EXTERNAL_URL to the https address"
+        );
+    }
+    let dir = absolute(&args.console.console_dir)?;
+    if !dir.join("index.html").is_file() {
+        tracing::warn!(folder = %dir.display(), "no built console app here (cd console && npm run build); the console's API is served");
+    }
+    state.metrics.report_to(activity.clone());
+    Ok(crate::app::ConsoleSetup {
+        config: plinth_console::ConsoleConfig {
+            app_dir: dir,
+            session_lifetime: std::time::Duration::from_secs(
+                u64::from(args.console.console_session_hours.max(1)) * 3600,
+            ),
+            idle_timeout: std::time::Duration::from_secs(
+                u64::from(args.console.console_idle_minutes.max(1)) * 60,
+            ),
+            secure_cookies: https,
+        },
+        activity,
+        settings: crate::config::effective_settings(),
+    })
 }
 
 fn app_state(
@@ -658,6 +718,7 @@ pub async fn admin(args: AdminArgs) -> anyhow::Result<()> {
     let (user, granting) = match &args.action {
         AdminAction::Grant(user) => (user, true),
         AdminAction::Revoke(user) => (user, false),
+        AdminAction::Operator(operator) => return console_operator(operator).await,
     };
     let (email, db) = (&user.email, &user.db);
     init_logging(&db.log);
@@ -693,6 +754,51 @@ pub async fn admin(args: AdminArgs) -> anyhow::Result<()> {
                 .await?;
             println!("{email} is not an admin");
         }
+        anyhow::Ok(())
+    }
+    .await;
+    let closed = backend.close().await;
+    result?;
+    closed
+}
+
+/// `plinth admin operator <email>`: creates the console operator (or gives
+/// it a new password), or removes it.
+async fn console_operator(args: &OperatorArgs) -> anyhow::Result<()> {
+    init_logging(&args.db.log);
+    let password = if args.password_stdin {
+        let mut line = String::new();
+        std::io::stdin()
+            .read_line(&mut line)
+            .context("cannot read the password from standard input")?;
+        Some(line.trim_end_matches(['\r', '\n']).to_owned())
+    } else {
+        None
+    };
+    let backend = Backend::open(&args.db).await?;
+    let result = async {
+        backend.migrate(&args.db).await?;
+        let owner = &backend.db.owner;
+        if args.remove {
+            plinth_console::remove_operator(owner, &args.email).await?;
+            println!("{} is no longer an operator", args.email.trim());
+            return anyhow::Ok(());
+        }
+        let generated = password.is_none();
+        let password = password.unwrap_or_else(plinth_console::generate_password);
+        let created = plinth_console::set_operator(owner, &args.email, &password).await?;
+        let email = args.email.trim();
+        match (created, generated) {
+            (true, true) => println!("Operator {email} created. Password (shown once): {password}"),
+            (true, false) => println!("Operator {email} created."),
+            (false, true) => println!(
+                "Operator {email}: new password (shown once): {password}; its console sessions ended."
+            ),
+            (false, false) => {
+                println!("Operator {email}: password changed; its console sessions ended.")
+            }
+        }
+        println!("The console is at /_/console when PLINTH_CONSOLE=true.");
         anyhow::Ok(())
     }
     .await;
@@ -739,16 +845,32 @@ pub fn keys(args: KeysArgs) -> anyhow::Result<()> {
 }
 
 fn init_logging(args: &LogArgs) {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=warn"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let _ = match args.log_format {
-        LogFormat::Json => builder.json().flatten_event(true).try_init(),
-        LogFormat::Text => builder.try_init(),
+    init_logging_with(args, None);
+}
+
+/// The log to stderr (`RUST_LOG`, text or JSON) and, with the console on,
+/// a copy of the info and more severe lines in the console's activity book
+/// (whatever `RUST_LOG` says).
+fn init_logging_with(args: &LogArgs, activity: Option<&plinth_console::Activity>) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{EnvFilter, Layer};
+    const DEFAULT: &str = "info,sqlx=warn,tower_http=warn";
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT));
+    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let stderr = match args.log_format {
+        LogFormat::Json => stderr
+            .json()
+            .flatten_event(true)
+            .with_filter(filter)
+            .boxed(),
+        LogFormat::Text => stderr.with_filter(filter).boxed(),
     };
+    let copy = activity.map(|a| a.layer().with_filter(EnvFilter::new(DEFAULT)));
+    let _ = tracing_subscriber::registry()
+        .with(stderr)
+        .with(copy)
+        .try_init();
 }
 
 #[cfg(test)]

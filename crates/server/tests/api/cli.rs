@@ -319,6 +319,86 @@ fn seed_demo_loads_a_living_marketplace_and_admin_grant_makes_admins() {
 }
 
 #[test]
+fn admin_operator_makes_console_operators_on_the_command_line() {
+    let (rt, test_db, url) = own_database();
+    let hash_of = |email: &str| -> Option<String> {
+        rt.block_on(
+            sqlx::query_scalar::<_, String>(
+                "select password_hash from plinth_console.operators where lower(email) = lower($1)",
+            )
+            .bind(email)
+            .fetch_optional(&test_db.db.owner),
+        )
+        .unwrap()
+    };
+    // A generated password, printed once, that signs in.
+    let (ok, out, stderr) = in_repo(&["admin", "operator", "Ops@Example.test"], &url);
+    assert!(ok, "{stderr}");
+    let password = out
+        .split("(shown once): ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no password in {out}"))
+        .to_owned();
+    assert_eq!(password.len(), 24);
+    let first = hash_of("ops@example.test").expect("the operator exists");
+    assert!(first.starts_with("$argon2id$"), "{first}");
+    assert!(!first.contains(&password));
+    let checked = rt
+        .block_on(plinth_console::operators::check_password(
+            &test_db.db.owner,
+            "ops@example.test",
+            &password,
+        ))
+        .unwrap();
+    assert!(checked.is_some(), "the printed password signs in");
+
+    // A password from standard input: too short is refused, else it replaces.
+    let with_stdin = |input: &str| {
+        let root = crate::helpers::repo_root();
+        let mut cmd = plinth(&root);
+        cmd.args(["admin", "operator", "ops@example.test", "--password-stdin"])
+            .args([
+                "--data-dir",
+                &std::env::temp_dir()
+                    .join("plinth-cli-keys")
+                    .display()
+                    .to_string(),
+            ])
+            .env("DATABASE_URL", &url)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let done = child.wait_with_output().unwrap();
+        (
+            done.status.success(),
+            String::from_utf8_lossy(&done.stderr).into_owned(),
+        )
+    };
+    let (ok, stderr) = with_stdin("short\n");
+    assert_one_line_error(ok, &stderr, "at least 12 characters");
+    assert_eq!(hash_of("ops@example.test").as_deref(), Some(first.as_str()));
+    let (ok, stderr) = with_stdin("a much longer password\n");
+    assert!(ok, "{stderr}");
+    assert_ne!(hash_of("ops@example.test").as_deref(), Some(first.as_str()));
+
+    let (ok, _, stderr) = in_repo(&["admin", "operator", "ops@example.test", "--remove"], &url);
+    assert!(ok, "{stderr}");
+    assert!(hash_of("ops@example.test").is_none());
+    let (ok, _, stderr) = in_repo(&["admin", "operator", "not an address"], &url);
+    assert_one_line_error(ok, &stderr, "is not an e-mail address");
+    drop(test_db);
+}
+
+#[test]
 fn a_node_on_a_read_replica_serves_rest_reads_and_writes_nothing() {
     let (rt, test_db, url) = own_database();
     let (ok, _, stderr) = in_repo(&["seed", "--demo"], &url);

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use plinth_db::testing::TestDb;
-use plinth_server::app::Services;
+use plinth_server::app::{ConsoleSetup, Services};
 use plinth_server::config::{KeyArgs, ProjectDir};
 use plinth_server::keys::Keys;
 use plinth_server::{AppState, migration_sets, router};
@@ -97,6 +97,19 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
         auth.mailer().clone(),
     )
     .unwrap();
+    // Every test node serves the console, whose book sees every request.
+    let activity = plinth_console::Activity::new();
+    state.metrics.report_to(activity.clone());
+    let console = ConsoleSetup {
+        config: plinth_console::ConsoleConfig {
+            app_dir: data.path().join("no-console"),
+            session_lifetime: Duration::from_secs(3600),
+            idle_timeout: Duration::from_secs(600),
+            secure_cookies: false,
+        },
+        activity,
+        settings: plinth_server::config::effective_settings(),
+    };
     let app = router(
         state,
         &data.path().join("no-app"),
@@ -106,6 +119,7 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
             storage,
             realtime,
             functions,
+            console: Some(console),
         },
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

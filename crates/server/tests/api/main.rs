@@ -4,6 +4,7 @@ mod app_config;
 mod backups;
 mod cli;
 mod cluster;
+mod console;
 mod faults;
 mod health;
 mod helpers;
