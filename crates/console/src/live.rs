@@ -21,6 +21,8 @@ use crate::{ConsoleError, ConsoleState, Result, query_map};
 
 /// Tails of table changes open at once (each holds a connection).
 pub(crate) const MAX_TAILS: usize = 4;
+/// How long one event stream stays open.
+const STREAM_LIFETIME: Duration = Duration::from_secs(300);
 /// Function invocations listed.
 const INVOCATIONS: usize = 200;
 /// Entries `GET /logs` returns at most.
@@ -160,10 +162,14 @@ pub(crate) async fn changes(
     Ok(event_stream(changes))
 }
 
+/// An event stream that ends after [`STREAM_LIFETIME`]: the browser's
+/// `EventSource` connects again at once, and so the session is checked
+/// again (a stream outlives no session by more than that).
 fn event_stream<S>(events: S) -> Response
 where
     S: Stream<Item = std::result::Result<Event, Infallible>> + Send + 'static,
 {
+    let events = events.take_until(tokio::time::sleep(STREAM_LIFETIME));
     let mut response = Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response();

@@ -150,6 +150,10 @@ fn decoy_hash() -> &'static str {
     DECOY.get_or_init(|| hash_password(&generate_password()).unwrap_or_default())
 }
 
+/// Password checks under way at once: each holds argon2's 19 MiB and a
+/// core, and sign-in is open to anyone who reaches the console.
+static HASH_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
 /// The operator whose address and password these are.
 pub async fn check_password(
     owner: &PgPool,
@@ -166,6 +170,9 @@ pub async fn check_password(
         .as_ref()
         .map_or_else(|| decoy_hash().to_owned(), |r| r.2.clone());
     let password = password.to_owned();
+    let Ok(_slot) = HASH_SLOTS.acquire().await else {
+        return Ok(None);
+    };
     let matches = tokio::task::spawn_blocking(move || {
         PasswordHash::new(&hash).is_ok_and(|parsed| {
             Argon2::default()

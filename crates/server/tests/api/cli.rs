@@ -250,6 +250,109 @@ fn json_logs_are_one_object_a_line() {
         !lines.iter().any(|l| l.contains("secret-in-query")),
         "the query reached the logs: {lines:#?}"
     );
+    // The console is off unless enabled.
+    let console = rt
+        .block_on(
+            reqwest::Client::new()
+                .get(format!("http://127.0.0.1:{port}/_/console/api/session"))
+                .send(),
+        )
+        .unwrap();
+    assert_eq!(console.status(), reqwest::StatusCode::NOT_FOUND);
+    assert!(running.interrupt().success());
+    drop(test_db);
+}
+
+#[test]
+fn the_console_warns_without_tls_and_its_log_book_reads_info_whatever_rust_log_says() {
+    let (rt, test_db, url) = own_database();
+    let (ok, _, stderr) = in_repo(&["admin", "operator", "ops@example.test"], &url);
+    assert!(ok, "{stderr}");
+    rt.block_on(plinth_console::set_operator(
+        &test_db.db.owner,
+        "ops@example.test",
+        "a long operator password",
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut cmd = plinth(dir.path());
+    cmd.args(["serve", "--port", &port.to_string()])
+        .args(["--migrations", "none", "--policies", "none"])
+        .env("DATABASE_URL", &url)
+        .env("PLINTH_CONSOLE", "true")
+        .env("RUST_LOG", "warn");
+    let running = crate::helpers::Running::start(cmd);
+    let lines = running
+        .wait_for("Plinth is ready", Duration::from_secs(60))
+        .unwrap_or_else(|seen| panic!("never ready: {seen:#?}"));
+    assert!(
+        lines.iter().any(|l| l.contains("without TLS in front")),
+        "no warning: {lines:#?}"
+    );
+    let http = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}/_/console/api");
+    let signed = rt
+        .block_on(
+            http.post(format!("{base}/session"))
+                .header("x-plinth-console", "1")
+                .json(&serde_json::json!({ "email": "ops@example.test", "password": "a long operator password" }))
+                .send(),
+        )
+        .unwrap();
+    assert_eq!(signed.status(), reqwest::StatusCode::OK);
+    let cookie = signed.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let logs: serde_json::Value = rt
+        .block_on(async {
+            http.get(format!("{base}/logs?service=node&level=info"))
+                .header("cookie", &cookie)
+                .send()
+                .await?
+                .json()
+                .await
+        })
+        .unwrap();
+    let messages: Vec<&str> = logs["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["message"].as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("plinth is listening")),
+        "{messages:#?}"
+    );
+    let settings: serde_json::Value = rt
+        .block_on(async {
+            http.get(format!("{base}/settings"))
+                .header("cookie", &cookie)
+                .send()
+                .await?
+                .json()
+                .await
+        })
+        .unwrap();
+    let setting = |name: &str| {
+        settings["config"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {settings}"))
+            .clone()
+    };
+    assert_eq!(setting("PORT")["value"], port.to_string());
+    assert_eq!(setting("PORT")["set"], true);
+    assert_eq!(setting("PLINTH_CONSOLE")["value"], "true");
+    assert_eq!(setting("JWT_EXPIRY")["set"], false);
     assert!(running.interrupt().success());
     drop(test_db);
 }
