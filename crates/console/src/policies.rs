@@ -1,7 +1,7 @@
 //! Row-level security: per table whether it is on, every policy, and "who
 //! can do what" — each role × command asked of PostgreSQL itself
-//! (`has_table_privilege`, `rolbypassrls`, the policies that name the role
-//! or `public`). Names come from the catalog, never from the request: a
+//! (`has_any_column_privilege` / `has_table_privilege`, `rolbypassrls`, the
+//! policies that name the role or `public`). Names come from the catalog, never from the request: a
 //! request's schema and table are looked up and the catalog's quoted name
 //! is what any SQL carries.
 
@@ -139,9 +139,10 @@ pub(crate) async fn matrix(
     let (oid, _) = quoted_table(&state, &schema, &table).await?;
     // One row per role (that exists) and command: the privilege, whether
     // RLS applies to the role, and the permissive policies for it.
-    let rows: Vec<(String, String, bool, bool, Vec<String>, bool)> = sqlx::query_as(
+    let rows: Vec<(String, String, bool, bool, Vec<String>, bool, bool)> = sqlx::query_as(
         "select r.rolname::text, cmd,
-                has_table_privilege(r.oid, $1::oid, cmd) as privileged,
+                case when cmd = 'delete' then has_table_privilege(r.oid, $1::oid, cmd)
+                     else has_any_column_privilege(r.oid, $1::oid, cmd) end as privileged,
                 c.relrowsecurity and not r.rolbypassrls
                   and not (r.rolsuper) as limited,
                 array(select p.polname::text from pg_policy p
@@ -152,7 +153,8 @@ pub(crate) async fn matrix(
                          and p.polcmd in ('*', case cmd when 'select' then 'r' when 'insert' then 'a'
                                                         when 'update' then 'w' else 'd' end)
                        order by 1) as policies,
-                c.relowner = r.oid as owns
+                c.relowner = r.oid as owns,
+                has_table_privilege(r.oid, $1::oid, cmd) as whole_table
            from pg_roles r
            cross join unnest($2::text[]) as cmd
            join pg_class c on c.oid = $1::oid
@@ -164,8 +166,8 @@ pub(crate) async fn matrix(
     .fetch_all(&state.inner.db.owner)
     .await?;
     let mut cells = Map::new();
-    for (role, command, privileged, limited, policies, owns) in rows {
-        let (access, reason) = if !privileged {
+    for (role, command, privileged, limited, policies, owns, whole_table) in rows {
+        let (access, mut reason) = if !privileged {
             (
                 "none",
                 format!(
@@ -190,6 +192,9 @@ pub(crate) async fn matrix(
         } else {
             ("policy", format!("rows that {} allow", policies.join(", ")))
         };
+        if privileged && !whole_table {
+            reason.push_str(" (some columns only)");
+        }
         let role_cells = cells
             .entry(role)
             .or_insert_with(|| Value::Object(Map::new()));

@@ -609,6 +609,17 @@ async fn policies_and_who_can_do_what_come_from_postgres() {
     assert_eq!(matrix["cells"]["anon"]["select"]["access"], "policy");
     assert_eq!(matrix["cells"]["service_role"]["delete"]["access"], "all");
     assert_eq!(matrix["cells"]["anon"]["delete"]["access"], "none");
+    // Column privileges count: authenticated may update some columns of
+    // its own templates.
+    let update = &matrix["cells"]["authenticated"]["update"];
+    assert_eq!(update["access"], "policy", "{update}");
+    assert!(
+        update["reason"]
+            .as_str()
+            .unwrap()
+            .contains("some columns only"),
+        "{update}"
+    );
 
     // A table without RLS: everything the privileges give.
     sqlx::raw_sql("create table public.open_notes (id int primary key); revoke all on public.open_notes from anon; grant select on public.open_notes to anon")
