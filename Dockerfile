@@ -10,7 +10,9 @@ FROM node:20-bookworm-slim AS app
 WORKDIR /src
 COPY sdk-ts sdk-ts
 COPY app app
+COPY console console
 RUN cd app && npm ci --no-audit --no-fund && npx vite build
+RUN cd console && npm ci --no-audit --no-fund && npx vite build
 
 FROM debian:bookworm-slim
 RUN apt-get update \
@@ -22,6 +24,7 @@ COPY migrations migrations
 COPY policies policies
 COPY seed seed
 COPY --from=app /src/app/dist app/dist
+COPY --from=app /src/console/dist console/dist
 ENV PLINTH_HOST=0.0.0.0 \
     PLINTH_DATA_DIR=/var/lib/plinth \
     PORT=8000

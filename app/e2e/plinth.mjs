@@ -1,7 +1,8 @@
 // Starts a real plinth for the browser tests, the way sdk-ts's suites do: a
 // fresh database on the test server (DATABASE_URL, else 127.0.0.1:5432), a
 // free port, a temporary data folder, the built app; then loads the demo data
-// with `plinth seed --demo`. Returns its URL and a stop function.
+// with `plinth seed --demo`. Returns its URL and a stop function. The
+// console's walks start theirs through it too (options below).
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -43,11 +44,20 @@ function withDatabase(url, name) {
   return u.toString()
 }
 
-export async function startPlinth() {
+/**
+ * options.name: a word in the database's and the data folder's names;
+ * options.requireApp: stop when app/dist is not built (default true);
+ * options.env: more settings for `plinth serve` and the commands around it;
+ * options.beforeServe({ binary, env, repo }): runs before `serve` starts.
+ */
+export async function startPlinth(options = {}) {
   const binary = plinthBinary()
-  if (!existsSync(join(app, 'dist/index.html'))) throw new Error('app/dist is missing: run npm run build first')
+  if ((options.requireApp ?? true) && !existsSync(join(app, 'dist/index.html'))) {
+    throw new Error('app/dist is missing: run npm run build first')
+  }
+  const name = options.name ? `${options.name}_` : ''
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-  const dbName = `plinth_e2e_${randomBytes(6).toString('hex')}`
+  const dbName = `plinth_e2e_${name}${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: serverUrl })
   await admin.connect()
   await admin.query(`create database "${dbName}"`)
@@ -55,7 +65,7 @@ export async function startPlinth() {
 
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-e2e-'))
+  const dataDir = mkdtempSync(join(tmpdir(), `plinth-e2e-${name}`))
   // GitHub sign-in is enabled, against a local stand-in; Google is not.
   const github = await startFakeGitHub()
   // The newsletter's external webhook: a local stand-in (walks: ctx.newsletter),
@@ -89,7 +99,9 @@ export async function startPlinth() {
     GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: '10000',
     ...github.env,
     ...newsletter.env,
+    ...options.env,
   }
+  await options.beforeServe?.({ binary, env, repo })
   const child = spawn(binary, ['serve', '--port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = []
   await new Promise((ok, fail) => {

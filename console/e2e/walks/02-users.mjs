@@ -1,0 +1,108 @@
+// Users: search, create, ban and unban, sessions (and signing a user out
+// everywhere), a recovery e-mail that lands in the dev mailbox, delete.
+import { anonKey, consoleApi, expect, expectNoSidewaysPan, screenshot, signIn, toast, unique, waitUntil } from '../lib.mjs'
+
+async function search(page, text) {
+  await page.getByLabel('Search').fill(text)
+  await page.waitForURL((u) => (u.searchParams.get('q') ?? '') === text)
+}
+
+export const walks = [
+  {
+    name: 'users',
+    async run(page, ctx) {
+      await signIn(page, ctx)
+      const table = page.getByRole('region', { name: 'Users' })
+      await table.getByRole('link', { name: 'maya@demo.plinth.dev' }).waitFor()
+
+      await search(page, 'leo@demo')
+      await table.getByRole('link', { name: 'leo@demo.plinth.dev' }).waitFor()
+      await waitUntil(async () => (await table.getByRole('link', { name: 'maya@demo.plinth.dev' }).count()) === 0, 'the search to leave only leo')
+      await page.getByLabel('Status').selectOption('banned')
+      await page.getByText('No users match.').waitFor()
+      await page.getByLabel('Status').selectOption('')
+      await page.getByLabel('Provider').selectOption('email')
+      await table.getByRole('link', { name: 'leo@demo.plinth.dev' }).waitFor()
+      await page.getByLabel('Provider').selectOption('')
+      await search(page, '')
+      await expectNoSidewaysPan(page, 'the users list')
+
+      // Invite: the invitation lands in the dev mailbox.
+      const invited = `${unique(`invited-${ctx.viewport}`)}@example.test`
+      await page.getByRole('button', { name: 'Invite user' }).click()
+      const invite = page.getByRole('dialog', { name: 'Invite user' })
+      await invite.getByLabel('Email').fill(invited)
+      await invite.getByRole('button', { name: 'Send invitation' }).click()
+      await toast(page, 'Invitation sent')
+      await waitUntil(async () => {
+        const { status, body } = await consoleApi(page, ctx).get(`/mailbox?to=${encodeURIComponent(invited)}`)
+        return status === 200 && body.messages.some((m) => m.to === invited)
+      }, 'the invitation in the mailbox')
+      await search(page, invited)
+      await page.getByRole('region', { name: 'Users' }).getByRole('link', { name: invited }).waitFor()
+      await search(page, '')
+      await screenshot(page, 'users')
+
+      // Create
+      const email = `${unique(`console-${ctx.viewport}`)}@example.test`
+      const password = 'a-long-password-1'
+      await page.getByRole('button', { name: 'Create user' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Create user' })
+      await dialog.getByLabel('Email').fill(email)
+      await dialog.getByLabel('Password').fill(password)
+      await dialog.getByRole('button', { name: 'Create user' }).click()
+      await toast(page, 'User created')
+      await search(page, email)
+      await table.getByRole('link', { name: email }).click()
+      await page.getByRole('heading', { level: 1, name: email }).waitFor()
+      await page.getByText('active', { exact: true }).first().waitFor()
+      await page.getByText('No active sessions.').waitFor()
+
+      // Ban and unban
+      await page.getByRole('button', { name: 'Ban', exact: true }).click()
+      await toast(page, 'User banned')
+      await page.getByRole('button', { name: 'Unban' }).waitFor()
+      await page.getByText('banned', { exact: true }).first().waitFor()
+      await page.getByRole('button', { name: 'Unban' }).click()
+      await toast(page, 'User unbanned')
+      await page.getByRole('button', { name: 'Ban', exact: true }).waitFor()
+
+      // A session of the user (signed in through the API), then signed out everywhere
+      const key = await anonKey(page, ctx)
+      const signedIn = await fetch(`${ctx.url}/auth/v1/token?grant_type=password`, {
+        method: 'POST',
+        headers: { apikey: key, 'content-type': 'application/json', 'user-agent': 'console-e2e' },
+        body: JSON.stringify({ email, password }),
+      })
+      expect(signedIn.ok, `the user's sign-in answered ${signedIn.status}`)
+      await page.reload()
+      const sessions = page.getByRole('region', { name: 'Sessions' })
+      await sessions.getByRole('row').nth(1).waitFor()
+      await page.getByRole('button', { name: 'Sign out everywhere' }).click()
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Sign out everywhere' }).click()
+      await toast(page, 'Signed out everywhere')
+      await page.getByText('No active sessions.').waitFor()
+      await expectNoSidewaysPan(page, 'a user')
+
+      // Recovery e-mail, seen in the dev mailbox
+      await page.getByRole('button', { name: 'Send recovery e-mail' }).click()
+      await toast(page, 'Recovery e-mail sent')
+      const api = consoleApi(page, ctx)
+      await waitUntil(async () => {
+        const { status, body } = await api.get(`/mailbox?to=${encodeURIComponent(email)}`)
+        return status === 200 && body.messages.some((m) => m.to === email)
+      }, 'the recovery e-mail in the mailbox')
+
+      // Identities: the e-mail one.
+      await page.getByRole('region', { name: 'Identities' }).getByText('email', { exact: true }).waitFor()
+
+      // Delete
+      await page.getByRole('button', { name: 'Delete user' }).click()
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Delete user' }).click()
+      await toast(page, 'User deleted')
+      await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor()
+      await search(page, email)
+      await page.getByText('No users match.').waitFor()
+    },
+  },
+]

@@ -1,0 +1,5 @@
+import { StoragePage } from '@/features/storage/components/storage-page'
+
+export default function StorageRoute() {
+  return <StoragePage />
+}
