@@ -40,6 +40,44 @@ export function Field({ id, label, hint, children, className }: { id: string; la
   )
 }
 
+/**
+ * A labelled drop-down of plain choices; `any` (when given) is a first
+ * choice with the empty value, meaning "no filter".
+ */
+export function ChoiceField({
+  id,
+  label,
+  value,
+  onChange,
+  choices,
+  any,
+  className,
+}: {
+  id: string
+  label: ReactNode
+  value: string
+  onChange: (value: string) => void
+  choices: readonly (string | readonly [value: string, label: string])[]
+  any?: string
+  className?: string
+}) {
+  return (
+    <Field id={id} label={label} className={className}>
+      <Select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+        {any !== undefined && <option value="">{any}</option>}
+        {choices.map((choice) => {
+          const [v, l] = typeof choice === 'string' ? [choice, choice] : choice
+          return (
+            <option key={v} value={v}>
+              {l}
+            </option>
+          )
+        })}
+      </Select>
+    </Field>
+  )
+}
+
 export function Checkbox({ id, label, className, ...props }: InputHTMLAttributes<HTMLInputElement> & { id: string; label: ReactNode }) {
   return (
     <div className={cn('flex items-center gap-2', className)}>

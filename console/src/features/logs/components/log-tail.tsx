@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react'
 import { Pause, Play } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { ErrorAlert } from '@/components/ui/feedback'
-import { Field, Select } from '@/components/ui/field'
+import { ChoiceField } from '@/components/ui/field'
 import { useEventStream } from '@/lib/event-source'
 import { cn, formatTime } from '@/lib/format'
 import { logStreamUrl, useLogSeed, type LogEntry, type LogFilters } from '../api/logs'
@@ -54,35 +54,9 @@ export function LogTail() {
   return (
     <div>
       <div className="mb-3 grid grid-cols-2 gap-2 sm:grid-cols-[repeat(3,minmax(0,1fr))_auto] sm:items-end">
-        <Field id="log-level" label="Level">
-          <Select id="log-level" value={filters.level} onChange={(e) => set('level', e.target.value)}>
-            {LEVELS.map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </Select>
-        </Field>
-        <Field id="log-service" label="Service">
-          <Select id="log-service" value={filters.service} onChange={(e) => set('service', e.target.value)}>
-            <option value="">Any service</option>
-            {SERVICES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </Select>
-        </Field>
-        <Field id="log-status" label="Status">
-          <Select id="log-status" value={filters.status} onChange={(e) => set('status', e.target.value)}>
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </Select>
-        </Field>
+        <ChoiceField id="log-level" label="Level" value={filters.level} onChange={(v) => set('level', v)} choices={LEVELS} />
+        <ChoiceField id="log-service" label="Service" value={filters.service} onChange={(v) => set('service', v)} choices={SERVICES} any="Any service" />
+        <ChoiceField id="log-status" label="Status" value={filters.status} onChange={(v) => set('status', v)} choices={STATUSES} any="Any status" />
         <Button variant="outline" onClick={() => setPaused((p) => !p)} aria-pressed={paused}>
           {paused ? <Play className="h-4 w-4" aria-hidden /> : <Pause className="h-4 w-4" aria-hidden />}
           {paused ? 'Resume' : 'Pause'}

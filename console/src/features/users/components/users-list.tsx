@@ -3,7 +3,7 @@ import { Link, useSearchParams } from 'react-router'
 import { ChevronLeft, ChevronRight, Mail, UserPlus } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { ErrorAlert, Spinner } from '@/components/ui/feedback'
-import { Field, Input, Select } from '@/components/ui/field'
+import { ChoiceField, Field, Input } from '@/components/ui/field'
 import { PageHeader } from '@/components/ui/page'
 import { DataTable, Td, Th, Tr } from '@/components/ui/table'
 import { formatCount, formatDateTime } from '@/lib/format'
@@ -66,26 +66,8 @@ export function UsersList() {
         <Field id="user-search" label="Search" className="col-span-2 sm:col-span-1">
           <Input id="user-search" type="search" placeholder="E-mail, phone or id" value={search} onChange={(e) => setSearch(e.target.value)} />
         </Field>
-        <Field id="user-provider" label="Provider">
-          <Select id="user-provider" value={provider} onChange={(e) => set({ provider: e.target.value, page: '' })}>
-            <option value="">Any provider</option>
-            {PROVIDERS.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </Select>
-        </Field>
-        <Field id="user-status" label="Status">
-          <Select id="user-status" value={status} onChange={(e) => set({ status: e.target.value, page: '' })}>
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </Select>
-        </Field>
+        <ChoiceField id="user-provider" label="Provider" value={provider} onChange={(v) => set({ provider: v, page: '' })} choices={PROVIDERS} any="Any provider" />
+        <ChoiceField id="user-status" label="Status" value={status} onChange={(v) => set({ status: v, page: '' })} choices={STATUSES} any="Any status" />
       </div>
       {users.isError && <ErrorAlert error={users.error} className="mb-3" />}
       {users.isPending ? (
