@@ -308,16 +308,18 @@ fn the_console_warns_without_tls_and_its_log_book_reads_info_whatever_rust_log_s
         .next()
         .unwrap()
         .to_owned();
-    let logs: serde_json::Value = rt
-        .block_on(async {
-            http.get(format!("{base}/logs?service=node&level=info"))
+    let read = |path: &str| -> serde_json::Value {
+        rt.block_on(async {
+            http.get(format!("{base}{path}"))
                 .header("cookie", &cookie)
                 .send()
                 .await?
                 .json()
                 .await
         })
-        .unwrap();
+        .unwrap()
+    };
+    let logs = read("/logs?service=node&level=info");
     let messages: Vec<&str> = logs["entries"]
         .as_array()
         .unwrap()
@@ -330,16 +332,7 @@ fn the_console_warns_without_tls_and_its_log_book_reads_info_whatever_rust_log_s
             .any(|m| m.starts_with("plinth is listening")),
         "{messages:#?}"
     );
-    let settings: serde_json::Value = rt
-        .block_on(async {
-            http.get(format!("{base}/settings"))
-                .header("cookie", &cookie)
-                .send()
-                .await?
-                .json()
-                .await
-        })
-        .unwrap();
+    let settings = read("/settings");
     let setting = |name: &str| {
         settings["config"]
             .as_array()
