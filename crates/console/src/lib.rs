@@ -418,6 +418,23 @@ async fn sign_out(State(state): State<ConsoleState>, headers: HeaderMap) -> Resu
     Ok(response)
 }
 
+/// A switch for one table (`{"schema", "table", "enabled"}`): row-level
+/// security, or publishing its changes.
+#[derive(Deserialize)]
+struct TableSwitch {
+    schema: String,
+    table: String,
+    enabled: bool,
+}
+
+impl TableSwitch {
+    fn parse(body: &[u8]) -> Result<Self> {
+        serde_json::from_slice(body).map_err(|_| {
+            ConsoleError::bad_request("Send {\"schema\", \"table\", \"enabled\": true|false}")
+        })
+    }
+}
+
 /// Query strings of the console's reads.
 fn query_map(query: Option<&str>) -> std::collections::HashMap<String, String> {
     form_urlencoded::parse(query.unwrap_or("").as_bytes())

@@ -12,12 +12,11 @@ use axum::http::{Request, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Json, Response};
 use futures_util::stream::{self, Stream, StreamExt};
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
 use crate::activity::{self, Entry, Filter, StatusFilter};
-use crate::{ConsoleError, ConsoleState, Result, query_map};
+use crate::{ConsoleError, ConsoleState, Result, TableSwitch, query_map};
 
 /// Tails of table changes open at once (each holds a connection).
 pub(crate) const MAX_TAILS: usize = 4;
@@ -56,25 +55,16 @@ pub(crate) async fn realtime(State(state): State<ConsoleState>) -> Result<Respon
     .into_response())
 }
 
-#[derive(Deserialize)]
-struct PublishTable {
-    schema: String,
-    table: String,
-    enabled: bool,
-}
-
 /// `POST /realtime/tables`: publish a table's changes, or stop.
 pub(crate) async fn publish_table(
     State(state): State<ConsoleState>,
     body: Bytes,
 ) -> Result<Response> {
-    let PublishTable {
+    let TableSwitch {
         schema,
         table,
         enabled,
-    } = serde_json::from_slice(&body).map_err(|_| {
-        ConsoleError::bad_request("Send {\"schema\", \"table\", \"enabled\": true|false}")
-    })?;
+    } = TableSwitch::parse(&body)?;
     let call = if enabled {
         "select realtime.enable($1, $2)"
     } else {

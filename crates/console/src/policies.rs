@@ -8,10 +8,9 @@
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::response::{IntoResponse, Json, Response};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::{ConsoleError, ConsoleState, Result, query_map};
+use crate::{ConsoleError, ConsoleState, Result, TableSwitch, query_map};
 
 /// The API's roles, in the order the matrix shows them.
 const ROLES: [&str; 3] = ["anon", "authenticated", "service_role"];
@@ -97,22 +96,13 @@ async fn quoted_table(state: &ConsoleState, schema: &str, table: &str) -> Result
         .ok_or_else(|| ConsoleError::not_found(format!("No table {schema}.{table}")))
 }
 
-#[derive(Deserialize)]
-struct SetRls {
-    schema: String,
-    table: String,
-    enabled: bool,
-}
-
 /// `PUT /policies/rls`: row-level security on or off for one table.
 pub(crate) async fn set_rls(State(state): State<ConsoleState>, body: Bytes) -> Result<Response> {
-    let SetRls {
+    let TableSwitch {
         schema,
         table,
         enabled,
-    } = serde_json::from_slice(&body).map_err(|_| {
-        ConsoleError::bad_request("Send {\"schema\", \"table\", \"enabled\": true|false}")
-    })?;
+    } = TableSwitch::parse(&body)?;
     let (_, name) = quoted_table(&state, &schema, &table).await?;
     let switch = if enabled { "enable" } else { "disable" };
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
