@@ -114,6 +114,10 @@ pub(crate) async fn set_rls(State(state): State<ConsoleState>, body: Bytes) -> R
     Ok(Json(json!({ "rls_enabled": enabled })).into_response())
 }
 
+/// One role and command: role, command, privileged, limited by RLS, the
+/// permissive policies for it, owns the table, privileged on every column.
+type MatrixRow = (String, String, bool, bool, Vec<String>, bool, bool);
+
 /// `GET /policies/matrix?schema=&table=`.
 pub(crate) async fn matrix(
     State(state): State<ConsoleState>,
@@ -129,7 +133,7 @@ pub(crate) async fn matrix(
     let (oid, _) = quoted_table(&state, &schema, &table).await?;
     // One row per role (that exists) and command: the privilege, whether
     // RLS applies to the role, and the permissive policies for it.
-    let rows: Vec<(String, String, bool, bool, Vec<String>, bool, bool)> = sqlx::query_as(
+    let rows: Vec<MatrixRow> = sqlx::query_as(
         "select r.rolname::text, cmd,
                 case when cmd = 'delete' then has_table_privilege(r.oid, $1::oid, cmd)
                      else has_any_column_privilege(r.oid, $1::oid, cmd) end as privileged,

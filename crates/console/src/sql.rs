@@ -205,7 +205,7 @@ async fn run_on(
                         values.push(if sqlx::ValueRef::is_null(&raw) {
                             None
                         } else {
-                            Some(raw.as_str().map_err(|e| sqlx::Error::Decode(e))?.to_owned())
+                            Some(raw.as_str().map_err(sqlx::Error::Decode)?.to_owned())
                         });
                     }
                     current.rows.push(values);
