@@ -85,15 +85,18 @@ export const walks = [
       await page.waitForURL((u) => u.search === '?category=productivity')
       await page.getByLabel('Price').selectOption('free')
       await page.waitForURL((u) => u.search === '?category=productivity&price=free')
-      await page.goBack()
-      await page.waitForURL((u) => u.pathname === '/discover' && u.search === '?category=productivity')
+      // Back is waited for by its URL alone ('commit'): a page Chromium
+      // restores from its back/forward cache fires no load event.
+      await page.goBack({ waitUntil: 'commit' })
+      await page.waitForURL((u) => u.pathname === '/discover' && u.search === '?category=productivity', { waitUntil: 'commit' })
       await page.getByRole('button', { name: 'Remove filter Category: Productivity' }).waitFor()
       await page.waitForFunction(() => document.querySelector('#discover-price')?.value === 'all')
-      await page.goBack()
-      await page.waitForURL((u) => u.pathname === '/discover' && u.search === '')
+      await page.goBack({ waitUntil: 'commit' })
+      await page.waitForURL((u) => u.pathname === '/discover' && u.search === '', { waitUntil: 'commit' })
       await page.waitForFunction(() => document.querySelector('#discover-category')?.value === 'all')
-      await page.goBack()
-      await page.waitForURL((u) => u.pathname === '/creators')
+      await page.goBack({ waitUntil: 'commit' })
+      await page.waitForURL((u) => u.pathname === '/creators', { waitUntil: 'commit' })
+      await page.getByRole('heading', { level: 1 }).first().waitFor()
     },
   },
   {
