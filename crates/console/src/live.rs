@@ -178,7 +178,7 @@ pub(crate) async fn invocations(State(state): State<ConsoleState>) -> Result<Res
         status: None,
         level: None,
     };
-    let mut calls: Vec<Value> = state
+    let calls: Vec<Value> = state
         .inner
         .activity
         .entries(&filter, usize::MAX)
@@ -197,7 +197,6 @@ pub(crate) async fn invocations(State(state): State<ConsoleState>) -> Result<Res
             })
         })
         .collect();
-    calls.truncate(INVOCATIONS);
     Ok(Json(json!({ "invocations": calls })).into_response())
 }
 

@@ -176,11 +176,10 @@ async fn run_on(
         while let Some(item) = stream.try_next().await? {
             match item {
                 Either::Left(done) => {
-                    current.row_count = if current.columns.is_empty() && current.rows.is_empty() {
-                        done.rows_affected()
-                    } else {
-                        current.row_count
-                    };
+                    // A statement that returned no rows counts what it changed.
+                    if current.row_count == 0 {
+                        current.row_count = done.rows_affected();
+                    }
                     results.push(std::mem::take(&mut current));
                 }
                 Either::Right(row) => {
