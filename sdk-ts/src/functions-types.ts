@@ -1,4 +1,4 @@
-// Generated from crates/functions/src/wire.rs with typeshare by `scripts/gen`.
+// Generated from crates/marketplace/src/wire.rs with typeshare by `scripts/gen`.
 // Do not edit: change the Rust types and run it again.
 
 /*

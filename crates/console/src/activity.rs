@@ -414,7 +414,7 @@ pub fn service_of_target(target: &str) -> &'static str {
         "plinth_rest" => "rest",
         "plinth_storage" => "storage",
         "plinth_realtime" => "realtime",
-        "plinth_functions" => "functions",
+        "plinth_functions" | "plinth_marketplace" => "functions",
         "plinth_console" => "console",
         _ => "node",
     }

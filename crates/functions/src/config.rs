@@ -1,154 +1,104 @@
-//! Configuration of the function host. The server fills it from its
-//! environment (`STRIPE_SECRET_KEY`, `STRIPE_WEBHOOK_SECRET`,
-//! `STRIPE_API_BASE`, `PLATFORM_FEE_BPS`, ...); this crate reads no
-//! environment itself.
+//! The host's settings: where the functions are, which Deno runs them, what
+//! they are told about the project, and their limits.
 
-use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
-/// Everything the functions need besides the database, the JWT secret and
-/// the mailer.
+/// Everything the host needs besides the database and the JWT secret.
 #[derive(Clone)]
-pub struct FunctionsConfig {
-    /// Stripe secret key (`STRIPE_SECRET_KEY`). `None`: the simulated
-    /// provider, which needs no network (purchases are confirmed on a local
-    /// page, see [`crate::api_router`]).
-    pub stripe_secret_key: Option<String>,
-    /// Base URL of the Stripe API (`STRIPE_API_BASE`); `None`: Stripe's own.
-    /// Tests point it at a local fake.
-    pub stripe_api_base: Option<String>,
-    /// Signing secret of the webhook endpoint, `whsec_...`
-    /// (`STRIPE_WEBHOOK_SECRET`). `None`: the webhook refuses every event.
-    pub stripe_webhook_secret: Option<String>,
-    /// The platform's cut of a sale paid to a creator's connected account,
-    /// in basis points (`PLATFORM_FEE_BPS`; 1000 = 10 %). Charged as the
-    /// PaymentIntent's `application_fee_amount`.
-    pub platform_fee_bps: u32,
-    /// Currency of every order (ISO code, lowercase).
-    pub currency: String,
-    /// Where the browser app lives (`SITE_URL`): e-mailed links point to its
-    /// `/download-secure/{orderId}?token=...` page.
-    pub site_url: String,
-    /// The public URL of this server (`API_EXTERNAL_URL`): signed storage
-    /// URLs are `{api_external_url}/storage/v1/object/sign/...`.
-    pub api_external_url: String,
-    /// Where Stripe Connect onboarding returns to; `?stripe_account={id}` is
-    /// appended (`STRIPE_CONNECT_RETURN_URL`; default
-    /// `{site_url}/dashboard/settings`).
-    pub connect_return_url: Option<String>,
-    /// Where an expired onboarding link sends the creator
-    /// (`STRIPE_CONNECT_REFRESH_URL`; default as the return URL).
-    pub connect_refresh_url: Option<String>,
-    /// One view per visitor per template per this window
-    /// (`VIEW_DEDUP_WINDOW_SECS`, default 30 minutes).
-    pub view_window: Duration,
-    /// Lifetime of a signed download URL handed out for a template file
-    /// (`DOWNLOAD_URL_EXPIRY_SECS`, default 10 minutes).
-    pub download_url_expiry: Duration,
-    /// Limits of the functions anyone may call, per client address, and of
-    /// the download e-mails per recipient.
-    pub rate_limits: RateLimits,
+pub struct HostConfig {
+    /// `PLINTH_FUNCTIONS_DIR`: one folder per function (`<name>/index.ts`),
+    /// and an optional `config.toml` beside them.
+    pub dir: PathBuf,
+    /// `PLINTH_DENO_BIN`, else `deno` on `PATH`; `None` when neither is
+    /// there (a function then answers 503 saying so).
+    pub deno: Option<PathBuf>,
+    /// Where the workers' sockets and the bootstrap script live (a private
+    /// folder made at start).
+    pub runtime_dir: PathBuf,
+    /// What every function finds in its environment: `SUPABASE_URL`,
+    /// `SUPABASE_ANON_KEY`, ... (the operator's secrets are added at spawn).
+    pub env: ProjectEnv,
+    pub limits: Limits,
+    /// `plinth functions serve`: a changed function is reloaded on its next
+    /// request (checked on every request; otherwise at most every few
+    /// seconds).
+    pub watch: bool,
 }
 
-/// Limits of the functions anyone may call without an account
-/// (`PLINTH_FUNCTIONS_RATE_LIMIT_*`). A count of 0 turns that limit off.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RateLimits {
-    /// The period every count below is per (`…_WINDOW_SECS`, default one
-    /// hour). A budget refills steadily: `n` per window is `n` at once, then
-    /// one every `window / n`.
-    pub window: Duration,
-    /// `create-free-order` calls per client address (`…_FREE_ORDERS`, 30).
-    pub free_orders: u32,
-    /// `track-template-view` calls per client address (`…_VIEWS`, 600).
-    pub views: u32,
-    /// `subscribe-to-newsletter` calls per client address (`…_NEWSLETTER`, 20).
-    pub newsletter: u32,
-    /// Download e-mails of free orders per recipient address, across
-    /// templates (`…_EMAILS_PER_ADDRESS`, 10); one address gets at most one
-    /// per template per window whatever this says.
-    pub emails_per_address: u32,
+impl std::fmt::Debug for HostConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostConfig")
+            .field("dir", &self.dir)
+            .field("deno", &self.deno)
+            .field("limits", &self.limits)
+            .field("watch", &self.watch)
+            .finish_non_exhaustive()
+    }
 }
 
-impl Default for RateLimits {
+/// The platform's variables, as every function sees them.
+#[derive(Clone, Default)]
+pub struct ProjectEnv {
+    /// How a function reaches this node (its own listening address).
+    pub supabase_url: String,
+    /// How the world reaches it (`API_EXTERNAL_URL`).
+    pub public_url: String,
+    pub anon_key: String,
+    pub service_role_key: String,
+    pub db_url: String,
+}
+
+/// Per-request and per-function limits. Defaults are the hosted platform's
+/// (256 MB, 150 s wall clock) and a pool sized for a small machine.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// A worker's memory: its V8 heap and its resident set
+    /// (`PLINTH_FUNCTIONS_MEMORY_MB`); past it, the worker is stopped and
+    /// its requests answered 546.
+    pub memory_mb: u64,
+    /// A request's wall-clock limit, from arrival to the response's last
+    /// byte (`PLINTH_FUNCTIONS_WALL_CLOCK_SECS`); past it, 546 (or the
+    /// stream ends) and the worker is replaced.
+    pub wall_clock: Duration,
+    /// Workers per function (`PLINTH_FUNCTIONS_MAX_WORKERS`).
+    pub max_workers: usize,
+    /// Requests one worker serves at once
+    /// (`PLINTH_FUNCTIONS_WORKER_CONCURRENCY`).
+    pub worker_concurrency: usize,
+    /// How long a request waits for a free worker before a 503
+    /// (`PLINTH_FUNCTIONS_QUEUE_SECS`).
+    pub queue_wait: Duration,
+    /// A worker with nothing to do for this long is stopped
+    /// (`PLINTH_FUNCTIONS_IDLE_SECS`).
+    pub idle: Duration,
+    /// How long a worker may take to start (first start: Deno may fetch
+    /// `npm:` packages) (`PLINTH_FUNCTIONS_BOOT_SECS`).
+    pub boot: Duration,
+}
+
+impl Default for Limits {
     fn default() -> Self {
         Self {
-            window: Duration::from_secs(3600),
-            free_orders: 30,
-            views: 600,
-            newsletter: 20,
-            emails_per_address: 10,
+            memory_mb: 256,
+            wall_clock: Duration::from_secs(150),
+            max_workers: 2,
+            worker_concurrency: 64,
+            queue_wait: Duration::from_secs(5),
+            idle: Duration::from_secs(60),
+            boot: Duration::from_secs(60),
         }
     }
 }
 
-impl Default for FunctionsConfig {
-    fn default() -> Self {
-        Self {
-            stripe_secret_key: None,
-            stripe_api_base: None,
-            stripe_webhook_secret: None,
-            platform_fee_bps: 1000,
-            currency: "usd".into(),
-            site_url: "http://localhost:8000".into(),
-            api_external_url: "http://localhost:8000".into(),
-            connect_return_url: None,
-            connect_refresh_url: None,
-            view_window: Duration::from_secs(30 * 60),
-            download_url_expiry: Duration::from_secs(10 * 60),
-            rate_limits: RateLimits::default(),
-        }
+/// The Deno binary: `explicit` (`PLINTH_DENO_BIN`) when given (and `None`
+/// when that is no file), else `deno` on `PATH`.
+pub fn find_deno(explicit: Option<&std::path::Path>) -> Option<PathBuf> {
+    if let Some(path) = explicit {
+        return path.is_file().then(|| path.to_owned());
     }
-}
-
-impl FunctionsConfig {
-    pub(crate) fn site(&self) -> &str {
-        self.site_url.trim_end_matches('/')
-    }
-
-    pub(crate) fn api(&self) -> &str {
-        self.api_external_url.trim_end_matches('/')
-    }
-
-    pub(crate) fn return_url(&self) -> String {
-        self.connect_return_url
-            .clone()
-            .unwrap_or_else(|| format!("{}/dashboard/settings", self.site()))
-    }
-
-    pub(crate) fn refresh_url(&self) -> String {
-        self.connect_refresh_url
-            .clone()
-            .unwrap_or_else(|| self.return_url())
-    }
-
-    /// The platform fee of a sale of `amount` cents, rounded down.
-    pub(crate) fn fee_for(&self, amount: i64) -> i64 {
-        amount.saturating_mul(i64::from(self.platform_fee_bps)) / 10_000
-    }
-}
-
-impl fmt::Debug for FunctionsConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FunctionsConfig")
-            .field(
-                "stripe_secret_key",
-                &self.stripe_secret_key.as_ref().map(|_| ".."),
-            )
-            .field("stripe_api_base", &self.stripe_api_base)
-            .field(
-                "stripe_webhook_secret",
-                &self.stripe_webhook_secret.as_ref().map(|_| ".."),
-            )
-            .field("platform_fee_bps", &self.platform_fee_bps)
-            .field("currency", &self.currency)
-            .field("site_url", &self.site_url)
-            .field("api_external_url", &self.api_external_url)
-            .field("connect_return_url", &self.connect_return_url)
-            .field("connect_refresh_url", &self.connect_refresh_url)
-            .field("view_window", &self.view_window)
-            .field("download_url_expiry", &self.download_url_expiry)
-            .field("rate_limits", &self.rate_limits)
-            .finish()
-    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("deno"))
+        .find(|candidate| candidate.is_file())
 }

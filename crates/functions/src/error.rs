@@ -1,188 +1,73 @@
-//! The one error type of the function host, answered as `{"error": "..."}`
-//! with a status that `supabase.functions.invoke` turns into a
-//! `FunctionsHttpError`. Internal causes are logged, never sent.
+//! The host's own answers, in the platform's shapes: `{"code", "message"}`
+//! with the code also in `sb-error-code` (the 401s of the JWT check are the
+//! gateway's `{"code": 401, "message"}`).
 
-use axum::Json;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-
-use crate::provider::CardDecline;
-use crate::wire::{CardError, CardErrorResponse, ErrorResponse};
-
-pub type Result<T, E = FunctionError> = std::result::Result<T, E>;
+use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]
-pub enum FunctionError {
-    /// 400: a missing or malformed parameter.
-    #[error("{0}")]
-    BadRequest(String),
-    /// 401: a token that does not verify, or a caller who must sign in.
-    #[error("{0}")]
-    Unauthorized(String),
-    /// 402: the order is not paid yet.
-    #[error("Payment not completed. Please complete your purchase first.")]
-    PaymentRequired,
-    /// 402: the simulated provider declined the card; answered in Stripe's
-    /// error shape ([`CardErrorResponse`]), as Stripe answers a decline.
-    #[error("{}", .0.message)]
-    CardDeclined(CardDecline),
-    /// 403: signed in, but not allowed (someone else's account, a wrong
-    /// download token).
-    #[error("{0}")]
-    Forbidden(String),
-    /// 404.
-    #[error("{0}")]
-    NotFound(String),
-    /// 405.
+pub enum HostError {
+    #[error("Missing authorization header")]
+    MissingAuthorization,
+    #[error("Invalid JWT")]
+    InvalidJwt,
+    #[error("Requested function was not found")]
+    NotFound,
     #[error("Method not allowed")]
     MethodNotAllowed,
-    /// 413: a request body over the limit (in bytes).
-    #[error("Request body too large (limit {0} bytes)")]
-    PayloadTooLarge(usize),
-    /// 429: the client spent its budget of calls of this function; it may
-    /// try again after this many seconds (`Retry-After`).
-    #[error("Too many requests from this address. Please try again in {0} seconds.")]
-    TooManyRequests(u64),
-    /// 502: the payment provider failed or refused; `message` is sent,
-    /// `cause` logged.
-    #[error("{message}")]
-    Provider { message: String, cause: String },
-    /// 503: a feature that is not configured (e.g. no webhook secret).
-    #[error("{0}")]
-    Unavailable(String),
-    /// 503: the database cannot be reached now; try again after
-    /// [`plinth_db::RETRY_AFTER_SECS`] (`Retry-After`).
-    #[error("The database is unavailable, please try again shortly.")]
-    DatabaseUnavailable,
-    /// 500; the cause is logged.
-    #[error("internal error: {0}")]
-    Internal(String),
+    /// The function's settings are wrong, no Deno is installed, or its
+    /// worker did not start; the cause is logged.
+    #[error("Function failed to start (please check logs)")]
+    Boot,
+    /// Every worker of the function is busy and none came free in time.
+    #[error("Function is at capacity, please retry shortly")]
+    Saturated,
+    /// The worker died (or answered nothing) while serving the request.
+    #[error("Function exited before it answered (please check logs)")]
+    Worker,
+    /// The request outlived the wall-clock limit, or the worker its memory.
+    #[error("Function failed due to not having enough compute resources (please check logs)")]
+    Limit,
 }
 
-impl FunctionError {
-    pub fn internal(cause: impl std::fmt::Display) -> Self {
-        Self::Internal(cause.to_string())
-    }
-
-    pub fn status(&self) -> StatusCode {
+impl HostError {
+    fn status_and_code(&self) -> (StatusCode, &'static str) {
         match self {
-            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
-            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Self::PaymentRequired | Self::CardDeclined(_) => StatusCode::PAYMENT_REQUIRED,
-            Self::Forbidden(_) => StatusCode::FORBIDDEN,
-            Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
-            Self::Provider { .. } => StatusCode::BAD_GATEWAY,
-            Self::Unavailable(_) | Self::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::MissingAuthorization | Self::InvalidJwt => {
+                (StatusCode::UNAUTHORIZED, "UNAUTHORIZED")
+            }
+            Self::NotFound => (StatusCode::NOT_FOUND, "NOT_FOUND"),
+            Self::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED"),
+            Self::Boot => (StatusCode::SERVICE_UNAVAILABLE, "BOOT_ERROR"),
+            Self::Saturated => (StatusCode::SERVICE_UNAVAILABLE, "WORKER_LIMIT"),
+            Self::Worker => (StatusCode::INTERNAL_SERVER_ERROR, "WORKER_ERROR"),
+            Self::Limit => (limit_status(), "WORKER_LIMIT"),
         }
     }
 }
 
-impl From<sqlx::Error> for FunctionError {
-    fn from(e: sqlx::Error) -> Self {
-        if plinth_db::is_unavailable(&e) {
-            tracing::warn!(error = %e, "database unavailable");
-            return Self::DatabaseUnavailable;
-        }
-        Self::Internal(format!("database: {e}"))
-    }
+/// 546, the platform's status for a function stopped at a resource limit.
+fn limit_status() -> StatusCode {
+    StatusCode::from_u16(546).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)
 }
 
-impl IntoResponse for FunctionError {
+impl IntoResponse for HostError {
     fn into_response(self) -> Response {
-        let status = self.status();
-        if let Self::CardDeclined(decline) = &self {
-            let body = CardErrorResponse {
-                error: CardError {
-                    kind: "card_error".into(),
-                    code: decline.code.into(),
-                    decline_code: decline.decline_code.map(Into::into),
-                    message: decline.message.into(),
-                },
-            };
-            return (status, Json(body)).into_response();
-        }
-        let message = match &self {
-            Self::Internal(cause) => {
-                tracing::error!(%cause, "function failed");
-                "Something went wrong.".to_owned()
+        let (status, code) = self.status_and_code();
+        let body = match self {
+            // The gateway's shape (wire contract §4).
+            Self::MissingAuthorization | Self::InvalidJwt => {
+                json!({ "code": 401, "message": self.to_string() })
             }
-            Self::Provider { message, cause } => {
-                tracing::warn!(%cause, "payment provider failed");
-                message.clone()
-            }
-            other => other.to_string(),
+            _ => json!({ "code": code, "message": self.to_string() }),
         };
-        let mut body = ErrorResponse {
-            error: message,
-            code: None,
-            message: None,
-            is_paid: None,
-        };
-        match &self {
-            // The platform gateway's shape for a refused JWT, plus `error`.
-            Self::Unauthorized(_) => {
-                body.code = Some(401);
-                body.message = Some(body.error.clone());
-            }
-            Self::PaymentRequired => body.is_paid = Some(false),
-            _ => {}
-        }
-        let mut response = (status, Json(body)).into_response();
-        let retry_after = match self {
-            Self::TooManyRequests(secs) => Some(secs),
-            Self::DatabaseUnavailable => Some(u64::from(plinth_db::RETRY_AFTER_SECS)),
-            _ => None,
-        };
-        if let Some(secs) = retry_after {
-            response.headers_mut().insert(
-                axum::http::header::RETRY_AFTER,
-                axum::http::HeaderValue::from(secs),
-            );
+        let mut response = (status, axum::Json(body)).into_response();
+        let headers = response.headers_mut();
+        headers.insert("sb-error-code", HeaderValue::from_static(code));
+        if matches!(self, Self::Saturated | Self::Boot) {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
         response
     }
-}
-
-/// Turns a refusal of the framework, made before any handler ran (a body
-/// over [`crate::BODY_LIMIT`], a query or path that does not parse), into
-/// the functions' shape with the same status: axum answers those in plain
-/// text, which `functions.invoke` cannot read. Answers of the handlers
-/// (JSON, or the HTML of the simulated payment page) pass untouched.
-pub(crate) async fn framework_refusals(response: Response) -> Response {
-    let status = response.status();
-    let plain = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_none_or(|t| t.starts_with("text/plain"));
-    if !(status.is_client_error() || status.is_server_error()) || !plain {
-        return response;
-    }
-    match status {
-        StatusCode::PAYLOAD_TOO_LARGE => {
-            return FunctionError::PayloadTooLarge(crate::BODY_LIMIT).into_response();
-        }
-        StatusCode::METHOD_NOT_ALLOWED => return FunctionError::MethodNotAllowed.into_response(),
-        _ => {}
-    }
-    let text = axum::body::to_bytes(response.into_body(), 4096)
-        .await
-        .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
-        .unwrap_or_default();
-    let error = if text.is_empty() {
-        status.canonical_reason().unwrap_or("Error").to_owned()
-    } else {
-        text
-    };
-    let body = ErrorResponse {
-        error,
-        code: None,
-        message: None,
-        is_paid: None,
-    };
-    (status, Json(body)).into_response()
 }

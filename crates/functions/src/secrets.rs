@@ -1,158 +1,214 @@
-//! Download tokens, webhook signatures and visitor hashes: the small
-//! cryptographic pieces, pure and unit-tested.
+//! The operator's function secrets: set with `plinth functions secrets set
+//! NAME=value`, stored sealed in `plinth_functions.secrets`, given to every
+//! worker as environment variables. A change is announced on
+//! [`CHANGED_CHANNEL`]; the host then replaces its workers.
 
-pub use plinth_db::{hex, hmac_hex};
+use chacha20poly1305::aead::{Aead, Payload};
+use chacha20poly1305::{KeyInit, XChaCha20Poly1305, XNonce};
+use plinth_db::JwtSecret;
+use rand::RngCore;
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
+use sqlx::PgPool;
 
-/// Length of a download token: 43 alphanumeric characters, about 256 bits.
-pub const TOKEN_LEN: usize = 43;
+/// `NOTIFY` channel of a change of the secrets.
+pub const CHANGED_CHANNEL: &str = "plinth_functions_secrets";
 
-/// A fresh random download token (handed to the buyer once, never stored).
-pub fn new_token() -> String {
-    plinth_db::random_token(TOKEN_LEN)
+/// The largest value, in bytes.
+pub const MAX_VALUE_BYTES: usize = 64 * 1024;
+
+/// Names the platform reserves (its own variables) are refused.
+const RESERVED_PREFIXES: [&str; 2] = ["SUPABASE_", "SB_"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum SecretError {
+    #[error(
+        "{0:?} is not a secret name: letters, digits and _, not starting with a digit, at most 256"
+    )]
+    BadName(String),
+    #[error("{0} is reserved: names starting with SUPABASE_ or SB_ are the platform's")]
+    Reserved(String),
+    #[error("the value of {0} is over {MAX_VALUE_BYTES} bytes")]
+    TooLarge(String),
+    #[error("the secret {0} cannot be opened: JWT_SECRET changed since it was set; set it again")]
+    Sealed(String),
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
 }
 
-/// What is stored of a token: its SHA-256, hex.
-pub fn token_hash(token: &str) -> String {
-    hex(&Sha256::digest(token.as_bytes()))
+/// A secret as listed: its name, the SHA-256 of its value (hex), and when it
+/// was set. The value itself is never listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub name: String,
+    pub digest: String,
+    /// ISO 8601, UTC.
+    pub updated_at: String,
 }
 
-/// Whether `token` hashes to `stored` (hex), in constant time over the
-/// hashes; a missing or malformed stored hash never matches.
-pub fn token_matches(token: &str, stored: Option<&str>) -> bool {
-    let Some(stored) = stored else { return false };
-    let presented = token_hash(token);
-    presented.len() == stored.len() && bool::from(presented.as_bytes().ct_eq(stored.as_bytes()))
-}
-
-/// Why a webhook's signature was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SignatureError {
-    #[error("missing or malformed Stripe-Signature header")]
-    Malformed,
-    #[error("timestamp outside the tolerance")]
-    Stale,
-    #[error("no signature matches")]
-    Mismatch,
-}
-
-/// Most seconds between a webhook's timestamp and now.
-pub const WEBHOOK_TOLERANCE_SECS: i64 = 300;
-
-/// Checks a `Stripe-Signature` header (`t=<unix>,v1=<hex>[,v1=<hex>...]`)
-/// against `payload` and the endpoint's `whsec_...` secret: HMAC-SHA256 of
-/// `"{t}.{payload}"` keyed with the secret as written, compared in constant
-/// time against each `v1`, and `t` within [`WEBHOOK_TOLERANCE_SECS`] of `now`.
-pub fn verify_webhook(
-    header: &str,
-    payload: &[u8],
-    secret: &str,
-    now: i64,
-) -> Result<(), SignatureError> {
-    let mut timestamp = None;
-    let mut signatures = Vec::new();
-    for part in header.split(',') {
-        match part.trim().split_once('=') {
-            Some(("t", t)) => timestamp = t.parse::<i64>().ok(),
-            Some(("v1", v)) => signatures.push(v.to_owned()),
-            _ => {}
-        }
+/// Checks a name as `set` and `unset` do.
+pub fn check_name(name: &str) -> Result<(), SecretError> {
+    let mut chars = name.chars();
+    let well_formed = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && name.len() <= 256
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !well_formed {
+        return Err(SecretError::BadName(name.to_owned()));
     }
-    let timestamp = timestamp.ok_or(SignatureError::Malformed)?;
-    if signatures.is_empty() {
-        return Err(SignatureError::Malformed);
-    }
-    let mut signed = format!("{timestamp}.").into_bytes();
-    signed.extend_from_slice(payload);
-    let expected = hmac_hex(secret.as_bytes(), &signed);
-    let mut any = subtle::Choice::from(0u8);
-    for signature in &signatures {
-        if signature.len() == expected.len() {
-            any |= signature.as_bytes().ct_eq(expected.as_bytes());
-        }
-    }
-    if !bool::from(any) {
-        return Err(SignatureError::Mismatch);
-    }
-    if (now - timestamp).abs() > WEBHOOK_TOLERANCE_SECS {
-        return Err(SignatureError::Stale);
+    if RESERVED_PREFIXES
+        .iter()
+        .any(|p| name.to_ascii_uppercase().starts_with(p))
+    {
+        return Err(SecretError::Reserved(name.to_owned()));
     }
     Ok(())
 }
 
-/// A `Stripe-Signature` header for `payload` at `timestamp` (the simulated
-/// provider and tests sign events the way Stripe does).
-pub fn sign_webhook(payload: &[u8], secret: &str, timestamp: i64) -> String {
-    let mut signed = format!("{timestamp}.").into_bytes();
-    signed.extend_from_slice(payload);
-    format!("t={timestamp},v1={}", hmac_hex(secret.as_bytes(), &signed))
+fn cipher(jwt: &JwtSecret) -> XChaCha20Poly1305 {
+    XChaCha20Poly1305::new(&jwt.derive_key("plinth-functions/secrets").into())
+}
+
+/// Sets (or replaces) each `(name, value)` in one transaction and announces
+/// the change.
+pub async fn set(
+    owner: &PgPool,
+    jwt: &JwtSecret,
+    pairs: &[(String, String)],
+) -> Result<(), SecretError> {
+    for (name, value) in pairs {
+        check_name(name)?;
+        if value.len() > MAX_VALUE_BYTES {
+            return Err(SecretError::TooLarge(name.clone()));
+        }
+    }
+    let cipher = cipher(jwt);
+    let mut tx = owner.begin().await?;
+    for (name, value) in pairs {
+        let mut nonce = [0u8; 24];
+        rand::rng().fill_bytes(&mut nonce);
+        let sealed = cipher
+            .encrypt(
+                &XNonce::from(nonce),
+                Payload {
+                    msg: value.as_bytes(),
+                    aad: name.as_bytes(),
+                },
+            )
+            .map_err(|_| SecretError::Sealed(name.clone()))?;
+        let stored = [nonce.as_slice(), &sealed].concat();
+        let digest = hex(&Sha256::digest(value.as_bytes()));
+        sqlx::query(
+            "insert into plinth_functions.secrets (name, sealed, digest) values ($1, $2, $3)
+             on conflict (name) do update set sealed = excluded.sealed,
+               digest = excluded.digest, updated_at = now()",
+        )
+        .bind(name)
+        .bind(stored)
+        .bind(digest)
+        .execute(&mut *tx)
+        .await?;
+    }
+    sqlx::query("select pg_notify($1, '')")
+        .bind(CHANGED_CHANNEL)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Removes the named secrets; returns those that existed.
+pub async fn unset(owner: &PgPool, names: &[String]) -> Result<Vec<String>, SecretError> {
+    for name in names {
+        check_name(name)?;
+    }
+    let mut tx = owner.begin().await?;
+    let removed: Vec<String> = sqlx::query_scalar(
+        "delete from plinth_functions.secrets where name = any($1) returning name",
+    )
+    .bind(names)
+    .fetch_all(&mut *tx)
+    .await?;
+    sqlx::query("select pg_notify($1, '')")
+        .bind(CHANGED_CHANNEL)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(removed)
+}
+
+/// Every secret's name, digest and time, by name.
+pub async fn list(owner: &PgPool) -> Result<Vec<Listed>, SecretError> {
+    let rows: Vec<(String, String, String)> = sqlx::query_as(
+        "select name, digest, to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')
+         from plinth_functions.secrets order by name",
+    )
+    .fetch_all(owner)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(name, digest, updated_at)| Listed {
+            name,
+            digest,
+            updated_at,
+        })
+        .collect())
+}
+
+/// Every secret opened, for a worker's environment.
+pub async fn load(owner: &PgPool, jwt: &JwtSecret) -> Result<Vec<(String, String)>, SecretError> {
+    let rows: Vec<(String, Vec<u8>)> =
+        sqlx::query_as("select name, sealed from plinth_functions.secrets order by name")
+            .fetch_all(owner)
+            .await?;
+    let cipher = cipher(jwt);
+    rows.into_iter()
+        .map(|(name, stored)| {
+            let opened = (stored.len() > 24)
+                .then(|| {
+                    let (nonce, sealed) = stored.split_at(24);
+                    let nonce: [u8; 24] = nonce.try_into().ok()?;
+                    cipher
+                        .decrypt(
+                            &XNonce::from(nonce),
+                            Payload {
+                                msg: sealed,
+                                aad: name.as_bytes(),
+                            },
+                        )
+                        .ok()
+                })
+                .flatten()
+                .and_then(|bytes| String::from_utf8(bytes).ok());
+            match opened {
+                Some(value) => Ok((name, value)),
+                None => Err(SecretError::Sealed(name)),
+            }
+        })
+        .collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     #[test]
-    fn tokens_are_random_and_match_only_their_hash() {
-        let a = new_token();
-        let b = new_token();
-        assert_eq!(a.len(), TOKEN_LEN);
-        assert_ne!(a, b);
-        let stored = token_hash(&a);
-        assert_eq!(stored.len(), 64);
-        assert!(token_matches(&a, Some(&stored)));
-        assert!(!token_matches(&b, Some(&stored)));
-        assert!(!token_matches(&a, None));
-        assert!(!token_matches(&a, Some("abc")));
-    }
-
-    #[test]
-    fn known_sha256() {
-        assert_eq!(
-            token_hash("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-    }
-
-    #[test]
-    fn webhook_signatures() {
-        let secret = "whsec_test_secret";
-        let payload = br#"{"id":"evt_1"}"#;
-        let header = sign_webhook(payload, secret, 1_000_000);
-        assert_eq!(verify_webhook(&header, payload, secret, 1_000_000), Ok(()));
-        assert_eq!(verify_webhook(&header, payload, secret, 1_000_300), Ok(()));
-        assert_eq!(
-            verify_webhook(&header, payload, secret, 1_000_301),
-            Err(SignatureError::Stale)
-        );
-        assert_eq!(
-            verify_webhook(&header, b"{}", secret, 1_000_000),
-            Err(SignatureError::Mismatch)
-        );
-        assert_eq!(
-            verify_webhook(&header, payload, "whsec_other", 1_000_000),
-            Err(SignatureError::Mismatch)
-        );
-        // Several v1 signatures (secret rotation): one match is enough.
-        let rotated = format!("{header},v1={}", "0".repeat(64));
-        let rotated = rotated.replacen("v1=", &format!("v1={},v1=", "f".repeat(64)), 1);
-        assert_eq!(verify_webhook(&rotated, payload, secret, 1_000_000), Ok(()));
-        for bad in ["", "t=abc,v1=00", "v1=00", "t=1000000", "t=1000000,v0=00"] {
-            assert_eq!(
-                verify_webhook(bad, payload, secret, 1_000_000),
-                Err(SignatureError::Malformed),
+    fn names_are_checked() {
+        assert!(check_name("STRIPE_KEY").is_ok());
+        assert!(check_name("_x1").is_ok());
+        for bad in ["", "1A", "A-B", "A B", "A=B", "Ä"] {
+            assert!(
+                matches!(check_name(bad), Err(SecretError::BadName(_))),
                 "{bad}"
             );
         }
-    }
-
-    #[test]
-    fn hmac_matches_rfc_4231_case_2() {
-        assert_eq!(
-            hmac_hex(b"Jefe", b"what do ya want for nothing?"),
-            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
-        );
+        for reserved in ["SUPABASE_URL", "supabase_anon_key", "SB_REGION"] {
+            assert!(
+                matches!(check_name(reserved), Err(SecretError::Reserved(_))),
+                "{reserved}"
+            );
+        }
     }
 }

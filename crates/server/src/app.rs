@@ -46,7 +46,10 @@ pub struct Services {
     pub rest: plinth_rest::RestState,
     pub storage: plinth_storage::StorageState,
     pub realtime: plinth_realtime::RealtimeState,
-    pub functions: plinth_functions::FunctionsState,
+    pub functions: plinth_marketplace::FunctionsState,
+    /// The function host: the project's own functions, and the
+    /// marketplace's registered with it.
+    pub function_host: plinth_functions::FunctionsHost,
     /// The operator console (`PLINTH_CONSOLE`), when on.
     pub console: Option<ConsoleSetup>,
 }
@@ -95,12 +98,8 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
             marked(plinth_realtime::router(services.realtime)),
         )
         .nest(
-            "/functions/v1",
-            marked(plinth_functions::router(services.functions.clone())),
-        )
-        .nest(
             "/api",
-            marked(plinth_functions::api_router(services.functions)),
+            marked(plinth_marketplace::api_router(services.functions.clone())),
         )
         .nest(
             "/_/mailbox",
@@ -118,6 +117,24 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
     // preflight: it goes to the storage route instead.
     let uncors = api.clone();
     let api = api.layer(cors());
+    // The function host is nested outside the CORS layer: a project's own
+    // function answers its preflights and sets its CORS headers itself, as
+    // on the platform; the marketplace's handlers get the node's CORS.
+    let builtin = plinth_functions::Builtin {
+        names: plinth_marketplace::FUNCTION_NAMES
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect(),
+        router: plinth_marketplace::router(services.functions).layer(cors()),
+        verify_jwt: true,
+    };
+    let api = api.nest(
+        "/functions/v1",
+        marked(plinth_functions::router(
+            services.function_host,
+            Some(builtin),
+        )),
+    );
     // The console is nested outside the CORS layer: no other origin may
     // read or call it.
     let api = match console {

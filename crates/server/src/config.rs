@@ -37,11 +37,88 @@ pub enum Command {
     /// Bring a new data folder back to an archive (`--until`: to a moment
     /// after it, replaying the archived write-ahead log).
     Restore(RestoreArgs),
+    /// The project's own edge functions: scaffold one, list them, serve
+    /// with reload on change, and manage their secrets.
+    Functions {
+        #[command(subcommand)]
+        action: FunctionsAction,
+    },
     /// Generate code from the live schema.
     Gen {
         #[command(subcommand)]
         what: GenCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FunctionsAction {
+    /// Make `<functions dir>/<name>/index.ts` from a template.
+    New(FunctionNewArgs),
+    /// List the project's functions and their settings.
+    List(FunctionDirArgs),
+    /// `plinth serve`, with each function reloaded when its files change.
+    Serve(Box<ServeArgs>),
+    /// The secrets every function finds in its environment.
+    Secrets {
+        #[command(subcommand)]
+        action: SecretsAction,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct FunctionDirArgs {
+    /// Folder of the project's functions.
+    #[arg(long, env = "PLINTH_FUNCTIONS_DIR", default_value = "functions")]
+    pub functions_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct FunctionNewArgs {
+    /// The function's name: a letter, then letters, digits, `-` and `_`.
+    pub name: String,
+
+    #[command(flatten)]
+    pub dir: FunctionDirArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SecretsAction {
+    /// Set secrets: `NAME=value` pairs, and/or the lines of `--env-file`.
+    /// Running workers are replaced so that they see the new values.
+    Set(SecretsSetArgs),
+    /// List the secrets' names and the SHA-256 of their values.
+    List(DbOnlyArgs),
+    /// Remove secrets by name.
+    Unset(SecretsUnsetArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SecretsSetArgs {
+    /// `NAME=value` pairs.
+    pub pairs: Vec<String>,
+
+    /// A file of `NAME=value` lines (as a `.env` file).
+    #[arg(long)]
+    pub env_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SecretsUnsetArgs {
+    /// The secrets' names.
+    #[arg(required = true)]
+    pub names: Vec<String>,
+
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DbOnlyArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -189,6 +266,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub functions: crate::services::FunctionsArgs,
+
+    #[command(flatten)]
+    pub function_host: crate::services::FunctionHostArgs,
 }
 
 /// The operator console at `/_/console` (off unless enabled).

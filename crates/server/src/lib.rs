@@ -6,6 +6,7 @@
 pub mod app;
 pub mod backup;
 pub mod config;
+pub mod functions;
 pub mod grants_args;
 pub mod keys;
 pub mod memory;

@@ -29,6 +29,7 @@ async fn run() -> ExitCode {
             Command::Admin(args) => startup::admin(args).await,
             Command::Backup(args) => startup::backup(args).await,
             Command::Restore(args) => startup::restore(args).await,
+            Command::Functions { action } => plinth_server::functions::run(action).await,
             Command::Gen {
                 what:
                     GenCommand::Types {

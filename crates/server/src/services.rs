@@ -671,8 +671,8 @@ impl FunctionsArgs {
         &self,
         site_url: &str,
         api_external_url: &str,
-    ) -> plinth_functions::FunctionsConfig {
-        plinth_functions::FunctionsConfig {
+    ) -> plinth_marketplace::FunctionsConfig {
+        plinth_marketplace::FunctionsConfig {
             stripe_secret_key: self
                 .stripe_secret_key
                 .as_ref()
@@ -690,7 +690,7 @@ impl FunctionsArgs {
             connect_refresh_url: self.stripe_connect_refresh_url.clone(),
             view_window: std::time::Duration::from_secs(self.view_dedup_window_secs),
             download_url_expiry: std::time::Duration::from_secs(self.download_url_expiry_secs),
-            rate_limits: plinth_functions::RateLimits {
+            rate_limits: plinth_marketplace::RateLimits {
                 window: std::time::Duration::from_secs(self.functions_rate_limit_window_secs),
                 free_orders: self.functions_rate_limit_free_orders,
                 views: self.functions_rate_limit_views,
@@ -828,6 +828,78 @@ mod tests {
         ] {
             let error = storage(&bad).unwrap_err();
             assert!(error.contains(bad[1]), "{error}");
+        }
+    }
+}
+
+/// The function host: the project's own TypeScript functions in Deno
+/// workers (`/functions/v1/{name}`).
+#[derive(Debug, Args)]
+pub struct FunctionHostArgs {
+    /// Folder of the project's own functions: `<name>/index.ts` each (the
+    /// platform's layout), and an optional `config.toml` with
+    /// `[functions.<name>]` settings.
+    #[arg(long, env = "PLINTH_FUNCTIONS_DIR", default_value = "functions")]
+    pub functions_dir: std::path::PathBuf,
+
+    /// The Deno binary that runs them (else `deno` on PATH; `scripts/serve`
+    /// installs one from the npm registry).
+    #[arg(long, env = "PLINTH_DENO_BIN")]
+    pub deno_bin: Option<std::path::PathBuf>,
+
+    /// A worker's memory limit (its V8 heap and resident set), in MB.
+    #[arg(long, env = "PLINTH_FUNCTIONS_MEMORY_MB", default_value_t = 256,
+          value_parser = clap::value_parser!(u64).range(32..))]
+    pub functions_memory_mb: u64,
+
+    /// A request's wall-clock limit, in seconds (546 past it).
+    #[arg(long, env = "PLINTH_FUNCTIONS_WALL_CLOCK_SECS", default_value_t = 150,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub functions_wall_clock_secs: u64,
+
+    /// Warm workers per function, at most.
+    #[arg(long, env = "PLINTH_FUNCTIONS_MAX_WORKERS", default_value_t = 2,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub functions_max_workers: u64,
+
+    /// Requests one worker serves at once.
+    #[arg(long, env = "PLINTH_FUNCTIONS_WORKER_CONCURRENCY", default_value_t = 64,
+          value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub functions_worker_concurrency: u64,
+
+    /// How long a request waits for a busy function's worker before a 503,
+    /// in seconds.
+    #[arg(long, env = "PLINTH_FUNCTIONS_QUEUE_SECS", default_value_t = 5)]
+    pub functions_queue_secs: u64,
+
+    /// A worker idle this long (seconds) is stopped.
+    #[arg(long, env = "PLINTH_FUNCTIONS_IDLE_SECS", default_value_t = 60)]
+    pub functions_idle_secs: u64,
+
+    /// How long a worker may take to start, in seconds (its first start may
+    /// fetch `npm:` packages).
+    #[arg(long, env = "PLINTH_FUNCTIONS_BOOT_SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub functions_boot_secs: u64,
+
+    /// Serve a changed function's new code from its next request (`plinth
+    /// functions serve` turns it on).
+    #[arg(long, env = "PLINTH_FUNCTIONS_WATCH", default_value_t = false, action = clap::ArgAction::Set)]
+    pub functions_watch: bool,
+}
+
+impl FunctionHostArgs {
+    pub fn limits(&self) -> plinth_functions::Limits {
+        use std::time::Duration;
+        let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        plinth_functions::Limits {
+            memory_mb: self.functions_memory_mb,
+            wall_clock: Duration::from_secs(self.functions_wall_clock_secs),
+            max_workers: count(self.functions_max_workers),
+            worker_concurrency: count(self.functions_worker_concurrency),
+            queue_wait: Duration::from_secs(self.functions_queue_secs),
+            idle: Duration::from_secs(self.functions_idle_secs),
+            boot: Duration::from_secs(self.functions_boot_secs),
         }
     }
 }

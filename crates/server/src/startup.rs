@@ -39,6 +39,7 @@ pub fn migration_sets(
         plinth_rest::migrations(),
         plinth_storage::migrations(),
         plinth_realtime::migrations(),
+        plinth_marketplace::migrations(),
         plinth_functions::migrations(),
         plinth_console::migrations(),
     ];
@@ -204,7 +205,7 @@ impl Backend {
     }
 }
 
-fn absolute(path: &Path) -> anyhow::Result<std::path::PathBuf> {
+pub(crate) fn absolute(path: &Path) -> anyhow::Result<std::path::PathBuf> {
     std::path::absolute(path).with_context(|| format!("cannot resolve {}", path.display()))
 }
 
@@ -414,7 +415,7 @@ async fn serve_on(
     let auth =
         plinth_auth::AuthState::new(backend.db.clone(), state.keys.secret.clone(), auth_config)
             .context("cannot set up the mailer")?;
-    let functions = plinth_functions::FunctionsState::new(
+    let functions = plinth_marketplace::FunctionsState::new(
         backend.db.clone(),
         state.keys.secret.clone(),
         functions_config,
@@ -430,6 +431,7 @@ async fn serve_on(
     )
     .await
     .context("cannot load the schema for the REST gateway")?;
+    let function_host = crate::functions::host(args, &url, &public_url, &state.keys, backend)?;
     let console = match activity {
         Some(activity) => Some(console_setup(args, &public_url, activity, &state)?),
         None => None,
@@ -458,6 +460,7 @@ async fn serve_on(
             storage,
             realtime: realtime.clone(),
             functions,
+            function_host: function_host.host.clone(),
             console,
         },
     );
@@ -844,7 +847,7 @@ pub fn keys(args: KeysArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn init_logging(args: &LogArgs) {
+pub(crate) fn init_logging(args: &LogArgs) {
     init_logging_with(args, None);
 }
 

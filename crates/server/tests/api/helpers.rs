@@ -28,6 +28,13 @@ pub struct TestApp {
     _data: tempfile::TempDir,
 }
 
+impl TestApp {
+    /// The node's folder of project functions (served as they are written).
+    pub fn functions_dir(&self) -> PathBuf {
+        self._data.path().join("functions")
+    }
+}
+
 /// The publishable key every test node hands to its app.
 pub const TEST_STRIPE_PUBLISHABLE_KEY: &str = "pk_test_plinth";
 
@@ -90,11 +97,37 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
     )
     .await
     .unwrap();
-    let functions = plinth_functions::FunctionsState::new(
+    let functions = plinth_marketplace::FunctionsState::new(
         test_db.db.clone(),
         keys.secret.clone(),
         Default::default(),
         auth.mailer().clone(),
+    )
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    // The project's own functions: those a test writes into `<data>/functions`.
+    let function_host = plinth_functions::FunctionsHost::new(
+        plinth_functions::HostConfig {
+            dir: data.path().join("functions"),
+            deno: plinth_functions::find_deno(
+                std::env::var_os("PLINTH_DENO_BIN")
+                    .map(PathBuf::from)
+                    .as_deref(),
+            ),
+            runtime_dir: data.path().join("functions-run"),
+            env: plinth_functions::ProjectEnv {
+                supabase_url: url.clone(),
+                public_url: url.clone(),
+                anon_key: keys.anon_key.clone(),
+                service_role_key: keys.service_role_key.clone(),
+                db_url: String::new(),
+            },
+            limits: Default::default(),
+            watch: true,
+        },
+        keys.secret.clone(),
+        test_db.db.owner.clone(),
     )
     .unwrap();
     // Every test node serves the console, whose book sees every request.
@@ -119,11 +152,10 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
             storage,
             realtime,
             functions,
+            function_host,
             console: Some(console),
         },
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(plinth_server::run(listener, app, std::future::pending()));
     TestApp {
         url,

@@ -15,3 +15,4 @@ mod marketplace_support;
 mod metrics;
 mod security;
 mod sockets;
+mod user_functions;

@@ -465,6 +465,7 @@ async fn assert_too_large_as_error(app: &TestApp, path: &str) {
         reqwest::Client::new()
             .post(format!("{}/{path}", app.url))
             .header("apikey", &app.keys.anon_key)
+            .bearer_auth(&app.keys.anon_key)
             .header("content-type", "application/json")
             .body(big_json(OVER)),
     )

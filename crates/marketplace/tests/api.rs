@@ -10,7 +10,7 @@ use std::path::Path;
 
 use plinth_db::testing::TestDb;
 use plinth_db::{JwtSecret, MigrationSet};
-use plinth_functions::{FunctionsConfig, FunctionsState, sign_webhook};
+use plinth_marketplace::{FunctionsConfig, FunctionsState, sign_webhook};
 use plinth_storage::{Backend, StorageConfig, StorageState};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -38,7 +38,7 @@ fn sets() -> Vec<MigrationSet> {
         plinth_rest::migrations(),
         plinth_storage::migrations(),
         plinth_realtime::migrations(),
-        plinth_functions::migrations(),
+        plinth_marketplace::migrations(),
         MigrationSet::from_dir("project", &root.join("migrations")).unwrap(),
         MigrationSet::from_dir("policies", &root.join("policies")).unwrap(),
     ]
@@ -72,8 +72,11 @@ async fn spawn_app(mut config: FunctionsConfig) -> TestApp {
     .await
     .unwrap();
     let router = axum::Router::new()
-        .nest("/functions/v1", plinth_functions::router(functions.clone()))
-        .nest("/api", plinth_functions::api_router(functions))
+        .nest(
+            "/functions/v1",
+            plinth_marketplace::router(functions.clone()),
+        )
+        .nest("/api", plinth_marketplace::api_router(functions))
         .nest("/storage/v1", plinth_storage::router(storage));
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
     let anon = jwt.api_key("anon", now(), now() + 3600);

@@ -24,7 +24,7 @@ fn functions_types_are_fresh() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == fresh,
-        "{} is stale: run scripts/gen (or cargo run -p plinth-functions --features typegen --bin typeshare-gen)",
+        "{} is stale: run scripts/gen (or cargo run -p plinth-marketplace --features typegen --bin typeshare-gen)",
         path.display()
     );
 }

@@ -14,7 +14,7 @@ use typeshare_core::parser::{ParsedData, parse};
 /// Where the generated file lives, from the repository's root.
 pub const OUTPUT: &str = "sdk-ts/src/functions-types.ts";
 
-const HEADER: &str = "// Generated from crates/functions/src/wire.rs with typeshare by `scripts/gen`.\n\
+const HEADER: &str = "// Generated from crates/marketplace/src/wire.rs with typeshare by `scripts/gen`.\n\
                       // Do not edit: change the Rust types and run it again.\n\n";
 
 /// Rust types that typeshare does not know, as they travel in JSON.

@@ -1,9 +1,9 @@
 //! `typeshare-gen [OUT]`: writes the TypeScript of the functions' wire types
-//! (`crates/functions/src/wire.rs`) to `OUT`, by default
+//! (`crates/marketplace/src/wire.rs`) to `OUT`, by default
 //! `sdk-ts/src/functions-types.ts` of this repository. Run by `scripts/gen`:
 //!
 //! ```sh
-//! cargo run -p plinth-functions --features typegen --bin typeshare-gen
+//! cargo run -p plinth-marketplace --features typegen --bin typeshare-gen
 //! ```
 
 mod generate;

@@ -1,0 +1,135 @@
+//! A function's warm workers: a request takes the least busy one with room,
+//! starts one more while under `max_workers`, else waits its turn (at most
+//! `queue_wait`, then 503). Dead workers are dropped and replaced on the
+//! next request; idle ones are stopped by [`Pool::reap`].
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use tokio::sync::Notify;
+
+use crate::config::Limits;
+use crate::error::HostError;
+use crate::project::FunctionSpec;
+use crate::worker::Worker;
+
+pub struct Pool {
+    pub spec: FunctionSpec,
+    pub fingerprint: u64,
+    workers: Mutex<Vec<Arc<Worker>>>,
+    /// Told whenever a request ends or a worker dies.
+    freed: Arc<Notify>,
+    /// When its files were last compared with `fingerprint`.
+    pub checked_at: Mutex<Instant>,
+}
+
+/// A request's hold on a worker; given back when dropped (after the
+/// response's last byte).
+pub struct Lease {
+    pub worker: Arc<Worker>,
+    freed: Arc<Notify>,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.worker.give_back();
+        self.freed.notify_waiters();
+    }
+}
+
+impl Pool {
+    pub fn new(spec: FunctionSpec, fingerprint: u64) -> Self {
+        Self {
+            spec,
+            fingerprint,
+            workers: Mutex::new(Vec::new()),
+            freed: Arc::new(Notify::new()),
+            checked_at: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// A worker for one request, started by `start` when one more is
+    /// allowed and needed.
+    pub async fn acquire(
+        &self,
+        limits: &Limits,
+        start: impl Fn() -> Arc<Worker>,
+    ) -> Result<Lease, HostError> {
+        let deadline = tokio::time::Instant::now() + limits.queue_wait;
+        loop {
+            let notified = self.freed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(worker) = self.pick(limits, &start) {
+                return Ok(Lease {
+                    worker,
+                    freed: self.freed.clone(),
+                });
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return Err(HostError::Saturated);
+            }
+        }
+    }
+
+    fn pick(&self, limits: &Limits, start: &impl Fn() -> Arc<Worker>) -> Option<Arc<Worker>> {
+        let mut workers = self.workers.lock().ok()?;
+        workers.retain(|w| !w.is_dead());
+        let best = workers
+            .iter()
+            .filter(|w| !w.is_retired() && w.in_flight() < limits.worker_concurrency)
+            .min_by_key(|w| w.in_flight());
+        if let Some(worker) = best {
+            worker.take();
+            return Some(worker.clone());
+        }
+        let serving = workers.iter().filter(|w| !w.is_retired()).count();
+        if serving < limits.max_workers {
+            let worker = start();
+            worker.take();
+            // Its death wakes the waiters, which then start another.
+            let freed = self.freed.clone();
+            let watched = worker.clone();
+            tokio::spawn(async move {
+                while !watched
+                    .ended_within(std::time::Duration::from_secs(3600))
+                    .await
+                {}
+                freed.notify_waiters();
+            });
+            workers.push(worker.clone());
+            return Some(worker);
+        }
+        None
+    }
+
+    /// Retires every worker (each stops once its requests are answered).
+    pub fn retire_all(&self) {
+        if let Ok(workers) = self.workers.lock() {
+            for worker in workers.iter() {
+                worker.retire();
+            }
+        }
+    }
+
+    /// Stops the workers idle for longer than `limits.idle`.
+    pub fn reap(&self, limits: &Limits) {
+        if let Ok(mut workers) = self.workers.lock() {
+            for worker in workers.iter() {
+                if worker.in_flight() == 0 && worker.idle_for() > limits.idle {
+                    tracing::debug!(function = %worker.function, worker = worker.id, "idle worker stopped");
+                    worker.retire();
+                }
+            }
+            workers.retain(|w| !w.is_dead());
+        }
+    }
+
+    /// Live workers (for tests and the metrics).
+    pub fn workers(&self) -> Vec<Arc<Worker>> {
+        self.workers
+            .lock()
+            .map(|w| w.iter().filter(|w| !w.is_dead()).cloned().collect())
+            .unwrap_or_default()
+    }
+}

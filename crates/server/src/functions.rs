@@ -1,0 +1,294 @@
+//! The node's function host (the project's own functions, and the
+//! marketplace's handlers registered with it) and `plinth functions ...`.
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use plinth_functions::{FunctionsHost, HostConfig, Project, ProjectEnv, secrets};
+
+use crate::config::{
+    DbArgs, FunctionDirArgs, FunctionNewArgs, FunctionsAction, SecretsAction, ServeArgs,
+};
+use crate::keys::Keys;
+use crate::startup::{Backend, init_logging};
+
+/// A running host and the private folder of its workers' sockets (removed
+/// when dropped).
+pub struct Host {
+    pub host: FunctionsHost,
+    _runtime: tempfile::TempDir,
+}
+
+/// The host of a node listening at `url`.
+pub fn host(
+    args: &ServeArgs,
+    url: &str,
+    public_url: &str,
+    keys: &Keys,
+    backend: &Backend,
+) -> anyhow::Result<Host> {
+    let settings = &args.function_host;
+    let runtime = tempfile::Builder::new()
+        .prefix("plinth-functions-")
+        .tempdir()
+        .context("cannot make the functions' runtime folder")?;
+    let dir = crate::startup::absolute(&settings.functions_dir)?;
+    let config = HostConfig {
+        dir,
+        deno: plinth_functions::find_deno(settings.deno_bin.as_deref()),
+        runtime_dir: runtime.path().to_owned(),
+        env: ProjectEnv {
+            supabase_url: url.to_owned(),
+            public_url: public_url.to_owned(),
+            anon_key: keys.anon_key.clone(),
+            service_role_key: keys.service_role_key.clone(),
+            db_url: database_url(&args.db, backend),
+        },
+        limits: settings.limits(),
+        watch: settings.functions_watch,
+    };
+    let host = FunctionsHost::new(config, keys.secret.clone(), backend.db.owner.clone())?;
+    let shadowed: Vec<_> = host
+        .names()
+        .into_iter()
+        .filter(|name| plinth_marketplace::FUNCTION_NAMES.contains(&name.as_str()))
+        .collect();
+    if !shadowed.is_empty() {
+        tracing::warn!(functions = ?shadowed, "the project's own functions take the place of built-in ones of the same name");
+    }
+    Ok(Host {
+        host,
+        _runtime: runtime,
+    })
+}
+
+/// `SUPABASE_DB_URL`: `DATABASE_URL`, or the embedded cluster's socket.
+fn database_url(db: &DbArgs, backend: &Backend) -> String {
+    match (&db.database_url, &backend.cluster) {
+        (Some(url), _) => url.expose().to_owned(),
+        (None, Some(cluster)) => format!(
+            "postgresql://{}@localhost:{}/postgres?host={}",
+            plinth_db::cluster::SUPERUSER,
+            cluster.port(),
+            cluster.layout().socket_dir.display()
+        ),
+        (None, None) => String::new(),
+    }
+}
+
+/// `plinth functions ...`.
+pub async fn run(action: FunctionsAction) -> anyhow::Result<()> {
+    match action {
+        FunctionsAction::New(args) => new(&args),
+        FunctionsAction::List(args) => {
+            list(&args);
+            Ok(())
+        }
+        FunctionsAction::Serve(mut args) => {
+            args.function_host.functions_watch = true;
+            crate::startup::serve(*args).await
+        }
+        FunctionsAction::Secrets { action } => secrets_command(action).await,
+    }
+}
+
+/// `__NAME__` is the function's name.
+const TEMPLATE: &str = r#"// The `__NAME__` function: /functions/v1/__NAME__.
+// It reads the caller's JWT and queries a table as the caller, so row-level
+// security applies.
+import { createClient } from 'npm:@supabase/supabase-js@2'
+
+const cors = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type',
+}
+
+Deno.serve(async (req: Request) => {
+  if (req.method === 'OPTIONS') return new Response('ok', { headers: cors })
+
+  const supabase = createClient(Deno.env.get('SUPABASE_URL')!, Deno.env.get('SUPABASE_ANON_KEY')!, {
+    global: { headers: { Authorization: req.headers.get('Authorization') ?? '' } },
+  })
+  const { data: { user } } = await supabase.auth.getUser()
+  const { name } = await req.json().catch(() => ({ name: 'world' }))
+
+  return Response.json(
+    { message: `Hello ${name}!`, user: user?.email ?? null },
+    { headers: cors },
+  )
+})
+"#;
+
+fn new(args: &FunctionNewArgs) -> anyhow::Result<()> {
+    if !plinth_functions::valid_name(&args.name) {
+        bail!(
+            "{:?} is not a function name: a letter, then letters, digits, - and _ (at most 64)",
+            args.name
+        );
+    }
+    let folder = args.dir.functions_dir.join(&args.name);
+    if folder.exists() {
+        bail!("{} exists already", folder.display());
+    }
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot make {}", folder.display()))?;
+    let index = folder.join("index.ts");
+    std::fs::write(&index, TEMPLATE.replace("__NAME__", &args.name))
+        .with_context(|| format!("cannot write {}", index.display()))?;
+    println!(
+        "Created {}; it answers at /functions/v1/{} (`plinth functions serve` reloads it as you edit).",
+        index.display(),
+        args.name
+    );
+    Ok(())
+}
+
+fn list(args: &FunctionDirArgs) {
+    let project = Project::new(&args.functions_dir);
+    let names = project.names();
+    if names.is_empty() {
+        println!(
+            "No functions in {} (`plinth functions new <name>` makes one).",
+            args.functions_dir.display()
+        );
+    }
+    for name in &names {
+        match project.spec(name) {
+            Ok(Some(spec)) => println!(
+                "{name}\tverify_jwt={}\t{}",
+                spec.verify_jwt,
+                relative(&spec.entrypoint, &args.functions_dir)
+            ),
+            Ok(None) => {}
+            Err(e) => println!("{name}\terror: {e}"),
+        }
+    }
+    let builtin: Vec<_> = plinth_marketplace::FUNCTION_NAMES
+        .iter()
+        .filter(|name| !names.iter().any(|n| n == *name))
+        .collect();
+    println!(
+        "Built in: {}",
+        builtin
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
+fn relative(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+async fn secrets_command(action: SecretsAction) -> anyhow::Result<()> {
+    let db = match &action {
+        SecretsAction::Set(args) => &args.db,
+        SecretsAction::List(args) => &args.db,
+        SecretsAction::Unset(args) => &args.db,
+    };
+    init_logging(&db.log);
+    let keys = Keys::load_or_generate(&db.keys, &db.data_dir)?;
+    let pairs = match &action {
+        SecretsAction::Set(args) => {
+            let pairs = read_pairs(&args.pairs, args.env_file.as_deref())?;
+            if pairs.is_empty() {
+                bail!("nothing to set: give NAME=value pairs or --env-file");
+            }
+            pairs
+        }
+        _ => Vec::new(),
+    };
+    let backend = Backend::open(db).await?;
+    let result = async {
+        backend.migrate(db).await?;
+        let owner = &backend.db.owner;
+        match &action {
+            SecretsAction::Set(_) => {
+                secrets::set(owner, &keys.secret, &pairs).await?;
+                let names: Vec<_> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+                println!(
+                    "Set {}; running functions restart with them.",
+                    names.join(", ")
+                );
+            }
+            SecretsAction::List(_) => {
+                let listed = secrets::list(owner).await?;
+                if listed.is_empty() {
+                    println!("No secrets.");
+                }
+                for secret in listed {
+                    println!(
+                        "{}\tsha256:{}\t{}",
+                        secret.name, secret.digest, secret.updated_at
+                    );
+                }
+            }
+            SecretsAction::Unset(args) => {
+                let removed = secrets::unset(owner, &args.names).await?;
+                for name in &args.names {
+                    if removed.contains(name) {
+                        println!("Removed {name}");
+                    } else {
+                        println!("{name} was not set");
+                    }
+                }
+            }
+        }
+        anyhow::Ok(())
+    }
+    .await;
+    let closed = backend.close().await;
+    result?;
+    closed
+}
+
+/// `NAME=value` pairs from the arguments and the lines of an env file
+/// (blank lines and `#` comments skipped, `export ` and quotes allowed).
+fn read_pairs(args: &[String], env_file: Option<&Path>) -> anyhow::Result<Vec<(String, String)>> {
+    let mut pairs = Vec::new();
+    if let Some(file) = env_file {
+        for item in dotenvy::from_path_iter(file)
+            .with_context(|| format!("cannot read {}", file.display()))?
+        {
+            pairs.push(item.with_context(|| format!("{} is not an env file", file.display()))?);
+        }
+    }
+    for arg in args {
+        let Some((name, value)) = arg.split_once('=') else {
+            bail!("{arg:?} is not NAME=value");
+        };
+        pairs.push((name.trim().to_owned(), value.to_owned()));
+    }
+    for (name, _) in &pairs {
+        secrets::check_name(name)?;
+    }
+    Ok(pairs)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_come_from_arguments_and_env_files() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), "# keys\nexport A_KEY=\"one two\"\n\nB=2\n").unwrap();
+        let pairs = read_pairs(&["C=x=y".into()], Some(file.path())).unwrap();
+        assert_eq!(
+            pairs,
+            vec![
+                ("A_KEY".to_owned(), "one two".to_owned()),
+                ("B".to_owned(), "2".to_owned()),
+                ("C".to_owned(), "x=y".to_owned()),
+            ]
+        );
+        assert!(read_pairs(&["NOVALUE".into()], None).is_err());
+        assert!(read_pairs(&["SUPABASE_URL=x".into()], None).is_err());
+        assert!(read_pairs(&["BAD-NAME=x".into()], None).is_err());
+    }
+}
