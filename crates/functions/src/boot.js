@@ -8,6 +8,16 @@
 // the socket only.
 const [socket, entry] = Deno.args;
 const serve = Deno.serve;
+
+// The host holds this process's stdin open: when the host goes away, even
+// killed, stdin ends and so does the worker.
+(async () => {
+  const buffer = new Uint8Array(64);
+  try {
+    while ((await Deno.stdin.read(buffer)) !== null) { /* nothing is sent */ }
+  } catch { /* closed */ }
+  Deno.exit(0);
+})();
 let handler = null;
 
 Deno.serve = (first, second) => {
@@ -43,7 +53,13 @@ globalThis.addEventListener("unhandledrejection", (event) => {
   event.preventDefault();
 });
 
-const module = await import(entry);
+let module;
+try {
+  module = await import(entry);
+} catch (error) {
+  console.error("the function cannot be loaded:", error);
+  Deno.exit(70);
+}
 if (!handler && typeof module.default?.fetch === "function") {
   handler = (request, info) => module.default.fetch(request, info);
 }

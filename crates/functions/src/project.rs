@@ -8,6 +8,7 @@
 //!   config.toml          # optional: [functions.<name>] verify_jwt, import_map, entrypoint, static_files
 //!   hello/index.ts       # Deno.serve(...)
 //!   hello/deno.json      # optional: imports, compiler options
+//!   _shared/cors.ts      # folders starting with `_`: code every function may import
 //! ```
 //!
 //! Paths in `config.toml` are relative to the functions folder and must stay
@@ -40,7 +41,7 @@ pub struct FunctionSpec {
     /// `deno.json` / `deno.jsonc` of its folder.
     pub deno_config: Option<PathBuf>,
     pub import_map: Option<PathBuf>,
-    /// More paths it may read (`static_files`).
+    /// More paths it may read (`static_files`, and the `_` folders).
     pub static_files: Vec<PathBuf>,
 }
 
@@ -130,7 +131,7 @@ impl Project {
             .as_deref()
             .map(|path| inside(&self.dir, &dir, path, name, "import_map"))
             .transpose()?;
-        let static_files = settings
+        let mut static_files: Vec<PathBuf> = settings
             .static_files
             .iter()
             .map(|path| {
@@ -143,6 +144,7 @@ impl Project {
                 )
             })
             .collect::<Result<_, _>>()?;
+        static_files.extend(self.shared_dirs());
         let deno_config = ["deno.json", "deno.jsonc"]
             .into_iter()
             .map(|file| dir.join(file))
@@ -156,6 +158,23 @@ impl Project {
             import_map,
             static_files,
         }))
+    }
+
+    /// The folders every function may import from and read: those whose
+    /// name starts with `_` (`_shared/`, as in the platform's layout), which
+    /// are never functions themselves.
+    pub fn shared_dirs(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with('_'))
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path())
+            .collect();
+        dirs.sort();
+        dirs
     }
 
     fn settings(&self, name: &str) -> Result<FunctionSettings, SpecError> {
@@ -175,7 +194,10 @@ impl Project {
     pub fn fingerprint(&self, spec: &FunctionSpec) -> u64 {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         stamp(&self.dir.join("config.toml"), &mut hasher);
-        let mut stack = vec![(spec.dir.clone(), 0)];
+        let mut stack: Vec<(PathBuf, u32)> = std::iter::once(spec.dir.clone())
+            .chain(self.shared_dirs())
+            .map(|dir| (dir, 0))
+            .collect();
         let mut seen = 0;
         while let Some((dir, depth)) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -275,6 +297,8 @@ mod tests {
         std::fs::write(dir.join("plain/index.ts"), "").unwrap();
         std::fs::create_dir_all(dir.join("empty")).unwrap();
         std::fs::create_dir_all(dir.join("escape")).unwrap();
+        std::fs::create_dir_all(dir.join("_shared")).unwrap();
+        std::fs::write(dir.join("_shared/index.ts"), "").unwrap();
         std::fs::write(dir.join("escape/index.ts"), "").unwrap();
         std::fs::write(
             dir.join("config.toml"),
@@ -286,7 +310,10 @@ mod tests {
         let open = project.spec("open").unwrap().unwrap();
         assert!(!open.verify_jwt);
         assert_eq!(open.deno_config, Some(dir.join("open/deno.json")));
-        assert_eq!(open.static_files, vec![dir.join("open/data")]);
+        assert_eq!(
+            open.static_files,
+            vec![dir.join("open/data"), dir.join("_shared")]
+        );
         let plain = project.spec("plain").unwrap().unwrap();
         assert!(plain.verify_jwt);
         assert_eq!(plain.entrypoint, dir.join("plain/index.ts"));
@@ -300,6 +327,10 @@ mod tests {
 
         let before = project.fingerprint(&plain);
         std::fs::write(dir.join("plain/more.ts"), "export {}").unwrap();
-        assert_ne!(project.fingerprint(&plain), before);
+        let after = project.fingerprint(&plain);
+        assert_ne!(after, before);
+        // Shared code counts as the function's own.
+        std::fs::write(dir.join("_shared/util.ts"), "export {}").unwrap();
+        assert_ne!(project.fingerprint(&plain), after);
     }
 }

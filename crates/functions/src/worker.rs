@@ -197,6 +197,9 @@ impl Worker {
             Ok(child) => child,
             Err(e) => return format!("{} cannot be started: {e}", launch.deno.display()),
         };
+        // Held open for the worker's life: its end tells the worker that the
+        // host is gone (boot.js).
+        let _lifeline = child.stdin.take();
         let pid = child.id().unwrap_or(0);
         self.pid.store(u64::from(pid), Ordering::Release);
         let last_error = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -345,7 +348,7 @@ fn command(spec: &FunctionSpec, launch: &Launch) -> Command {
     cmd.env("NO_COLOR", "1").env("DENO_NO_UPDATE_CHECK", "1");
     cmd.envs(launch.env.iter().map(|(k, v)| (k, v)));
     cmd.current_dir(&spec.dir)
-        .stdin(std::process::Stdio::null())
+        .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);

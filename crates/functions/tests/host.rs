@@ -349,6 +349,21 @@ async fn a_function_reads_its_own_folder_only() {
 }
 
 #[tokio::test]
+async fn a_function_uses_its_import_map_and_the_static_files_granted_to_it() {
+    let app = spawn_host(Limits::default(), false).await;
+    let (status, body) = json(app.get("mapped").send().await.unwrap()).await;
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            json!({ "greeting": "hello, map", "shared": "shared by config" })
+        )
+    );
+    // A folder without an entrypoint is no function.
+    assert_eq!(app.get("shared").send().await.unwrap().status(), 404);
+}
+
+#[tokio::test]
 async fn request_and_response_bodies_stream() {
     let app = spawn_host(Limits::default(), false).await;
     // The request body goes out in chunks over half a second.
@@ -452,7 +467,14 @@ async fn a_crash_is_a_500_and_the_function_comes_back() {
 #[tokio::test]
 async fn a_function_that_cannot_start_is_a_503_boot_error() {
     let app = spawn_host(Limits::default(), false).await;
+    let started = Instant::now();
     let response = app.get("broken").send().await.unwrap();
+    // Answered as soon as the worker gave up, not at the boot limit.
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(response.headers()["sb-error-code"], "BOOT_ERROR");
     assert_eq!(
         json(response).await,

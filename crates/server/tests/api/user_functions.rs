@@ -273,6 +273,33 @@ fn plinth_functions_scaffolds_lists_keeps_secrets_and_serves_with_reload() {
     running
         .wait_for("invocation", Duration::from_secs(5))
         .expect("the invocation is logged");
+    // A worker does not outlive its server, even one killed outright.
+    write_function(
+        &dir.path().join("functions"),
+        "hello",
+        "Deno.serve(() => new Response(String(Deno.pid)))\n",
+    );
+    let worker: u32 = call().parse().unwrap();
+    // Alive: not gone, and not a zombie left for whoever adopted it to reap.
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+        })
+    };
+    assert!(alive(worker));
+    let mut running = running;
+    running.child.kill().unwrap();
+    let _ = running.child.wait();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while alive(worker) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "worker {worker} outlived its server"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     drop(running);
 
     // No Deno: one line at start-up says what to do, and the function
