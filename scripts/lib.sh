@@ -86,6 +86,48 @@ ensure_moto() {
   export PLINTH_MOTO_PYTHON="$venv/bin/python"
 }
 
+# Deno, the runtime of the users' edge functions (/functions/v1/<name>): the
+# function host starts one Deno worker process per function. Uses
+# PLINTH_DENO_BIN when it is set and executable, else `deno` on PATH, else
+# the binary that the npm registry ships in @deno/linux-<arch>-glibc, unpacked
+# once into ~/.cache/plinth/deno/<version>/. Exports PLINTH_DENO_BIN; fails
+# loudly when Deno cannot be had.
+DENO_VERSION=2.9.6
+ensure_deno() {
+  if [ -n "${PLINTH_DENO_BIN:-}" ]; then
+    if [ -x "$PLINTH_DENO_BIN" ]; then export PLINTH_DENO_BIN; return 0; fi
+    say "PLINTH_DENO_BIN=$PLINTH_DENO_BIN is not an executable file: looking for Deno elsewhere"
+  fi
+  if command -v deno >/dev/null 2>&1; then
+    export PLINTH_DENO_BIN="$(command -v deno)"; return 0
+  fi
+  local dir="$HOME/.cache/plinth/deno/$DENO_VERSION"
+  if [ -x "$dir/deno" ] && "$dir/deno" --version >/dev/null 2>&1; then
+    export PLINTH_DENO_BIN="$dir/deno"; return 0
+  fi
+  local arch
+  case "$(uname -m)" in
+    x86_64|amd64) arch=x64 ;;
+    aarch64|arm64) arch=arm64 ;;
+    *) say "no Deno build for $(uname -m) on the npm registry: set PLINTH_DENO_BIN to a deno binary"; exit 1 ;;
+  esac
+  ensure_node
+  say "installing Deno $DENO_VERSION (npm: @deno/linux-$arch-glibc) into $dir"
+  local tmp
+  tmp=$(mktemp -d)
+  if ! (cd "$tmp" && npm pack --silent --loglevel=error "@deno/linux-$arch-glibc@$DENO_VERSION" >/dev/null \
+        && tar -xzf deno-linux-"$arch"-glibc-"$DENO_VERSION".tgz package/deno) \
+     || ! chmod +x "$tmp/package/deno" || ! "$tmp/package/deno" --version >/dev/null; then
+    rm -rf "$tmp"
+    say "Deno could not be installed from the npm registry: set PLINTH_DENO_BIN to a deno binary"
+    exit 1
+  fi
+  mkdir -p "$dir"
+  mv "$tmp/package/deno" "$dir/deno"
+  rm -rf "$tmp"
+  export PLINTH_DENO_BIN="$dir/deno"
+}
+
 ensure_node() {
   if ! command -v npm >/dev/null 2>&1; then
     say "installing Node.js and npm"

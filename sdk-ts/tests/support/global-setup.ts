@@ -1,6 +1,7 @@
 // Starts the real `plinth` binary on a fresh database of the test server
 // (DATABASE_URL, else 127.0.0.1:5432) and hands its URL and keys to the tests;
 // stops it and drops the database afterwards.
+import { resolve } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { startFakeGithub } from './fake-github'
 import { freshDatabase, spawnPlinth } from './spawn-plinth'
@@ -50,6 +51,8 @@ export default async function setup(project: TestProject) {
       GOTRUE_SECURITY_MANUAL_LINKING_ENABLED: 'true',
       GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: 'true',
       ENABLE_ANONYMOUS_USERS: 'true',
+      // The users' own edge functions run in Deno workers (functions-deno.test.ts).
+      PLINTH_FUNCTIONS_DIR: resolve(import.meta.dirname, '../functions'),
     },
   })
 

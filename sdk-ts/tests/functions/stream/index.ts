@@ -1,0 +1,27 @@
+// @ts-nocheck -- Deno code, run by plinth's function host; not part of the Node typecheck.
+// Server-sent events: `count` events (?count=, default 3), 250 ms apart.
+
+// CORS is the function's own job, as on the hosted platform (its CORS guide).
+const corsHeaders = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type',
+  'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+}
+
+Deno.serve((req) => {
+  if (req.method === 'OPTIONS') return new Response('ok', { headers: corsHeaders })
+  const count = Number(new URL(req.url).searchParams.get('count') ?? '3')
+  const encoder = new TextEncoder()
+  const body = new ReadableStream({
+    async start(controller) {
+      for (let n = 1; n <= count; n++) {
+        controller.enqueue(encoder.encode(`event: tick\ndata: ${JSON.stringify({ n })}\n\n`))
+        if (n < count) await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      controller.close()
+    },
+  })
+  return new Response(body, {
+    headers: { ...corsHeaders, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
+  })
+})
