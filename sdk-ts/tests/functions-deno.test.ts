@@ -187,11 +187,16 @@ describe('user functions: CORS is the function’s own', () => {
     expect(response?.headers.get('access-control-allow-origin')).toBe('*')
   })
 
-  it('a function may import the shared ../_shared/cors.ts, as the platform guide lays them out', async () => {
-    const { data, error, response } = await anonClient().functions.invoke('shared', { body: {} })
-    expect(error).toBeNull()
-    expect(data).toEqual({ shared: true })
+  it('the functions share ../_shared/cors.ts, as the platform guide lays them out; _shared is no function', async () => {
+    // Every function here imports its CORS headers from ../_shared/cors.ts.
+    const { error, response } = await anonClient().functions.invoke('fail', { body: {} })
     expect(response?.headers.get('access-control-allow-origin')).toBe('*')
+    expect((await httpError(error)).status).toBe(422)
+    const shared = await anonClient().functions.invoke('_shared', { body: {} })
+    expect(await httpError(shared.error)).toMatchObject({
+      status: 404,
+      body: { code: 'NOT_FOUND', message: 'Requested function was not found' },
+    })
   })
 })
 

@@ -107,10 +107,7 @@ pub async fn set(
         .execute(&mut *tx)
         .await?;
     }
-    sqlx::query("select pg_notify($1, '')")
-        .bind(CHANGED_CHANNEL)
-        .execute(&mut *tx)
-        .await?;
+    announce(&mut tx).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -127,12 +124,18 @@ pub async fn unset(owner: &PgPool, names: &[String]) -> Result<Vec<String>, Secr
     .bind(names)
     .fetch_all(&mut *tx)
     .await?;
-    sqlx::query("select pg_notify($1, '')")
-        .bind(CHANGED_CHANNEL)
-        .execute(&mut *tx)
-        .await?;
+    announce(&mut tx).await?;
     tx.commit().await?;
     Ok(removed)
+}
+
+/// Tells every node, at commit, that the secrets changed.
+async fn announce(tx: &mut sqlx::Transaction<'_, sqlx::Postgres>) -> Result<(), sqlx::Error> {
+    sqlx::query("select pg_notify($1, '')")
+        .bind(CHANGED_CHANNEL)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }
 
 /// Every secret's name, digest and time, by name.

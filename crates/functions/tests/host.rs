@@ -427,7 +427,10 @@ async fn a_worker_over_its_memory_is_stopped_with_546_and_replaced() {
     let app = spawn_host(limits, false).await;
     for path in ["hog/heap", "hog/buffers"] {
         let (_, before) = json(app.get("hog").send().await.unwrap()).await;
+        let started = Instant::now();
         let response = app.get(path).send().await.unwrap();
+        // Stopped for its memory, long before the wall clock.
+        assert!(started.elapsed() < Duration::from_secs(30), "{path}");
         assert_eq!(
             response.headers()["sb-error-code"],
             "WORKER_LIMIT",
@@ -495,31 +498,44 @@ async fn past_the_pool_requests_wait_their_turn_then_get_a_503_never_a_hang() {
     let limits = Limits {
         max_workers: 1,
         worker_concurrency: 2,
-        queue_wait: Duration::from_millis(1500),
+        queue_wait: Duration::from_secs(2),
         ..Limits::default()
     };
     let app = spawn_host(limits, false).await;
     assert_eq!(app.get("slow").send().await.unwrap().status(), 200);
     let started = Instant::now();
-    // Two run, two wait and get their turn, two more give up.
-    let calls = (0..6).map(|i| {
-        let request = app.get(&format!("slow?ms={}", if i < 4 { 1000 } else { 3000 }));
+    // Two hold the only worker's two places for 3 s. Two more arrive at
+    // 0.3 s: their 2 s of waiting end before a place frees, so they get a
+    // 503. One more arrives at 2 s and waits its turn (places free at 3 s).
+    let call = |delay_ms: u64, sleep_ms: u64| {
+        let request = app.get(&format!("slow?ms={sleep_ms}"));
         async move {
-            // The last two arrive once four are in.
-            if i >= 4 {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            request.send().await.unwrap()
+            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            let response = request.send().await.unwrap();
+            (delay_ms, response)
         }
-    });
-    let responses = futures_util::future::join_all(calls).await;
-    let mut statuses: Vec<u16> = responses.iter().map(|r| r.status().as_u16()).collect();
-    statuses.sort_unstable();
-    assert_eq!(statuses, vec![200, 200, 200, 200, 503, 503], "{statuses:?}");
-    let refused = responses.iter().find(|r| r.status() == 503).unwrap();
+    };
+    let responses = futures_util::future::join_all([
+        call(0, 3000),
+        call(0, 3000),
+        call(300, 0),
+        call(300, 0),
+        call(2000, 0),
+    ])
+    .await;
+    let statuses: Vec<(u64, u16)> = responses
+        .iter()
+        .map(|(delay, r)| (*delay, r.status().as_u16()))
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![(0, 200), (0, 200), (300, 503), (300, 503), (2000, 200)],
+        "{statuses:?}"
+    );
+    let (_, refused) = &responses[2];
     assert_eq!(refused.headers()["sb-error-code"], "WORKER_LIMIT");
     assert_eq!(refused.headers()["retry-after"], "1");
-    assert!(started.elapsed() < Duration::from_secs(6));
+    assert!(started.elapsed() < Duration::from_secs(8));
     assert_eq!(app.host.worker_pids("slow").len(), 1);
 }
 

@@ -2,12 +2,8 @@
 // What the function can read of its environment: the variables the platform
 // grants, and whether others (the server's own) are readable.
 
-// CORS is the function's own job, as on the hosted platform (its CORS guide).
-const corsHeaders = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type',
-  'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-}
+// CORS is the function's own job, as on the hosted platform.
+import { corsHeaders, preflight } from '../_shared/cors.ts'
 
 function read(name: string): { value: string | null; error: string | null } {
   try {
@@ -21,7 +17,7 @@ const GRANTED = ['SUPABASE_URL', 'SUPABASE_PUBLIC_URL', 'SUPABASE_ANON_KEY', 'SU
 const NOT_GRANTED = ['PATH', 'HOME', 'JWT_SECRET', 'GITHUB_SECRET', 'DATABASE_URL']
 
 Deno.serve((req) => {
-  if (req.method === 'OPTIONS') return new Response('ok', { headers: corsHeaders })
+  if (req.method === 'OPTIONS') return preflight()
   let all: string[] | null = null
   try {
     all = Object.keys(Deno.env.toObject()).sort()

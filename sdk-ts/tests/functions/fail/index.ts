@@ -1,15 +1,11 @@
 // @ts-nocheck -- Deno code, run by plinth's function host; not part of the Node typecheck.
 // Refuses every request with 422 and a JSON body of its own.
 
-// CORS is the function's own job, as on the hosted platform (its CORS guide).
-const corsHeaders = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type',
-  'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-}
+// CORS is the function's own job, as on the hosted platform.
+import { corsHeaders, preflight } from '../_shared/cors.ts'
 
 Deno.serve(async (req) => {
-  if (req.method === 'OPTIONS') return new Response('ok', { headers: corsHeaders })
+  if (req.method === 'OPTIONS') return preflight()
   const sent = await req.json().catch(() => null)
   return Response.json(
     { error: 'name is required', code: 'missing_name', sent },

@@ -4,15 +4,11 @@
 // header, so row-level security sees the caller.
 import { createClient } from 'npm:@supabase/supabase-js@2'
 
-// CORS is the function's own job, as on the hosted platform (its CORS guide).
-const corsHeaders = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'authorization, x-client-info, apikey, content-type',
-  'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-}
+// CORS is the function's own job, as on the hosted platform.
+import { corsHeaders, preflight } from '../_shared/cors.ts'
 
 Deno.serve(async (req) => {
-  if (req.method === 'OPTIONS') return new Response('ok', { headers: corsHeaders })
+  if (req.method === 'OPTIONS') return preflight()
   const authHeader = req.headers.get('Authorization')!
   const supabase = createClient(Deno.env.get('SUPABASE_URL')!, Deno.env.get('SUPABASE_ANON_KEY')!, {
     global: { headers: { Authorization: authHeader } },
