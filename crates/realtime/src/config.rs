@@ -33,6 +33,10 @@ pub struct RealtimeConfig {
     /// sends a heartbeat every 25 s, so the default leaves room for one
     /// lost heartbeat).
     pub heartbeat_timeout: Duration,
+    /// Only private channels may be joined (the platform's "allow public
+    /// access" switched off); a public join is answered `This project only
+    /// allows private channels`.
+    pub private_only: bool,
 }
 
 impl Default for RealtimeConfig {
@@ -45,6 +49,7 @@ impl Default for RealtimeConfig {
             max_message_size: 256 * 1024,
             max_events_per_second: 100,
             heartbeat_timeout: Duration::from_secs(60),
+            private_only: false,
         }
     }
 }

@@ -10,9 +10,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::RealtimeState;
+use crate::authorization;
 use crate::error::RealtimeError;
 use crate::relay::Relayed;
-use crate::socket::verify_token;
+use crate::socket::{Identity, verify_token};
 
 #[derive(Debug, Deserialize)]
 struct BroadcastBody {
@@ -29,7 +30,7 @@ struct HttpMessage {
     private: bool,
 }
 
-fn authorize(state: &RealtimeState, headers: &HeaderMap) -> Result<(), RealtimeError> {
+fn authorize(state: &RealtimeState, headers: &HeaderMap) -> Result<Identity, RealtimeError> {
     let text = |name| {
         headers
             .get(name)
@@ -38,7 +39,6 @@ fn authorize(state: &RealtimeState, headers: &HeaderMap) -> Result<(), RealtimeE
     let token = plinth_db::presented_token(text(header::AUTHORIZATION.as_str()), text("apikey"))
         .ok_or_else(|| RealtimeError::refused(StatusCode::UNAUTHORIZED, "API key is missing"))?;
     verify_token(state, token)
-        .map(|_| ())
         .map_err(|e| RealtimeError::refused(StatusCode::UNAUTHORIZED, e.message()))
 }
 
@@ -63,13 +63,6 @@ fn checked_body(
     Ok(body)
 }
 
-fn private_refused() -> RealtimeError {
-    RealtimeError::refused(
-        StatusCode::BAD_REQUEST,
-        "Private channels are not supported by this server",
-    )
-}
-
 /// The topic of a channel named `name` (`supabase.channel(name)`).
 fn topic_of(name: &str) -> String {
     if name.starts_with("realtime:") {
@@ -79,15 +72,41 @@ fn topic_of(name: &str) -> String {
     }
 }
 
-fn send(state: &RealtimeState, name: &str, event: &str, payload: Value) {
+/// Sends one broadcast. To a private channel only when the caller's
+/// policies on `realtime.messages` let them write to it (the service role
+/// always may); a refused one is skipped, as the platform skips it.
+async fn send(
+    state: &RealtimeState,
+    identity: &Identity,
+    name: &str,
+    private: bool,
+    event: &str,
+    payload: Value,
+) -> Result<(), RealtimeError> {
     let topic = topic_of(name);
+    if private && identity.ctx.role != "service_role" {
+        let sub_topic = topic.strip_prefix("realtime:").unwrap_or(&topic);
+        let policies = authorization::authorize(&state.inner.db, &identity.ctx, sub_topic)
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "realtime: authorization check failed");
+                RealtimeError::refused(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Realtime was unable to connect to the project database",
+                )
+            })?;
+        if !policies.broadcast_write {
+            return Ok(());
+        }
+    }
     state.publish(
         Relayed::Broadcast {
-            topic,
+            topic: authorization::hub_key(&topic, private),
             payload: json!({ "type": "broadcast", "event": event, "payload": payload }),
         },
         None,
     );
+    Ok(())
 }
 
 pub(crate) async fn broadcast(
@@ -95,7 +114,7 @@ pub(crate) async fn broadcast(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, RealtimeError> {
-    authorize(&state, &headers)?;
+    let identity = authorize(&state, &headers)?;
     let body = checked_body(&state, body)?;
     let body: BroadcastBody = serde_json::from_slice(&body).map_err(|_| {
         RealtimeError::refused(
@@ -103,11 +122,16 @@ pub(crate) async fn broadcast(
             "Body must be {\"messages\":[{\"topic\",\"event\",\"payload\"}]}",
         )
     })?;
-    if body.messages.iter().any(|m| m.private) {
-        return Err(private_refused());
-    }
     for message in body.messages {
-        send(&state, &message.topic, &message.event, message.payload);
+        send(
+            &state,
+            &identity,
+            &message.topic,
+            message.private,
+            &message.event,
+            message.payload,
+        )
+        .await?;
     }
     Ok(StatusCode::ACCEPTED)
 }
@@ -125,11 +149,9 @@ pub(crate) async fn broadcast_event(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, RealtimeError> {
-    authorize(&state, &headers)?;
+    let identity = authorize(&state, &headers)?;
     let body = checked_body(&state, body)?;
-    if query.private.as_deref() == Some("true") {
-        return Err(private_refused());
-    }
+    let private = query.private.as_deref() == Some("true");
     let payload: Value = if body.is_empty() {
         json!({})
     } else {
@@ -140,6 +162,6 @@ pub(crate) async fn broadcast_event(
             )
         })?
     };
-    send(&state, &name, &event, payload);
+    send(&state, &identity, &name, private, &event, payload).await?;
     Ok(StatusCode::ACCEPTED)
 }

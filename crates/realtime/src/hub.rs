@@ -48,7 +48,16 @@ impl Binding {
 #[derive(Debug)]
 pub(crate) struct Channel {
     pub conn: ConnId,
+    /// The topic as the client joined it (`realtime:...`).
     pub topic: String,
+    /// Its key in the hub: the topic, behind `private:` for a private
+    /// channel ([`crate::authorization::hub_key`]).
+    pub key: String,
+    /// May receive broadcasts / presence events: always on a public
+    /// channel; on a private one as its policies say (re-checked when the
+    /// token is refreshed).
+    pub broadcast_read: AtomicBool,
+    pub presence_read: AtomicBool,
     pub outbox: Outbox,
     /// `config.broadcast.self`: the sender receives its own broadcasts.
     pub broadcast_self: bool,
@@ -100,7 +109,7 @@ impl Hub {
 
     pub fn add(&self, channel: Arc<Channel>) {
         self.write()
-            .entry(channel.topic.clone())
+            .entry(channel.key.clone())
             .or_default()
             .push(channel);
     }
@@ -111,34 +120,40 @@ impl Hub {
         (topics.len(), topics.values().map(Vec::len).sum())
     }
 
-    pub fn remove(&self, conn: ConnId, topic: &str) {
+    pub fn remove(&self, conn: ConnId, key: &str) {
         let mut topics = self.write();
-        if let Some(list) = topics.get_mut(topic) {
+        if let Some(list) = topics.get_mut(key) {
             list.retain(|c| c.conn != conn);
             if list.is_empty() {
-                topics.remove(topic);
+                topics.remove(key);
             }
         }
     }
 
-    /// A broadcast to the local subscribers of `topic`; `origin` (the
-    /// sending socket) is skipped unless its channel asked for `self`.
-    pub fn broadcast(&self, topic: &str, frame: &Arc<Frame>, origin: Option<ConnId>) {
-        if let Some(list) = self.read().get(topic) {
+    /// A broadcast to the local subscribers of hub key `key` that may read
+    /// it; `origin` (the sending socket) is skipped unless its channel
+    /// asked for `self`.
+    pub fn broadcast(&self, key: &str, frame: &Arc<Frame>, origin: Option<ConnId>) {
+        if let Some(list) = self.read().get(key) {
             for channel in list {
                 if Some(channel.conn) == origin && !channel.broadcast_self {
                     continue;
                 }
-                channel.send(frame.clone());
+                if channel.broadcast_read.load(Ordering::Relaxed) {
+                    channel.send(frame.clone());
+                }
             }
         }
     }
 
-    /// A presence event to the local subscribers of `topic` with presence on.
-    pub fn presence(&self, topic: &str, frame: &Arc<Frame>) {
-        if let Some(list) = self.read().get(topic) {
+    /// A presence event to the local subscribers of hub key `key` with
+    /// presence on that may read it.
+    pub fn presence(&self, key: &str, frame: &Arc<Frame>) {
+        if let Some(list) = self.read().get(key) {
             for channel in list {
-                if channel.presence.load(Ordering::Relaxed) {
+                if channel.presence.load(Ordering::Relaxed)
+                    && channel.presence_read.load(Ordering::Relaxed)
+                {
                     channel.send(frame.clone());
                 }
             }

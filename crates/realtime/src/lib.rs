@@ -43,6 +43,7 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod authorization;
 mod changes;
 mod clients;
 mod config;
@@ -82,10 +83,16 @@ pub fn migrations() -> MigrationSet {
         .expect("the embedded realtime migrations are well named")
 }
 
-const MIGRATION_FILES: &[(&str, &str)] = &[(
-    "0001_realtime_schema.sql",
-    include_str!("../migrations/0001_realtime_schema.sql"),
-)];
+const MIGRATION_FILES: &[(&str, &str)] = &[
+    (
+        "0001_realtime_schema.sql",
+        include_str!("../migrations/0001_realtime_schema.sql"),
+    ),
+    (
+        "0002_realtime_messages.sql",
+        include_str!("../migrations/0002_realtime_messages.sql"),
+    ),
+];
 
 /// Queue lengths between the node's tasks.
 const CHANGE_QUEUE: usize = 10_000;
@@ -257,7 +264,11 @@ impl RealtimeState {
     fn deliver(&self, message: &Relayed, origin: Option<ConnId>) {
         match message {
             Relayed::Broadcast { topic, payload } => {
-                let frame = Arc::new(Frame::push(topic.clone(), "broadcast", payload.clone()));
+                let frame = Arc::new(Frame::push(
+                    authorization::wire_topic(topic),
+                    "broadcast",
+                    payload.clone(),
+                ));
                 self.inner.hub.broadcast(topic, &frame, origin);
             }
             Relayed::PresenceDiff {
@@ -266,7 +277,7 @@ impl RealtimeState {
                 leaves,
             } => {
                 let frame = Arc::new(Frame::push(
-                    topic.clone(),
+                    authorization::wire_topic(topic),
                     "presence_diff",
                     serde_json::json!({ "joins": joins, "leaves": leaves }),
                 ));

@@ -213,6 +213,11 @@ async fn beat(state: &RealtimeState) -> sqlx::Result<()> {
     sqlx::query("delete from realtime.relay_spill where created_at < now() - interval '1 minute'")
         .execute(owner)
         .await?;
+    // Broadcasts sent from SQL are kept three days (as the platform keeps
+    // them), then removed.
+    sqlx::query("delete from realtime.messages where inserted_at < now() - interval '3 days'")
+        .execute(owner)
+        .await?;
     let mut by_topic: BTreeMap<String, BTreeMap<String, Vec<Value>>> = BTreeMap::new();
     for (topic, key, meta) in gone {
         by_topic

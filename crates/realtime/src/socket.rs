@@ -23,6 +23,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::RealtimeState;
+use crate::authorization::{self, Policies};
 use crate::error::RealtimeError;
 use crate::filter::Filter;
 use crate::hub::{Binding, Channel, ConnId};
@@ -190,6 +191,10 @@ struct Joined {
     presence_key: String,
     /// `phx_ref` of this channel's tracked presence.
     tracked: Option<String>,
+    /// `config.private`: its rights come from the policies on
+    /// `realtime.messages` (a public channel has them all).
+    private: bool,
+    policies: Policies,
 }
 
 struct Connection {
@@ -483,9 +488,10 @@ impl Connection {
             .get("config")
             .and_then(Value::as_object)
             .unwrap_or(&empty);
-        if config.get("private").and_then(Value::as_bool) == Some(true) {
+        let private = config.get("private").and_then(Value::as_bool) == Some(true);
+        if !private && self.state.inner.config.private_only {
             self.out
-                .push(frame.reply_error("Private channels are not supported by this server"));
+                .push(frame.reply_error("This project only allows private channels"));
             return;
         }
         let identity = match frame
@@ -503,6 +509,27 @@ impl Connection {
             },
             None => self.identity.clone(),
         };
+        let policies = if private {
+            match authorization::authorize(&self.state.inner.db, &identity.ctx, &name).await {
+                Ok(policies) if policies.may_join() => policies,
+                Ok(_) => {
+                    self.out.push(frame.reply_error(&format!(
+                        "You do not have permissions to read from this Channel topic: {name}"
+                    )));
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "realtime: authorization check failed");
+                    self.out.push(
+                        frame.reply_error("Realtime was unable to connect to the project database"),
+                    );
+                    return;
+                }
+            }
+        } else {
+            Policies::ALL
+        };
+        let key = authorization::hub_key(&frame.topic, private);
         let broadcast = config.get("broadcast");
         let flag = |key: &str| {
             broadcast
@@ -571,6 +598,9 @@ impl Connection {
         let shared = Arc::new(Channel {
             conn: self.id,
             topic: frame.topic.clone(),
+            key: key.clone(),
+            broadcast_read: AtomicBool::new(policies.broadcast_read),
+            presence_read: AtomicBool::new(policies.presence_read),
             outbox: self.outbox.clone(),
             broadcast_self,
             presence: AtomicBool::new(presence_enabled),
@@ -588,6 +618,8 @@ impl Connection {
                 ack,
                 presence_key,
                 tracked: None,
+                private,
+                policies,
             },
         );
         let response = if has_changes {
@@ -604,8 +636,8 @@ impl Connection {
                        "message": "Subscribed to PostgreSQL", "channel": name}),
             ));
         }
-        if presence_enabled {
-            match presence::state_of(&self.state, &frame.topic).await {
+        if presence_enabled && policies.presence_read {
+            match presence::state_of(&self.state, &key).await {
                 Ok(state) => self
                     .out
                     .push(Frame::push(&frame.topic, "presence_state", state)),
@@ -693,10 +725,10 @@ impl Connection {
 
     /// Unregisters a channel and untracks its presence.
     async fn drop_channel(&mut self, mut joined: Joined) {
-        self.state.inner.hub.remove(self.id, &joined.shared.topic);
+        self.state.inner.hub.remove(self.id, &joined.shared.key);
         if let Some(phx_ref) = joined.tracked.take() {
-            let topic = joined.shared.topic.clone();
-            self.untrack(&topic, &joined.presence_key, &phx_ref).await;
+            let key = joined.shared.key.clone();
+            self.untrack(&key, &joined.presence_key, &phx_ref).await;
         }
     }
 
@@ -714,10 +746,15 @@ impl Connection {
             "event": event,
             "payload": frame.payload.get("payload").cloned().unwrap_or_else(|| json!({})),
         });
+        // A private channel's broadcast goes out only if its policies let
+        // the sender write (as on the platform, a refused one is dropped).
+        if !joined.policies.broadcast_write {
+            return;
+        }
         let ack = joined.ack;
         self.state.publish(
             Relayed::Broadcast {
-                topic: frame.topic.clone(),
+                topic: joined.shared.key.clone(),
                 payload,
             },
             Some(self.id),
@@ -728,7 +765,18 @@ impl Connection {
     }
 
     async fn presence(&mut self, frame: Frame) {
-        let topic = frame.topic.clone();
+        let Some(joined) = self.channels.get(&frame.topic) else {
+            return;
+        };
+        // Presence lives under the hub key: a private channel's apart from
+        // a public one of the same name.
+        let topic = joined.shared.key.clone();
+        if !joined.policies.presence_write {
+            self.out.push(frame.reply_error(
+                "You do not have permissions to track presence on this Channel topic",
+            ));
+            return;
+        }
         match frame.payload.get("event").and_then(Value::as_str) {
             Some("track") => {
                 let Some(Value::Object(mut meta)) = frame.payload.get("payload").cloned() else {
@@ -736,7 +784,7 @@ impl Connection {
                         .push(frame.reply_error("Presence track payload must be a map"));
                     return;
                 };
-                let Some(joined) = self.channels.get_mut(&topic) else {
+                let Some(joined) = self.channels.get_mut(&frame.topic) else {
                     return;
                 };
                 joined.shared.presence.store(true, Ordering::Relaxed);
@@ -758,7 +806,7 @@ impl Connection {
                     self.out.push(frame.reply_error("Presence is unavailable"));
                     return;
                 }
-                if let Some(joined) = self.channels.get_mut(&topic) {
+                if let Some(joined) = self.channels.get_mut(&frame.topic) {
                     joined.tracked = Some(phx_ref);
                 }
                 self.state.publish(
@@ -772,7 +820,7 @@ impl Connection {
                 self.out.push(frame.reply("ok", json!({})));
             }
             Some("untrack") => {
-                let Some(joined) = self.channels.get_mut(&topic) else {
+                let Some(joined) = self.channels.get_mut(&frame.topic) else {
                     return;
                 };
                 let key = joined.presence_key.clone();
@@ -814,8 +862,49 @@ impl Connection {
         };
         match verify_token(&self.state, token) {
             Ok(identity) => {
+                let Some(joined) = self.channels.get(&frame.topic) else {
+                    self.out.push(frame.reply("ok", json!({})));
+                    return;
+                };
+                // A private channel's rights are worked out again with the
+                // new token; losing a read ends the channel.
+                let policies = if joined.private {
+                    let checked =
+                        authorization::authorize(&self.state.inner.db, &identity.ctx, &joined.name)
+                            .await;
+                    match checked {
+                        Ok(policies) if joined.policies.read_revoked_by(&policies) => {
+                            let message = format!(
+                                "You no longer have permission to read from this Channel topic: {}",
+                                joined.name
+                            );
+                            return self.close_channel(&frame.topic, &message).await;
+                        }
+                        Ok(policies) => policies,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "realtime: authorization check failed");
+                            return self
+                                .close_channel(
+                                    &frame.topic,
+                                    "Realtime was unable to connect to the project database",
+                                )
+                                .await;
+                        }
+                    }
+                } else {
+                    Policies::ALL
+                };
                 if let Some(joined) = self.channels.get_mut(&frame.topic) {
                     joined.exp = identity.exp;
+                    joined.policies = policies;
+                    joined
+                        .shared
+                        .broadcast_read
+                        .store(policies.broadcast_read, Ordering::Relaxed);
+                    joined
+                        .shared
+                        .presence_read
+                        .store(policies.presence_read, Ordering::Relaxed);
                     joined.shared.set_context(identity.ctx);
                 }
                 self.out.push(frame.reply("ok", json!({})));

@@ -1488,3 +1488,344 @@ async fn shutdown_closes_sockets_with_a_close_frame_and_refuses_new_ones() {
         503
     );
 }
+
+// ------------------------------------------------ realtime authorization
+
+/// Rooms and their members: a member reads a room's broadcasts and
+/// presence; a writer may also broadcast and track presence there.
+const ROOMS: &str = r#"
+create table public.room_members (room text not null, user_id uuid not null, writer boolean not null default false);
+grant select on public.room_members to authenticated;
+create policy "members read their rooms" on realtime.messages for select to authenticated
+  using (exists (select 1 from public.room_members m
+                 where m.room = realtime.topic() and m.user_id = auth.uid()));
+create policy "writers write to their rooms" on realtime.messages for insert to authenticated
+  with check (exists (select 1 from public.room_members m
+                      where m.room = realtime.topic() and m.user_id = auth.uid() and m.writer));
+"#;
+
+fn private_config(self_: bool) -> Value {
+    json!({
+        "broadcast": {"ack": false, "self": self_},
+        "presence": {"key": "", "enabled": true},
+        "private": true,
+    })
+}
+
+async fn rooms(app: &App) -> (Uuid, Uuid, Uuid) {
+    app.sql(ROOMS).await;
+    let (writer, reader, stranger) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+    sqlx::query(
+        "insert into public.room_members (room, user_id, writer) values ('room1', $1, true), ('room1', $2, false)",
+    )
+    .bind(writer)
+    .bind(reader)
+    .execute(&app.test_db.db.owner)
+    .await
+    .unwrap();
+    (writer, reader, stranger)
+}
+
+#[tokio::test]
+async fn private_channels_do_what_the_policies_on_realtime_messages_allow() {
+    let app = spawn_app().await;
+    let (writer, reader, stranger) = rooms(&app).await;
+    let mut w = app.client("2.0.0").await;
+    let mut r = app.client("1.0.0").await;
+    let mut s = app.client("2.0.0").await;
+    let mut anon = app.client("2.0.0").await;
+    let refused = json!({"status": "error", "response": {"reason": "You do not have permissions to read from this Channel topic: room1"}});
+    assert_eq!(
+        s.join(
+            "room1",
+            private_config(false),
+            Some(&app.user_token(stranger, 600))
+        )
+        .await,
+        refused
+    );
+    assert_eq!(
+        anon.join("room1", private_config(false), None).await,
+        refused
+    );
+    assert_eq!(
+        w.join(
+            "room1",
+            private_config(false),
+            Some(&app.user_token(writer, 600))
+        )
+        .await["status"],
+        "ok"
+    );
+    assert_eq!(
+        r.join(
+            "room1",
+            private_config(false),
+            Some(&app.user_token(reader, 600))
+        )
+        .await["status"],
+        "ok"
+    );
+    // The stranger on the public channel of the same name hears nothing of
+    // the private one.
+    assert_eq!(
+        s.join(
+            "room1",
+            broadcast_config(false, false),
+            Some(&app.user_token(stranger, 600))
+        )
+        .await["status"],
+        "ok"
+    );
+
+    w.push(
+        "realtime:room1",
+        "broadcast",
+        json!({"type": "broadcast", "event": "said", "payload": {"by": "writer"}}),
+    )
+    .await;
+    let got = r.expect("broadcast").await;
+    assert_eq!(got.topic, "realtime:room1");
+    assert_eq!(got.payload["payload"], json!({"by": "writer"}));
+    s.expect_none("broadcast").await;
+
+    // A reader's broadcast is dropped; so is its presence.
+    r.push(
+        "realtime:room1",
+        "broadcast",
+        json!({"type": "broadcast", "event": "said", "payload": {"by": "reader"}}),
+    )
+    .await;
+    w.expect_none("broadcast").await;
+    let track = r
+        .push(
+            "realtime:room1",
+            "presence",
+            json!({"type": "presence", "event": "track", "payload": {"who": "reader"}}),
+        )
+        .await;
+    assert_eq!(r.reply(&track).await.payload["status"], "error");
+    let track = w
+        .push(
+            "realtime:room1",
+            "presence",
+            json!({"type": "presence", "event": "track", "payload": {"who": "writer"}}),
+        )
+        .await;
+    assert_eq!(w.reply(&track).await.payload["status"], "ok");
+    let diff = r.expect("presence_diff").await;
+    assert_eq!(diff.topic, "realtime:room1");
+    assert_eq!(
+        diff.payload["joins"]
+            .as_object()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap()["metas"][0]["who"],
+        "writer"
+    );
+    s.expect_none("presence_diff").await;
+    // A public broadcast does not reach the private channel.
+    s.push(
+        "realtime:room1",
+        "broadcast",
+        json!({"type": "broadcast", "event": "said", "payload": {"by": "public"}}),
+    )
+    .await;
+    r.expect_none("broadcast").await;
+}
+
+#[tokio::test]
+async fn a_refreshed_token_that_loses_read_access_closes_the_private_channel() {
+    let app = spawn_app().await;
+    let (writer, reader, _) = rooms(&app).await;
+    let mut r = app.client("2.0.0").await;
+    r.join(
+        "room1",
+        private_config(false),
+        Some(&app.user_token(reader, 600)),
+    )
+    .await;
+    // Still a member: the refresh is accepted.
+    let ok = r
+        .push(
+            "realtime:room1",
+            "access_token",
+            json!({"access_token": app.user_token(reader, 900)}),
+        )
+        .await;
+    assert_eq!(r.reply(&ok).await.payload["status"], "ok");
+    sqlx::query("delete from public.room_members where user_id = $1")
+        .bind(reader)
+        .execute(&app.test_db.db.owner)
+        .await
+        .unwrap();
+    r.push(
+        "realtime:room1",
+        "access_token",
+        json!({"access_token": app.user_token(reader, 1200)}),
+    )
+    .await;
+    let system = r.expect("system").await;
+    assert_eq!(
+        system.payload["message"],
+        "You no longer have permission to read from this Channel topic: room1"
+    );
+    assert_eq!(r.expect("phx_close").await.topic, "realtime:room1");
+    // Its broadcasts no longer reach it.
+    let mut w = app.client("2.0.0").await;
+    w.join(
+        "room1",
+        private_config(false),
+        Some(&app.user_token(writer, 600)),
+    )
+    .await;
+    w.push(
+        "realtime:room1",
+        "broadcast",
+        json!({"type": "broadcast", "event": "said", "payload": {}}),
+    )
+    .await;
+    r.expect_none("broadcast").await;
+}
+
+#[tokio::test]
+async fn realtime_send_from_sql_reaches_the_topics_subscribers_on_every_node() {
+    let app = spawn_app().await;
+    let other = app.second_node(RealtimeConfig::default()).await;
+    let (writer, reader, _) = rooms(&app).await;
+    let mut here = app.client("2.0.0").await;
+    let mut there = Client::connect(&other, &app.anon, "1.0.0").await;
+    let mut public = app.client("2.0.0").await;
+    here.join(
+        "room1",
+        private_config(false),
+        Some(&app.user_token(writer, 600)),
+    )
+    .await;
+    there
+        .join(
+            "room1",
+            private_config(false),
+            Some(&app.user_token(reader, 600)),
+        )
+        .await;
+    public
+        .join("room1", broadcast_config(false, false), None)
+        .await;
+
+    app.sql(r#"select realtime.send('{"note": "from sql"}', 'notice', 'room1', true)"#)
+        .await;
+    for client in [&mut here, &mut there] {
+        let got = client.expect("broadcast").await;
+        assert_eq!(got.topic, "realtime:room1");
+        assert_eq!(got.payload["event"], "notice");
+        assert_eq!(got.payload["payload"]["note"], "from sql");
+        assert!(got.payload["payload"]["id"].is_string(), "{}", got.payload);
+    }
+    public.expect_none("broadcast").await;
+    // A public send reaches the public channel only.
+    app.sql(r#"select realtime.send('{"note": "to all"}', 'notice', 'room1', false)"#)
+        .await;
+    assert_eq!(
+        public.expect("broadcast").await.payload["payload"]["note"],
+        "to all"
+    );
+    here.expect_none("broadcast").await;
+
+    // realtime.broadcast_changes from a trigger, as the platform's guide writes it.
+    app.sql(
+        r#"
+        create table public.room_posts (id int primary key, room text not null, body text);
+        create function public.room_posts_broadcast() returns trigger language plpgsql security definer as $$
+        begin
+          perform realtime.broadcast_changes(new.room, tg_op, tg_op, tg_table_name, tg_table_schema, new, old);
+          return null;
+        end $$;
+        create trigger room_posts_broadcast after insert on public.room_posts
+          for each row execute function public.room_posts_broadcast();
+        insert into public.room_posts values (1, 'room1', 'hello');
+        "#,
+    )
+    .await;
+    let got = there.expect("broadcast").await;
+    assert_eq!(got.payload["event"], "INSERT");
+    assert_eq!(got.payload["payload"]["record"]["body"], "hello");
+    assert_eq!(got.payload["payload"]["operation"], "INSERT");
+    // Sent messages are kept (for replay), probes are not.
+    let kept: i64 = sqlx::query_scalar("select count(*) from realtime.messages")
+        .fetch_one(&app.test_db.db.owner)
+        .await
+        .unwrap();
+    assert_eq!(kept, 3);
+}
+
+#[tokio::test]
+async fn http_broadcasts_to_private_channels_need_the_right_to_write() {
+    let app = spawn_app().await;
+    let (writer, reader, stranger) = rooms(&app).await;
+    let mut r = app.client("2.0.0").await;
+    r.join(
+        "room1",
+        private_config(false),
+        Some(&app.user_token(reader, 600)),
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let send = |token: String, tag: &'static str| {
+        http.post(app.node.http_url("/api/broadcast"))
+            .header("apikey", &app.anon)
+            .bearer_auth(token)
+            .json(&json!({"messages": [{"topic": "room1", "event": "http", "payload": {"tag": tag}, "private": true}]}))
+            .send()
+    };
+    for (token, tag) in [
+        (app.user_token(stranger, 600), "stranger"),
+        (app.user_token(reader, 600), "reader"),
+        (app.anon.clone(), "anon"),
+    ] {
+        assert_eq!(send(token, tag).await.unwrap().status(), 202);
+    }
+    r.expect_none("broadcast").await;
+    assert_eq!(
+        send(app.user_token(writer, 600), "writer")
+            .await
+            .unwrap()
+            .status(),
+        202
+    );
+    assert_eq!(
+        r.expect("broadcast").await.payload["payload"]["tag"],
+        "writer"
+    );
+    let service = app.jwt.api_key("service_role", now(), now() + 600);
+    assert_eq!(send(service, "service").await.unwrap().status(), 202);
+    assert_eq!(
+        r.expect("broadcast").await.payload["payload"]["tag"],
+        "service"
+    );
+}
+
+#[tokio::test]
+async fn a_private_only_project_refuses_public_joins() {
+    let app = spawn_app_with(RealtimeConfig {
+        private_only: true,
+        ..RealtimeConfig::default()
+    })
+    .await;
+    let (writer, _, _) = rooms(&app).await;
+    let mut c = app.client("2.0.0").await;
+    assert_eq!(
+        c.join("room1", broadcast_config(false, false), None).await,
+        json!({"status": "error", "response": {"reason": "This project only allows private channels"}})
+    );
+    assert_eq!(
+        c.join(
+            "room1",
+            private_config(false),
+            Some(&app.user_token(writer, 600))
+        )
+        .await["status"],
+        "ok"
+    );
+}

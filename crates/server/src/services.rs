@@ -583,6 +583,11 @@ pub struct RealtimeArgs {
     /// Most events a connection may send per second.
     #[arg(long, env = "REALTIME_MAX_EVENTS_PER_SECOND", default_value_t = 100)]
     pub realtime_max_events_per_second: u32,
+    /// Only private channels may be joined (the platform's "allow public
+    /// access" off): their rights come from the policies on
+    /// `realtime.messages`.
+    #[arg(long, env = "REALTIME_PRIVATE_ONLY", default_value_t = false, action = clap::ArgAction::Set)]
+    pub realtime_private_only: bool,
 }
 
 impl RealtimeArgs {
@@ -594,6 +599,7 @@ impl RealtimeArgs {
             max_channels_per_connection: self.realtime_max_channels_per_connection,
             max_message_size: self.realtime_max_message_size,
             max_events_per_second: self.realtime_max_events_per_second,
+            private_only: self.realtime_private_only,
             ..Default::default()
         }
     }
