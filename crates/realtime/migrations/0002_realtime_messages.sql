@@ -4,7 +4,8 @@
 -- server probes them as the joining user, inside a transaction it rolls
 -- back), `realtime.topic()` for those policies, and `realtime.send` /
 -- `realtime.broadcast_changes` for SQL and triggers. A broadcast row
--- written to `realtime.messages` is relayed to every node at commit.
+-- written to `realtime.messages` is relayed to every node at commit, and
+-- kept (times in UTC) for a private channel's replay.
 
 create table realtime.messages (
   id uuid not null default gen_random_uuid() primary key,
@@ -13,8 +14,8 @@ create table realtime.messages (
   payload jsonb,
   event text,
   private boolean not null default false,
-  updated_at timestamp not null default now(),
-  inserted_at timestamp not null default now()
+  updated_at timestamp not null default timezone('utc', now()),
+  inserted_at timestamp not null default timezone('utc', now())
 );
 create index messages_inserted_at_topic_index
   on realtime.messages (inserted_at desc, topic) where extension = 'broadcast';

@@ -19,7 +19,8 @@ pub struct RealtimeConfig {
     /// connections for this user`.
     pub max_connections_per_user: usize,
     /// Channels one socket may have joined at once; a further `phx_join` is
-    /// answered with an error reply `Too many channels`.
+    /// answered with the platform's error reply `ChannelRateLimitReached:
+    /// Too many channels`.
     pub max_channels_per_connection: usize,
     /// Largest message a client may send, in bytes (text or binary frame),
     /// and largest body of the HTTP broadcast endpoint. A larger websocket
@@ -29,6 +30,13 @@ pub struct RealtimeConfig {
     /// that, messages are dropped and pushes carrying a ref get the error
     /// reply `Too many messages per second`.
     pub max_events_per_second: u32,
+    /// Joins a socket may make per second; past it the join is answered
+    /// `ClientJoinRateLimitReached: Too many joins per second` and the
+    /// socket is closed, as the platform closes it.
+    pub max_joins_per_second: u32,
+    /// Presence tracks and untracks a socket may make per second; past it
+    /// the channel is closed with `Client presence rate limit exceeded`.
+    pub max_presence_events_per_second: u32,
     /// How long a socket may stay silent before it is closed (realtime-js
     /// sends a heartbeat every 25 s, so the default leaves room for one
     /// lost heartbeat).
@@ -48,6 +56,8 @@ impl Default for RealtimeConfig {
             max_channels_per_connection: 100,
             max_message_size: 256 * 1024,
             max_events_per_second: 100,
+            max_joins_per_second: 100,
+            max_presence_events_per_second: 10,
             heartbeat_timeout: Duration::from_secs(60),
             private_only: false,
         }

@@ -215,7 +215,9 @@ async fn beat(state: &RealtimeState) -> sqlx::Result<()> {
         .await?;
     // Broadcasts sent from SQL are kept three days (as the platform keeps
     // them), then removed.
-    sqlx::query("delete from realtime.messages where inserted_at < now() - interval '3 days'")
+    sqlx::query(
+        "delete from realtime.messages where inserted_at < timezone('utc', now()) - interval '3 days'",
+    )
         .execute(owner)
         .await?;
     let mut by_topic: BTreeMap<String, BTreeMap<String, Vec<Value>>> = BTreeMap::new();

@@ -207,8 +207,10 @@ struct Connection {
     channels: HashMap<String, Joined>,
     /// Frames to write after the current message is handled.
     out: Vec<Frame>,
-    window_start: Instant,
-    window_count: u32,
+    /// Messages, joins and presence events in the current second.
+    events: RateWindow,
+    joins: RateWindow,
+    presence_events: RateWindow,
     last_seen: Instant,
     /// Set when the socket itself must close (code, reason).
     close: Option<(u16, &'static str)>,
@@ -232,8 +234,9 @@ impl Connection {
             inbox: Some(inbox),
             channels: HashMap::new(),
             out: Vec::new(),
-            window_start: Instant::now(),
-            window_count: 0,
+            events: RateWindow::default(),
+            joins: RateWindow::default(),
+            presence_events: RateWindow::default(),
             last_seen: Instant::now(),
             close: None,
         }
@@ -426,13 +429,8 @@ impl Connection {
 
     /// Counts a message against the per-second budget.
     fn within_rate(&mut self) -> bool {
-        let now = Instant::now();
-        if now.duration_since(self.window_start) >= Duration::from_secs(1) {
-            self.window_start = now;
-            self.window_count = 0;
-        }
-        self.window_count += 1;
-        self.window_count <= self.state.inner.config.max_events_per_second
+        self.events
+            .admit(self.state.inner.config.max_events_per_second)
     }
 
     async fn on_frame(&mut self, frame: Frame) {
@@ -478,8 +476,18 @@ impl Connection {
             self.out.push(phx_close(&frame.topic, &old));
             self.drop_channel(old).await;
         }
+        if !self
+            .joins
+            .admit(self.state.inner.config.max_joins_per_second)
+        {
+            self.out
+                .push(frame.reply_error("ClientJoinRateLimitReached: Too many joins per second"));
+            self.close = Some((1008, "too many joins per second"));
+            return;
+        }
         if self.channels.len() >= self.state.inner.config.max_channels_per_connection {
-            self.out.push(frame.reply_error("Too many channels"));
+            self.out
+                .push(frame.reply_error("ChannelRateLimitReached: Too many channels"));
             return;
         }
         let empty = Map::new();
@@ -491,7 +499,7 @@ impl Connection {
         let private = config.get("private").and_then(Value::as_bool) == Some(true);
         if !private && self.state.inner.config.private_only {
             self.out
-                .push(frame.reply_error("This project only allows private channels"));
+                .push(frame.reply_error("PrivateOnly: This project only allows private channels"));
             return;
         }
         let identity = match frame
@@ -514,14 +522,16 @@ impl Connection {
                 Ok(policies) if policies.may_join() => policies,
                 Ok(_) => {
                     self.out.push(frame.reply_error(&format!(
-                        "You do not have permissions to read from this Channel topic: {name}"
+                        "Unauthorized: You do not have permissions to read from this Channel topic: {name}"
                     )));
                     return;
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "realtime: authorization check failed");
                     self.out.push(
-                        frame.reply_error("Realtime was unable to connect to the project database"),
+                        frame.reply_error(
+                            "UnableToSetPolicies: Realtime was unable to connect to the project database",
+                        ),
                     );
                     return;
                 }
@@ -538,6 +548,36 @@ impl Connection {
                 .unwrap_or(false)
         };
         let (broadcast_self, ack) = (flag("self"), flag("ack"));
+        // `broadcast.replay: {since, limit}`: a private channel's stored
+        // broadcasts since then (milliseconds), at most 25, oldest first.
+        let replay = match broadcast.and_then(|b| b.get("replay")) {
+            None | Some(Value::Null) => None,
+            Some(replay) => {
+                if !private {
+                    self.out.push(frame.reply_error(
+                        "UnableToReplayMessages: Replay is only allowed for private channels",
+                    ));
+                    return;
+                }
+                if !policies.broadcast_read {
+                    self.out.push(frame.reply_error(&format!(
+                        "Unauthorized: You do not have permissions to read from this Channel topic: {name}"
+                    )));
+                    return;
+                }
+                let since = replay.get("since").and_then(Value::as_i64);
+                let limit = replay.get("limit").and_then(Value::as_i64).unwrap_or(25);
+                match since {
+                    Some(since) if since >= 0 => Some((since, limit.clamp(1, 25))),
+                    _ => {
+                        self.out.push(frame.reply_error(
+                            "UnableToReplayMessages: replay.since must be a time in milliseconds",
+                        ));
+                        return;
+                    }
+                }
+            }
+        };
         let presence_config = config.get("presence");
         let presence_enabled = presence_config
             .and_then(|p| p.get("enabled"))
@@ -635,6 +675,21 @@ impl Connection {
                 json!({"extension": "postgres_changes", "status": "ok",
                        "message": "Subscribed to PostgreSQL", "channel": name}),
             ));
+        }
+        if let Some((since, limit)) = replay {
+            match replayed(&self.state, &name, since, limit).await {
+                Ok(frames) => self
+                    .out
+                    .extend(frames.into_iter().map(|(event, payload, id)| {
+                        Frame::push(
+                            &frame.topic,
+                            "broadcast",
+                            json!({"type": "broadcast", "event": event, "payload": payload,
+                               "meta": {"replayed": true, "id": id}}),
+                        )
+                    })),
+                Err(e) => tracing::warn!(error = %e, "realtime: replay failed"),
+            }
         }
         if presence_enabled && policies.presence_read {
             match presence::state_of(&self.state, &key).await {
@@ -777,6 +832,14 @@ impl Connection {
             ));
             return;
         }
+        if !self
+            .presence_events
+            .admit(self.state.inner.config.max_presence_events_per_second)
+        {
+            return self
+                .close_channel(&frame.topic, "Client presence rate limit exceeded")
+                .await;
+        }
         match frame.payload.get("event").and_then(Value::as_str) {
             Some("track") => {
                 let Some(Value::Object(mut meta)) = frame.payload.get("payload").cloned() else {
@@ -911,6 +974,55 @@ impl Connection {
             }
             Err(e) => self.close_channel(&frame.topic, e.message()).await,
         }
+    }
+}
+
+/// The stored broadcasts of private topic `name` since `since_ms`, oldest
+/// first: (event, payload, id).
+async fn replayed(
+    state: &RealtimeState,
+    name: &str,
+    since_ms: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<(String, Value, String)>> {
+    let mut rows: Vec<(String, Value, String)> = sqlx::query_as(
+        "select event, coalesce(payload, '{}'::jsonb), id::text from realtime.messages          where topic = $1 and private and extension = 'broadcast' and event is not null            and inserted_at >= timezone('utc', to_timestamp($2::float8 / 1000))          order by inserted_at desc limit $3",
+    )
+    .bind(name)
+    .bind(since_ms)
+    .bind(limit)
+    .fetch_all(&state.inner.db.owner)
+    .await?;
+    rows.reverse();
+    Ok(rows)
+}
+
+/// A count of events in the current one-second window.
+#[derive(Debug)]
+struct RateWindow {
+    start: Instant,
+    count: u32,
+}
+
+impl Default for RateWindow {
+    fn default() -> Self {
+        Self {
+            start: Instant::now(),
+            count: 0,
+        }
+    }
+}
+
+impl RateWindow {
+    /// Counts one more; whether it is within `per_second`.
+    fn admit(&mut self, per_second: u32) -> bool {
+        let now = Instant::now();
+        if now.duration_since(self.start) >= Duration::from_secs(1) {
+            self.start = now;
+            self.count = 0;
+        }
+        self.count += 1;
+        self.count <= per_second
     }
 }
 

@@ -1371,9 +1371,72 @@ async fn channels_per_connection_are_capped() {
     assert_eq!(c.join("one", json!({}), None).await["status"], "ok");
     assert_eq!(c.join("two", json!({}), None).await["status"], "ok");
     let reply = c.join("three", json!({}), None).await;
-    assert_eq!(reply["response"]["reason"], "Too many channels");
+    assert_eq!(
+        reply["response"]["reason"],
+        "ChannelRateLimitReached: Too many channels"
+    );
     // Rejoining a joined topic replaces it and is not refused.
     assert_eq!(c.join("two", json!({}), None).await["status"], "ok");
+}
+
+#[tokio::test]
+async fn joins_per_second_are_capped_and_close_the_socket() {
+    let app = spawn_app_with(RealtimeConfig {
+        max_joins_per_second: 3,
+        ..Default::default()
+    })
+    .await;
+    let mut c = app.client("2.0.0").await;
+    for name in ["a", "b", "c"] {
+        assert_eq!(c.join(name, json!({}), None).await["status"], "ok");
+    }
+    let reply = c.join("d", json!({}), None).await;
+    assert_eq!(
+        reply["response"]["reason"],
+        "ClientJoinRateLimitReached: Too many joins per second"
+    );
+    assert_eq!(c.expect_close().await, Some(1008));
+    // Another socket is not held back.
+    let mut other = app.client("2.0.0").await;
+    assert_eq!(other.join("e", json!({}), None).await["status"], "ok");
+}
+
+#[tokio::test]
+async fn presence_events_per_second_are_capped_per_socket() {
+    let app = spawn_app_with(RealtimeConfig {
+        max_presence_events_per_second: 2,
+        ..Default::default()
+    })
+    .await;
+    let mut c = app.client("2.0.0").await;
+    c.join(
+        "lobby",
+        json!({"presence": {"key": "me", "enabled": true}}),
+        None,
+    )
+    .await;
+    for n in 0..2 {
+        let r = c
+            .push(
+                "realtime:lobby",
+                "presence",
+                json!({"type": "presence", "event": "track", "payload": {"n": n}}),
+            )
+            .await;
+        assert_eq!(c.reply(&r).await.payload["status"], "ok");
+    }
+    c.push(
+        "realtime:lobby",
+        "presence",
+        json!({"type": "presence", "event": "track", "payload": {"n": 2}}),
+    )
+    .await;
+    assert_eq!(
+        c.expect("system").await.payload["message"],
+        "Client presence rate limit exceeded"
+    );
+    assert_eq!(c.expect("phx_close").await.topic, "realtime:lobby");
+    c.heartbeat().await;
 }
 
 #[tokio::test]
@@ -1534,7 +1597,7 @@ async fn private_channels_do_what_the_policies_on_realtime_messages_allow() {
     let mut r = app.client("1.0.0").await;
     let mut s = app.client("2.0.0").await;
     let mut anon = app.client("2.0.0").await;
-    let refused = json!({"status": "error", "response": {"reason": "You do not have permissions to read from this Channel topic: room1"}});
+    let refused = json!({"status": "error", "response": {"reason": "Unauthorized: You do not have permissions to read from this Channel topic: room1"}});
     assert_eq!(
         s.join(
             "room1",
@@ -1817,7 +1880,7 @@ async fn a_private_only_project_refuses_public_joins() {
     let mut c = app.client("2.0.0").await;
     assert_eq!(
         c.join("room1", broadcast_config(false, false), None).await,
-        json!({"status": "error", "response": {"reason": "This project only allows private channels"}})
+        json!({"status": "error", "response": {"reason": "PrivateOnly: This project only allows private channels"}})
     );
     assert_eq!(
         c.join(
@@ -1828,4 +1891,61 @@ async fn a_private_only_project_refuses_public_joins() {
         .await["status"],
         "ok"
     );
+}
+
+#[tokio::test]
+async fn a_private_channel_replays_what_was_sent_since_a_moment() {
+    let app = spawn_app().await;
+    let (_, reader, _) = rooms(&app).await;
+    let before = now() * 1000 - 1000;
+    for n in 1..=3 {
+        app.sql(&format!(
+            "select realtime.send('{{\"n\": {n}}}', 'note', 'room1', true)"
+        ))
+        .await;
+    }
+    // Another topic's and a public message are not replayed.
+    app.sql(r#"select realtime.send('{"n": 9}', 'note', 'room2', true)"#)
+        .await;
+    app.sql(r#"select realtime.send('{"n": 8}', 'note', 'room1', false)"#)
+        .await;
+    let mut c = app.client("2.0.0").await;
+    let config = json!({
+        "broadcast": {"ack": false, "self": false, "replay": {"since": before, "limit": 2}},
+        "presence": {"key": "", "enabled": false},
+        "private": true,
+    });
+    let reply = c
+        .join("room1", config, Some(&app.user_token(reader, 600)))
+        .await;
+    assert_eq!(reply["status"], "ok");
+    // The last two, oldest first, marked as replayed.
+    for n in [2, 3] {
+        let got = c.expect("broadcast").await;
+        assert_eq!(got.payload["payload"]["n"], n);
+        assert_eq!(got.payload["meta"]["replayed"], true);
+        assert!(got.payload["meta"]["id"].is_string());
+    }
+    c.expect_none("broadcast").await;
+    // Replay is for private channels, and since the future nothing comes.
+    let public = c
+        .join(
+            "room3",
+            json!({"broadcast": {"replay": {"since": before}}}),
+            None,
+        )
+        .await;
+    assert_eq!(public["status"], "error");
+    let mut later = app.client("2.0.0").await;
+    let config = json!({
+        "broadcast": {"replay": {"since": now() * 1000 + 60_000}},
+        "private": true,
+    });
+    assert_eq!(
+        later
+            .join("room1", config, Some(&app.user_token(reader, 600)))
+            .await["status"],
+        "ok"
+    );
+    later.expect_none("broadcast").await;
 }

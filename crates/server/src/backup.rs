@@ -300,11 +300,14 @@ pub async fn sync_wal(
         let local = archive.join(&name);
         match &key {
             Some(key) => {
-                let sealed = std::env::temp_dir().join(format!("plinth-wal-{name}.sealed"));
-                key.encrypt_file(&local, &sealed)?;
-                let result = upload(&dest.op, &target, &sealed).await;
-                let _ = fs::remove_file(&sealed);
-                result?;
+                // A file of its own: a scheduled sync and `plinth backup` may
+                // seal the same segment at the same moment.
+                let sealed = tempfile::Builder::new()
+                    .prefix("plinth-wal-")
+                    .suffix(".sealed")
+                    .tempfile()?;
+                key.encrypt_file(&local, sealed.path())?;
+                upload(&dest.op, &target, sealed.path()).await?;
             }
             None => upload(&dest.op, &target, &local).await?,
         }

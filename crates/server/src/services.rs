@@ -570,19 +570,40 @@ pub struct RealtimeArgs {
     /// Most websocket connections of one signed-in user, from any address.
     #[arg(long, env = "REALTIME_MAX_CONNECTIONS_PER_USER", default_value_t = 50)]
     pub realtime_max_connections_per_user: usize,
-    /// Most channels one connection may join.
+    /// Most channels one connection may join (the platform's name,
+    /// TENANT_MAX_CHANNELS_PER_CLIENT, is read too).
     #[arg(
         long,
         env = "REALTIME_MAX_CHANNELS_PER_CONNECTION",
         default_value_t = 100
     )]
     pub realtime_max_channels_per_connection: usize,
+    #[arg(long, env = "TENANT_MAX_CHANNELS_PER_CLIENT", hide = true)]
+    pub tenant_max_channels_per_client: Option<usize>,
     /// Largest message, in bytes.
     #[arg(long, env = "REALTIME_MAX_MESSAGE_SIZE", default_value_t = 262_144)]
     pub realtime_max_message_size: usize,
-    /// Most events a connection may send per second.
+    /// Most events a connection may send per second (the platform's name,
+    /// TENANT_MAX_EVENTS_PER_SECOND, is read too).
     #[arg(long, env = "REALTIME_MAX_EVENTS_PER_SECOND", default_value_t = 100)]
     pub realtime_max_events_per_second: u32,
+    #[arg(long, env = "TENANT_MAX_EVENTS_PER_SECOND", hide = true)]
+    pub tenant_max_events_per_second: Option<u32>,
+    /// Most channel joins a connection may make per second; past it the
+    /// socket is closed (the platform's name, TENANT_MAX_JOINS_PER_SECOND,
+    /// is read too).
+    #[arg(long, env = "REALTIME_MAX_JOINS_PER_SECOND", default_value_t = 100)]
+    pub realtime_max_joins_per_second: u32,
+    #[arg(long, env = "TENANT_MAX_JOINS_PER_SECOND", hide = true)]
+    pub tenant_max_joins_per_second: Option<u32>,
+    /// Most presence tracks and untracks a connection may make per second;
+    /// past it the channel is closed.
+    #[arg(
+        long,
+        env = "REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND",
+        default_value_t = 10
+    )]
+    pub realtime_max_presence_events_per_second: u32,
     /// Only private channels may be joined (the platform's "allow public
     /// access" off): their rights come from the policies on
     /// `realtime.messages`.
@@ -596,9 +617,17 @@ impl RealtimeArgs {
             max_connections: self.realtime_max_connections,
             max_connections_per_ip: self.realtime_max_connections_per_ip,
             max_connections_per_user: self.realtime_max_connections_per_user,
-            max_channels_per_connection: self.realtime_max_channels_per_connection,
+            max_channels_per_connection: self
+                .tenant_max_channels_per_client
+                .unwrap_or(self.realtime_max_channels_per_connection),
             max_message_size: self.realtime_max_message_size,
-            max_events_per_second: self.realtime_max_events_per_second,
+            max_events_per_second: self
+                .tenant_max_events_per_second
+                .unwrap_or(self.realtime_max_events_per_second),
+            max_joins_per_second: self
+                .tenant_max_joins_per_second
+                .unwrap_or(self.realtime_max_joins_per_second),
+            max_presence_events_per_second: self.realtime_max_presence_events_per_second,
             private_only: self.realtime_private_only,
             ..Default::default()
         }
