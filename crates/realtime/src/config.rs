@@ -37,6 +37,10 @@ pub struct RealtimeConfig {
     /// Presence tracks and untracks a socket may make per second; past it
     /// the channel is closed with `Client presence rate limit exceeded`.
     pub max_presence_events_per_second: u32,
+    /// Presence keys one topic may hold, across nodes; a further track is
+    /// answered `PresenceMembersLimitReached: Too many presence members in
+    /// this channel`.
+    pub max_presence_members: usize,
     /// How long a socket may stay silent before it is closed (realtime-js
     /// sends a heartbeat every 25 s, so the default leaves room for one
     /// lost heartbeat).
@@ -58,6 +62,7 @@ impl Default for RealtimeConfig {
             max_events_per_second: 100,
             max_joins_per_second: 100,
             max_presence_events_per_second: 10,
+            max_presence_members: 1000,
             heartbeat_timeout: Duration::from_secs(60),
             private_only: false,
         }

@@ -5,26 +5,31 @@ use serde_json::{Map, Value, json};
 use crate::RealtimeState;
 use crate::relay::NODE_STALE_AFTER_SECS;
 
-/// Records a presence; `meta` already carries its `phx_ref`.
+/// Records a presence; `meta` already carries its `phx_ref`. `false` (and
+/// nothing recorded) when the topic already has `max_members` other keys.
 pub(crate) async fn insert(
     state: &RealtimeState,
     phx_ref: &str,
     topic: &str,
     key: &str,
     meta: &Value,
-) -> sqlx::Result<()> {
-    sqlx::query(
+    max_members: usize,
+) -> sqlx::Result<bool> {
+    let inserted = sqlx::query(
         "insert into realtime.presences (phx_ref, topic, key, node, meta) \
-         values ($1, $2, $3, $4, $5)",
+         select $1, $2, $3, $4, $5 \
+          where (select count(distinct p.key) from realtime.presences p \
+                  where p.topic = $2 and p.key <> $3) < $6",
     )
     .bind(phx_ref)
     .bind(topic)
     .bind(key)
     .bind(state.inner.node)
     .bind(meta)
+    .bind(i64::try_from(max_members).unwrap_or(i64::MAX))
     .execute(&state.inner.db.owner)
-    .await
-    .map(|_| ())
+    .await?;
+    Ok(inserted.rows_affected() == 1)
 }
 
 /// Removes a presence, returning its meta (for the diff's `leaves`).

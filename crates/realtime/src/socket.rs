@@ -864,10 +864,22 @@ impl Connection {
                         Err(e) => tracing::warn!(error = %e, "realtime: presence untrack failed"),
                     }
                 }
-                if let Err(e) = presence::insert(&self.state, &phx_ref, &topic, &key, &meta).await {
-                    tracing::warn!(error = %e, "realtime: presence track failed");
-                    self.out.push(frame.reply_error("Presence is unavailable"));
-                    return;
+                let max_members = self.state.inner.config.max_presence_members;
+                match presence::insert(&self.state, &phx_ref, &topic, &key, &meta, max_members)
+                    .await
+                {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        self.out.push(frame.reply_error(
+                            "PresenceMembersLimitReached: Too many presence members in this channel",
+                        ));
+                        return;
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "realtime: presence track failed");
+                        self.out.push(frame.reply_error("Presence is unavailable"));
+                        return;
+                    }
                 }
                 if let Some(joined) = self.channels.get_mut(&frame.topic) {
                     joined.tracked = Some(phx_ref);

@@ -1949,3 +1949,53 @@ async fn a_private_channel_replays_what_was_sent_since_a_moment() {
     );
     later.expect_none("broadcast").await;
 }
+
+#[tokio::test]
+async fn presence_members_of_a_topic_are_capped_across_nodes() {
+    let app = spawn_app_with(RealtimeConfig {
+        max_presence_members: 2,
+        ..Default::default()
+    })
+    .await;
+    let other = app
+        .second_node(RealtimeConfig {
+            max_presence_members: 2,
+            ..Default::default()
+        })
+        .await;
+    let track =
+        |key: &'static str| json!({"type": "presence", "event": "track", "payload": {"who": key}});
+    let mut a = app.client("2.0.0").await;
+    let mut b = Client::connect(&other, &app.anon, "2.0.0").await;
+    let mut c = app.client("2.0.0").await;
+    a.join(
+        "hall",
+        json!({"presence": {"key": "a", "enabled": true}}),
+        None,
+    )
+    .await;
+    b.join(
+        "hall",
+        json!({"presence": {"key": "b", "enabled": true}}),
+        None,
+    )
+    .await;
+    c.join(
+        "hall",
+        json!({"presence": {"key": "c", "enabled": true}}),
+        None,
+    )
+    .await;
+    let r = a.push("realtime:hall", "presence", track("a")).await;
+    assert_eq!(a.reply(&r).await.payload["status"], "ok");
+    let r = b.push("realtime:hall", "presence", track("b")).await;
+    assert_eq!(b.reply(&r).await.payload["status"], "ok");
+    let r = c.push("realtime:hall", "presence", track("c")).await;
+    assert_eq!(
+        c.reply(&r).await.payload,
+        json!({"status": "error", "response": {"reason": "PresenceMembersLimitReached: Too many presence members in this channel"}})
+    );
+    // A member already present may track again (a new meta, same key).
+    let r = a.push("realtime:hall", "presence", track("a")).await;
+    assert_eq!(a.reply(&r).await.payload["status"], "ok");
+}

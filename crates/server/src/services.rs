@@ -604,6 +604,9 @@ pub struct RealtimeArgs {
         default_value_t = 10
     )]
     pub realtime_max_presence_events_per_second: u32,
+    /// Most presence members (keys) of one channel topic, across nodes.
+    #[arg(long, env = "REALTIME_MAX_PRESENCE_MEMBERS", default_value_t = 1000)]
+    pub realtime_max_presence_members: usize,
     /// Only private channels may be joined (the platform's "allow public
     /// access" off): their rights come from the policies on
     /// `realtime.messages`.
@@ -628,6 +631,7 @@ impl RealtimeArgs {
                 .tenant_max_joins_per_second
                 .unwrap_or(self.realtime_max_joins_per_second),
             max_presence_events_per_second: self.realtime_max_presence_events_per_second,
+            max_presence_members: self.realtime_max_presence_members,
             private_only: self.realtime_private_only,
             ..Default::default()
         }
