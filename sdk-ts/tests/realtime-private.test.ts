@@ -69,10 +69,10 @@ async function admit(room: string, user: Member, writer: boolean): Promise<void>
 }
 
 /** A new access token for `sub`, as a token refresh hands one over (HS256, the project's secret). */
-function accessToken(sub: string): string {
+function accessToken(sub: string, ttlSeconds = 3600): string {
   const now = Math.floor(Date.now() / 1000)
   const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
-  const claims = { sub, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 3600, jti: randomUUID() }
+  const claims = { sub, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + ttlSeconds, jti: randomUUID() }
   const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`
   return `${body}.${createHmac('sha256', jwtSecret).update(body).digest('base64url')}`
 }
@@ -400,5 +400,37 @@ describe('private channels: token refresh', () => {
     await fromWriter.send({ type: 'broadcast', event: 'note', payload: { n: 2 } })
     await pause(500)
     expect(heard).toEqual([{ event: 'note', n: 1 }])
+  })
+})
+
+describe('reconnecting', () => {
+  it('a socket that drops comes back with the fresh token and keeps its private subscription', async () => {
+    const room = uniqueRoom('reconnect-room')
+    const reader = await signedIn('rtp-reconnect')
+    await admit(room, reader, false)
+    // Joined with a token about to expire.
+    await reader.client.realtime.setAuth(accessToken(reader.id, 3))
+    const channel = reader.client.channel(room, { config: { private: true } })
+    const heard = collect(channel, 'after')
+    await subscribed(channel)
+
+    // A refresh hands the socket a new token; once the old one has expired
+    // the connection drops (not a clean close, as a network failure does
+    // it): joining again with the old token would be refused.
+    await reader.client.realtime.setAuth(accessToken(reader.id))
+    await pause(3500)
+    // The phoenix socket under realtime-js, and its WebSocket.
+    type Conn = { close(code?: number): void }
+    const socket = (reader.client.realtime as unknown as { socketAdapter: { getSocket(): { conn: Conn | null } } })
+      .socketAdapter.getSocket()
+    const before = socket.conn
+    expect(before).not.toBeNull()
+    before!.close(4000)
+    // realtime-js reconnects on its own and joins again with the fresh token.
+    await waitFor(() => (socket.conn && socket.conn !== before && channel.state === 'joined' ? true : undefined), 15000)
+    await sql(`select realtime.send('{"n": 1}', 'after', $1, true)`, [room])
+    await waitFor(() => (heard.length > 0 ? true : undefined))
+    expect(heard[0]).toMatchObject({ event: 'after', n: 1 })
+    expect(channel.state).toBe('joined')
   })
 })
