@@ -329,8 +329,8 @@ export class FakeSupabase {
 
   channels: FakeChannel[] = []
 
-  channel = vi.fn((name: string) => {
-    const channel = new FakeChannel(name)
+  channel = vi.fn((name: string, options?: { config?: { private?: boolean } }) => {
+    const channel = new FakeChannel(name, options?.config?.private ?? false)
     this.channels.push(channel)
     return channel
   })
@@ -341,9 +341,26 @@ export class FakeSupabase {
     return 'ok' as const
   })
 
-  /** The channels that are subscribed now. */
+  /** The channels subscribed now that follow row changes (postgres_changes). */
   get liveChannels(): FakeChannel[] {
-    return this.channels.filter((c) => c.state === 'joined')
+    return this.channels.filter((c) => c.state === 'joined' && c.bindings.length > 0)
+  }
+
+  /** The private channels subscribed now (their broadcasts come from the database). */
+  get privateChannels(): FakeChannel[] {
+    return this.channels.filter((c) => c.state === 'joined' && c.isPrivate)
+  }
+
+  /**
+   * Delivers a broadcast `{ event, payload }` on `topic`, as the realtime
+   * server relays one that the database sent (`realtime.send`), to every
+   * subscribed private channel of that topic listening for the event.
+   */
+  emitBroadcast(topic: string, event: string, payload: Row): number {
+    let delivered = 0
+    for (const channel of this.privateChannels)
+      if (channel.name === topic) delivered += channel.deliverBroadcast({ type: 'broadcast', event, payload })
+    return delivered
   }
 
   /**
@@ -392,18 +409,44 @@ interface ChangeBinding {
   callback: (payload: Record<string, unknown>) => void
 }
 
-/** `supabase.channel(name)`: postgres_changes bindings, joined at once on subscribe. */
+interface BroadcastBinding {
+  event: string
+  callback: (message: { type: 'broadcast'; event: string; payload: Row }) => void
+}
+
+/**
+ * `supabase.channel(name, { config: { private } })`: postgres_changes and
+ * broadcast bindings, joined at once on subscribe.
+ */
 class FakeChannel {
   state: 'created' | 'joined' | 'closed' = 'created'
   bindings: ChangeBinding[] = []
+  broadcasts: BroadcastBinding[] = []
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    /** `config.private`: a channel whose join the realtime.messages policies decide. */
+    readonly isPrivate = false,
+  ) {}
 
-  on(type: string, filter: Omit<ChangeBinding, 'callback'>, callback: ChangeBinding['callback']) {
-    if (type !== 'postgres_changes') throw new Error(`fake: unsupported channel binding ${type}`)
+  on(type: string, filter: Record<string, unknown>, callback: (payload: never) => void) {
     if (this.state !== 'created') throw new Error('fake: cannot add bindings after subscribe()')
-    this.bindings.push({ ...filter, callback })
+    if (type === 'postgres_changes')
+      this.bindings.push({ ...(filter as Omit<ChangeBinding, 'callback'>), callback: callback as ChangeBinding['callback'] })
+    else if (type === 'broadcast')
+      this.broadcasts.push({ event: String(filter.event), callback: callback as BroadcastBinding['callback'] })
+    else throw new Error(`fake: unsupported channel binding ${type}`)
     return this
+  }
+
+  deliverBroadcast(message: { type: 'broadcast'; event: string; payload: Row }): number {
+    let delivered = 0
+    for (const b of this.broadcasts) {
+      if (b.event !== '*' && b.event !== message.event) continue
+      b.callback(message)
+      delivered += 1
+    }
+    return delivered
   }
 
   subscribe(callback?: (status: string, error?: Error) => void) {

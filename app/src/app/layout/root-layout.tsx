@@ -6,12 +6,14 @@ import { Footer } from './footer'
 import { useNavigationMemory, useScrollToTop } from './navigation-effects'
 import { useAuthRedirectError } from './auth-redirect-error'
 import { useSecondFactorGate } from './second-factor-gate'
+import { useReviewNotifications } from './review-notifications'
 
 export function RootLayout() {
   useScrollToTop()
   useNavigationMemory()
   useAuthRedirectError()
   useSecondFactorGate()
+  useReviewNotifications()
   return (
     <div className="flex min-h-screen flex-col">
       <a

@@ -108,6 +108,19 @@ async fn approve_is_for_admins_and_publishes_the_pending_template() {
         1
     );
 
+    // The creator's private channel hears of the decision only when it is
+    // made: the refused attempts announced nothing.
+    let announced = || async {
+        sqlx::query_scalar::<_, Value>(
+            "select payload from realtime.messages \
+             where topic = 'creator:' || $1::text and event = 'template_reviewed' and private",
+        )
+        .bind(p.creator)
+        .fetch_all(&app.test_db.db.owner)
+        .await
+        .unwrap()
+    };
+    assert!(announced().await.is_empty());
     let approved = rpc(
         &app,
         Actor::User(p.admin),
@@ -120,6 +133,11 @@ async fn approve_is_for_admins_and_publishes_the_pending_template() {
         pending,
         "a first submission is published under its pending id"
     );
+    let notices = announced().await;
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0]["status"], "approved");
+    assert_eq!(notices[0]["title"], "My Template");
+    assert_eq!(notices[0]["template_id"], json!(pending));
     let published = rows(&app, Actor::Anon, &format!("templates?id=eq.{pending}")).await;
     assert_eq!(published.len(), 1);
     let t = &published[0];
