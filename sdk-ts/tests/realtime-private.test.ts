@@ -17,6 +17,7 @@ import {
   sql,
   uniqueEmail,
 } from './support/context'
+import { subscribed, waitFor } from './support/realtime'
 
 const clients: SupabaseClient[] = []
 function keep<T extends SupabaseClient>(client: T): T {
@@ -82,15 +83,6 @@ function uniqueRoom(tag: string): string {
   return `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
 }
 
-function subscribed(channel: RealtimeChannel): Promise<void> {
-  return new Promise((ok, fail) => {
-    channel.subscribe((status, error) => {
-      if (status === 'SUBSCRIBED') ok()
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') fail(error ?? new Error(status))
-    })
-  })
-}
-
 /** The first answer to a join: its status and, for an error, the error. */
 function joinOutcome(channel: RealtimeChannel): Promise<{ status: string; error?: Error }> {
   return new Promise((ok) => {
@@ -100,19 +92,6 @@ function joinOutcome(channel: RealtimeChannel): Promise<{ status: string; error?
       settled = true
       ok({ status, error })
     })
-  })
-}
-
-function waitFor<T>(check: () => T | undefined, ms = 5000): Promise<T> {
-  return new Promise((ok, fail) => {
-    const started = Date.now()
-    const tick = () => {
-      const value = check()
-      if (value !== undefined) return ok(value)
-      if (Date.now() - started > ms) return fail(new Error('timed out'))
-      setTimeout(tick, 20)
-    }
-    tick()
   })
 }
 

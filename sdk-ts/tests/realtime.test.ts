@@ -1,35 +1,14 @@
 // supabase.channel(...) from the unmodified client against
 // /realtime/v1/websocket: broadcast, presence and postgres_changes under RLS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js'
+import type { SupabaseClient } from '@supabase/supabase-js'
 import { anonClient, browserClient, sql, uniqueEmail } from './support/context'
+import { subscribed, waitFor } from './support/realtime'
 
 const clients: SupabaseClient[] = []
 function track<T extends SupabaseClient>(client: T): T {
   clients.push(client)
   return client
-}
-
-function subscribed(channel: RealtimeChannel): Promise<void> {
-  return new Promise((ok, fail) => {
-    channel.subscribe((status, error) => {
-      if (status === 'SUBSCRIBED') ok()
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') fail(error ?? new Error(status))
-    })
-  })
-}
-
-function waitFor<T>(check: () => T | undefined, ms = 5000): Promise<T> {
-  return new Promise((ok, fail) => {
-    const started = Date.now()
-    const tick = () => {
-      const value = check()
-      if (value !== undefined) return ok(value)
-      if (Date.now() - started > ms) return fail(new Error('timed out'))
-      setTimeout(tick, 20)
-    }
-    tick()
-  })
 }
 
 async function signedIn(tag: string): Promise<{ client: SupabaseClient; id: string }> {

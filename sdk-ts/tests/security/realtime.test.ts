@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient, type RealtimeChannel, type RealtimePostgresChangesPayload, type SupabaseClient } from '@supabase/supabase-js'
 import ws from 'ws'
 import { anonClient, anonKey, jwtSecret, plinthUrl, sql, uniqueEmail } from '../support/context'
+import { waitFor } from '../support/realtime'
 
 type Change = RealtimePostgresChangesPayload<Record<string, unknown>>
 
@@ -100,19 +101,6 @@ function listen(
     })
   })
   return { seen, ready }
-}
-
-function waitFor<T>(check: () => T | undefined, ms = 5000): Promise<T> {
-  return new Promise((ok, fail) => {
-    const started = Date.now()
-    const tick = () => {
-      const value = check()
-      if (value !== undefined) return ok(value)
-      if (Date.now() - started > ms) return fail(new Error('timed out'))
-      setTimeout(tick, 20)
-    }
-    tick()
-  })
 }
 
 const key = () => Math.floor(Math.random() * 1_000_000_000)
