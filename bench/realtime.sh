@@ -19,7 +19,10 @@ fi
 [ "$(ulimit -n)" = unlimited ] || [ "$(ulimit -n)" -ge "$need" ] || {
   echo "ulimit -n is $(ulimit -n), $need file descriptors needed (lower CLIENTS)"; exit 1; }
 bench_build
-# The publisher sends far more than the default 100 messages per second per socket.
-bench_start_plinth REALTIME_MAX_EVENTS_PER_SECOND=100000000 REALTIME_MAX_CONNECTIONS=$((CLIENTS + 100))
+# The publisher sends far more than the default 100 messages per second per
+# socket, and every socket comes from this one address with one key (past
+# the default 200 per address and 50 per user).
+bench_start_plinth REALTIME_MAX_EVENTS_PER_SECOND=100000000 REALTIME_MAX_CONNECTIONS=$((CLIENTS + 100)) \
+  REALTIME_MAX_CONNECTIONS_PER_IP=$((CLIENTS + 100)) REALTIME_MAX_CONNECTIONS_PER_USER=$((CLIENTS + 100))
 "$BENCH_BIN" realtime --url "$PLINTH_URL" --anon-key "$ANON_KEY" --db-url "$BENCH_DB_URL" \
   --clients "$CLIENTS" --seconds "${SECONDS_EACH:-10}" --window "${WINDOW:-64}" --inserts "${INSERTS:-500}"
