@@ -331,7 +331,7 @@ impl FunctionsHost {
             })
         };
         tracing::debug!(function = %spec.name, worker = id, "starting a worker");
-        Worker::start(id, &spec, socket, prepare)
+        Worker::start(id, &spec, socket, pool.freed(), prepare)
     }
 
     async fn secrets(&self) -> Result<Vec<(String, String)>, secrets::SecretError> {
@@ -414,19 +414,14 @@ async fn invoke(State(routes): State<Routes>, request: Request) -> Response {
     }
 }
 
-/// The gateway's check: a verifiable `Authorization: Bearer` token.
+/// The gateway's check: a verifiable `Authorization: Bearer` token (the
+/// `apikey` header does not count here).
 fn check_jwt(jwt: &JwtSecret, headers: &HeaderMap) -> Result<(), HostError> {
     let value = headers
         .get(header::AUTHORIZATION)
         .ok_or(HostError::MissingAuthorization)?;
-    let token = value
-        .to_str()
-        .ok()
-        .and_then(|v| v.trim().split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim())
-        .filter(|token| !token.is_empty())
-        .ok_or(HostError::InvalidJwt)?;
+    let token =
+        plinth_db::presented_token(value.to_str().ok(), None).ok_or(HostError::InvalidJwt)?;
     jwt.verify(token)
         .map(|_| ())
         .map_err(|_| HostError::InvalidJwt)

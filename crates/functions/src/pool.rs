@@ -87,16 +87,6 @@ impl Pool {
         if serving < limits.max_workers {
             let worker = start();
             worker.take();
-            // Its death wakes the waiters, which then start another.
-            let freed = self.freed.clone();
-            let watched = worker.clone();
-            tokio::spawn(async move {
-                while !watched
-                    .ended_within(std::time::Duration::from_secs(3600))
-                    .await
-                {}
-                freed.notify_waiters();
-            });
             workers.push(worker.clone());
             return Some(worker);
         }
@@ -123,6 +113,12 @@ impl Pool {
             }
             workers.retain(|w| !w.is_dead());
         }
+    }
+
+    /// Told when a request ends or a worker dies (a worker is started with
+    /// it, so that its death wakes the waiters, which then start another).
+    pub fn freed(&self) -> Arc<Notify> {
+        self.freed.clone()
     }
 
     /// Live workers (for tests and the metrics).

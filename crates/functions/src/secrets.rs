@@ -95,7 +95,7 @@ pub async fn set(
             )
             .map_err(|_| SecretError::Sealed(name.clone()))?;
         let stored = [nonce.as_slice(), &sealed].concat();
-        let digest = hex(&Sha256::digest(value.as_bytes()));
+        let digest = plinth_db::hex(&Sha256::digest(value.as_bytes()));
         sqlx::query(
             "insert into plinth_functions.secrets (name, sealed, digest) values ($1, $2, $3)
              on conflict (name) do update set sealed = excluded.sealed,
@@ -187,10 +187,6 @@ pub async fn load(owner: &PgPool, jwt: &JwtSecret) -> Result<Vec<(String, String
             }
         })
         .collect()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -71,11 +71,12 @@ impl std::fmt::Debug for Worker {
 impl Worker {
     /// A worker that starts in the background: `prepare` yields what to
     /// launch it with (it may read the secrets), then the process is
-    /// spawned and its socket awaited.
+    /// spawned and its socket awaited. `ended` is told when it dies.
     pub fn start(
         id: u64,
         spec: &FunctionSpec,
         socket: PathBuf,
+        ended: Arc<Notify>,
         prepare: impl Future<Output = Result<Launch, String>> + Send + 'static,
     ) -> Arc<Self> {
         let client = Client::builder(TokioExecutor::new())
@@ -102,6 +103,7 @@ impl Worker {
             };
             tracing::debug!(function = %this.function, worker = this.id, %outcome, "worker ended");
             this.state.send_replace(State::Dead(outcome));
+            ended.notify_waiters();
         });
         worker
     }
@@ -379,11 +381,18 @@ fn file_url(path: &Path) -> String {
     url
 }
 
-/// The resident set of a process, from `/proc`.
+/// The resident set of a process (`VmRSS` of `/proc/<pid>/status`, in kB
+/// whatever the page size).
 fn resident_bytes(pid: u32) -> Option<u64> {
-    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
 }
 
 /// A worker's output, line by line, into the server's log with the
@@ -469,6 +478,13 @@ impl hyper::rt::Write for UnixIo {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_resident_set_is_read_from_proc() {
+        let own = super::resident_bytes(std::process::id()).unwrap();
+        assert!(own > 1024 * 1024, "{own}");
+        assert!(super::resident_bytes(u32::MAX).is_none());
+    }
+
     #[test]
     fn file_urls_are_encoded() {
         assert_eq!(

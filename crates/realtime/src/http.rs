@@ -2,6 +2,8 @@
 //! broadcasts sent over HTTP (realtime-js uses them when the socket is not
 //! joined, and for `httpSend`). Answer 202 with an empty body.
 
+use std::collections::HashMap;
+
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
@@ -72,34 +74,63 @@ fn topic_of(name: &str) -> String {
     }
 }
 
+/// Whether the caller may broadcast to a private topic, asked of the
+/// policies once per topic of a request (however many messages a body
+/// carries for it).
+struct WriteRights<'a> {
+    state: &'a RealtimeState,
+    identity: &'a Identity,
+    known: HashMap<String, bool>,
+}
+
+impl<'a> WriteRights<'a> {
+    fn new(state: &'a RealtimeState, identity: &'a Identity) -> Self {
+        Self {
+            state,
+            identity,
+            known: HashMap::new(),
+        }
+    }
+
+    async fn may_write(&mut self, sub_topic: &str) -> Result<bool, RealtimeError> {
+        if self.identity.ctx.role == "service_role" {
+            return Ok(true);
+        }
+        if let Some(known) = self.known.get(sub_topic) {
+            return Ok(*known);
+        }
+        let policies =
+            authorization::authorize(&self.state.inner.db, &self.identity.ctx, sub_topic)
+                .await
+                .map_err(|e| {
+                    tracing::warn!(error = %e, "realtime: authorization check failed");
+                    RealtimeError::refused(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "Realtime was unable to connect to the project database",
+                    )
+                })?;
+        self.known
+            .insert(sub_topic.to_owned(), policies.broadcast_write);
+        Ok(policies.broadcast_write)
+    }
+}
+
 /// Sends one broadcast. To a private channel only when the caller's
 /// policies on `realtime.messages` let them write to it (the service role
 /// always may); a refused one is skipped, as the platform skips it.
 async fn send(
-    state: &RealtimeState,
-    identity: &Identity,
+    rights: &mut WriteRights<'_>,
     name: &str,
     private: bool,
     event: &str,
     payload: Value,
 ) -> Result<(), RealtimeError> {
     let topic = topic_of(name);
-    if private && identity.ctx.role != "service_role" {
-        let sub_topic = topic.strip_prefix("realtime:").unwrap_or(&topic);
-        let policies = authorization::authorize(&state.inner.db, &identity.ctx, sub_topic)
-            .await
-            .map_err(|e| {
-                tracing::warn!(error = %e, "realtime: authorization check failed");
-                RealtimeError::refused(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "Realtime was unable to connect to the project database",
-                )
-            })?;
-        if !policies.broadcast_write {
-            return Ok(());
-        }
+    let sub_topic = topic.strip_prefix("realtime:").unwrap_or(&topic);
+    if private && !rights.may_write(sub_topic).await? {
+        return Ok(());
     }
-    state.publish(
+    rights.state.publish(
         Relayed::Broadcast {
             topic: authorization::hub_key(&topic, private),
             payload: json!({ "type": "broadcast", "event": event, "payload": payload }),
@@ -122,10 +153,10 @@ pub(crate) async fn broadcast(
             "Body must be {\"messages\":[{\"topic\",\"event\",\"payload\"}]}",
         )
     })?;
+    let mut rights = WriteRights::new(&state, &identity);
     for message in body.messages {
         send(
-            &state,
-            &identity,
+            &mut rights,
             &message.topic,
             message.private,
             &message.event,
@@ -162,6 +193,13 @@ pub(crate) async fn broadcast_event(
             )
         })?
     };
-    send(&state, &identity, &name, private, &event, payload).await?;
+    send(
+        &mut WriteRights::new(&state, &identity),
+        &name,
+        private,
+        &event,
+        payload,
+    )
+    .await?;
     Ok(StatusCode::ACCEPTED)
 }

@@ -1879,6 +1879,34 @@ async fn http_broadcasts_to_private_channels_need_the_right_to_write() {
         r.expect("broadcast").await.payload["payload"]["tag"],
         "service"
     );
+    // A batch is judged topic by topic (once each): a stranger's many
+    // messages to the room deliver none; a writer's all, in order.
+    let batch = |tag: &str| {
+        let messages: Vec<Value> = (0..50)
+            .map(|n| json!({"topic": "room1", "event": "batch", "payload": {"tag": tag, "n": n}, "private": true}))
+            .collect();
+        json!({ "messages": messages })
+    };
+    for (token, tag) in [
+        (app.user_token(stranger, 600), "stranger"),
+        (app.user_token(writer, 600), "writer"),
+    ] {
+        let response = http
+            .post(app.node.http_url("/api/broadcast"))
+            .header("apikey", &app.anon)
+            .bearer_auth(token)
+            .json(&batch(tag))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 202);
+    }
+    for n in 0..50 {
+        let got = r.expect("broadcast").await;
+        assert_eq!(got.payload["payload"]["tag"], "writer");
+        assert_eq!(got.payload["payload"]["n"], n);
+    }
+    r.expect_none("broadcast").await;
 }
 
 #[tokio::test]
