@@ -14,6 +14,7 @@ use uuid::Uuid;
 
 use crate::caller::Caller;
 use crate::error::{FunctionError, Result};
+use crate::pages::html_escape;
 use crate::params::{Params, present};
 use crate::wire::{
     PaidDownloadConfirmationRequest, PaidDownloadConfirmationResponse, SimulatedConfirmRequest,
@@ -308,14 +309,6 @@ pub struct PageQuery {
 
 fn no_simulation() -> FunctionError {
     FunctionError::NotFound("Not found".into())
-}
-
-fn html_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
 }
 
 /// The local "card form" of a simulated payment: its amount and a Pay button.

@@ -53,6 +53,7 @@ mod files;
 mod limits;
 mod marketplace;
 mod orders;
+mod pages;
 mod params;
 mod provider;
 mod secrets;
@@ -72,6 +73,7 @@ pub use caller::{Caller, ClientAddress};
 pub use config::{FunctionsConfig, RateLimits};
 pub use error::FunctionError;
 pub use files::{FileLocation, PAID_FILES_BUCKET, locate};
+pub use pages::{SITE_NAME, pages_router};
 pub use provider::{
     AccountState, CardDecline, Confirmation, CreatedPayment, PaymentProvider, PaymentRequest,
     PaymentState, ProviderError, SimulatedProvider, StripeProvider, test_card,
@@ -243,6 +245,13 @@ impl FunctionsState {
     /// functions decide who may do what themselves.
     pub(crate) async fn service_tx(&self) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
         let ctx = RequestContext::new("service_role", json!({ "role": "service_role" }));
+        self.inner.db.begin_as(&ctx).await
+    }
+
+    /// A transaction as a visitor without a session (`anon`): row-level
+    /// security decides, as for the app's own anonymous reads.
+    pub(crate) async fn anon_tx(&self) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
+        let ctx = RequestContext::new("anon", json!({ "role": "anon" }));
         self.inner.db.begin_as(&ctx).await
     }
 }

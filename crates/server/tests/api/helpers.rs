@@ -48,6 +48,21 @@ pub async fn spawn_app() -> TestApp {
 /// [`spawn_app`] with the REST gateway configured by `rest_config` (e.g.
 /// `tx_end: "commit-allow-override"` so a request may ask for `Prefer: tx=rollback`).
 pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
+    spawn_node(rest_config, None).await
+}
+
+/// The site and API addresses of [`spawn_app_serving`]'s node, which its
+/// pages' canonical and image URLs name.
+pub const TEST_SITE_URL: &str = "https://templates.example";
+pub const TEST_API_URL: &str = "https://api.templates.example";
+
+/// [`spawn_app`] serving a built app whose `index.html` is `index_html`,
+/// with [`TEST_SITE_URL`] and [`TEST_API_URL`] as its public addresses.
+pub async fn spawn_app_serving(index_html: &str) -> TestApp {
+    spawn_node(Default::default(), Some(index_html)).await
+}
+
+async fn spawn_node(rest_config: plinth_rest::RestConfig, index_html: Option<&str>) -> TestApp {
     let root = repo_root();
     let sets = migration_sets(
         &ProjectDir::Dir(root.join("migrations")),
@@ -97,10 +112,18 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
     )
     .await
     .unwrap();
+    let mut functions_config = plinth_marketplace::FunctionsConfig::default();
+    let app_dir = data.path().join("app");
+    if let Some(index_html) = index_html {
+        std::fs::create_dir(&app_dir).unwrap();
+        std::fs::write(app_dir.join("index.html"), index_html).unwrap();
+        functions_config.site_url = TEST_SITE_URL.into();
+        functions_config.api_external_url = TEST_API_URL.into();
+    }
     let functions = plinth_marketplace::FunctionsState::new(
         test_db.db.clone(),
         keys.secret.clone(),
-        Default::default(),
+        functions_config,
         auth.mailer().clone(),
     )
     .unwrap();
@@ -145,7 +168,7 @@ pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
     };
     let app = router(
         state,
-        &data.path().join("no-app"),
+        &app_dir,
         Services {
             auth,
             rest,

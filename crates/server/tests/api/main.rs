@@ -13,6 +13,7 @@ mod marketplace_policies;
 mod marketplace_queries;
 mod marketplace_support;
 mod metrics;
+mod pages;
 mod security;
 mod sockets;
 mod user_functions;
