@@ -41,7 +41,11 @@ fn serve(dir: &Path, data: &str, backups: Option<&Path>) -> (u16, Running, Vec<S
         .args(["--data-dir", data])
         .env("PLINTH_APP_DIR", "/nonexistent");
     if let Some(backups) = backups {
-        cmd.env("PLINTH_BACKUP_TO", backups);
+        // The node's scheduled log copies go to the same archive as the
+        // commands' and are sealed with the same passphrase: without it, a
+        // segment the node copied first would be stored in the clear.
+        cmd.env("PLINTH_BACKUP_TO", backups)
+            .env("PLINTH_BACKUP_PASSPHRASE", PASSPHRASE);
     }
     let running = Running::start(cmd);
     let lines = running
