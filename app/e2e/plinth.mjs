@@ -15,6 +15,8 @@ import { startFakeNewsletterWebhook } from './fake-newsletter-webhook.mjs'
 
 const app = resolve(import.meta.dirname, '..')
 const repo = resolve(app, '..')
+// The built app the walks serve: app/dist, or E2E_APP_DIST (a build of its own).
+const dist = process.env.E2E_APP_DIST ? resolve(process.env.E2E_APP_DIST) : join(app, 'dist')
 
 function plinthBinary() {
   const candidates = [
@@ -52,7 +54,7 @@ function withDatabase(url, name) {
  */
 export async function startPlinth(options = {}) {
   const binary = plinthBinary()
-  if ((options.requireApp ?? true) && !existsSync(join(app, 'dist/index.html'))) {
+  if ((options.requireApp ?? true) && !existsSync(join(dist, 'index.html'))) {
     throw new Error('app/dist is missing: run npm run build first')
   }
   const name = options.name ? `${options.name}_` : ''
@@ -85,7 +87,7 @@ export async function startPlinth(options = {}) {
     DATABASE_URL: withDatabase(serverUrl, dbName),
     PLINTH_DATA_DIR: dataDir,
     JWT_SECRET: 'e2e-secret-of-at-least-32-characters-long',
-    PLINTH_APP_DIR: join(app, 'dist'),
+    PLINTH_APP_DIR: dist,
     PLINTH_ENV_FILE: '/dev/null',
     PLINTH_MIGRATIONS: join(repo, 'migrations'),
     PLINTH_POLICIES: join(repo, 'policies'),
