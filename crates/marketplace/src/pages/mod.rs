@@ -23,13 +23,12 @@
 //!   and path, each segment percent-encoded; only `http(s)` URLs pass as
 //!   they are.
 //!
-//! The shell is the app's `index.html`, read again when the file changes (a
-//! rebuilt app names new assets).
+//! `shell.rs` holds the app's `index.html`, `head.rs` renders and escapes
+//! the tags.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::path::Path;
+use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Path as UrlPath, State};
@@ -41,6 +40,13 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::FunctionsState;
+
+mod head;
+mod shell;
+
+pub(crate) use head::html_escape;
+use head::{Head, clip, plain};
+use shell::ShellFile;
 
 /// The marketplace's name, as the app's header and default title say it.
 pub const SITE_NAME: &str = "Plinth Templates";
@@ -108,164 +114,6 @@ pub fn pages_router(state: FunctionsState, index_html: &Path) -> Option<Router> 
 struct Pages {
     state: FunctionsState,
     shell: Arc<ShellFile>,
-}
-
-/// The app's `index.html` split where the page's tags go, and when it was read.
-struct ShellFile {
-    path: PathBuf,
-    current: Mutex<(Option<SystemTime>, Arc<Shell>)>,
-}
-
-impl ShellFile {
-    fn open(path: &Path) -> Option<Self> {
-        let (modified, shell) = read_shell(path)?;
-        Some(Self {
-            path: path.to_owned(),
-            current: Mutex::new((modified, Arc::new(shell))),
-        })
-    }
-
-    /// The shell, read again when the file's modification time changed; the
-    /// last good one when it cannot be read now.
-    fn get(&self) -> Arc<Shell> {
-        let modified = std::fs::metadata(&self.path)
-            .and_then(|m| m.modified())
-            .ok();
-        let mut current = match self.current.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if modified.is_some()
-            && modified != current.0
-            && let Some(fresh) = read_shell(&self.path)
-        {
-            *current = (fresh.0, Arc::new(fresh.1));
-        }
-        current.1.clone()
-    }
-}
-
-fn read_shell(path: &Path) -> Option<(Option<SystemTime>, Shell)> {
-    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let html = std::fs::read_to_string(path).ok()?;
-    Some((modified, Shell::parse(&html)?))
-}
-
-/// `index.html` without its own `<title>` and description, cut before `</head>`.
-#[derive(Debug)]
-struct Shell {
-    before: String,
-    after: String,
-}
-
-impl Shell {
-    fn parse(html: &str) -> Option<Self> {
-        let mut html = html.to_owned();
-        if let (Some(start), Some(end)) = (html.find("<title>"), html.find("</title>"))
-            && start < end
-        {
-            html.replace_range(start..end + "</title>".len(), "");
-        }
-        if let Some(start) = html.find("<meta name=\"description\"")
-            && let Some(len) = html[start..].find('>')
-        {
-            html.replace_range(start..=start + len, "");
-        }
-        let at = html.find("</head>")?;
-        Some(Self {
-            before: html[..at].to_owned(),
-            after: html[at..].to_owned(),
-        })
-    }
-
-    fn render(&self, head: &str) -> String {
-        let mut page = String::with_capacity(self.before.len() + head.len() + self.after.len());
-        page.push_str(&self.before);
-        page.push_str(head);
-        page.push_str(&self.after);
-        page
-    }
-}
-
-/// What a page says about itself in its `<head>`.
-#[derive(Debug, Default)]
-struct Head {
-    title: String,
-    description: String,
-    /// The site-relative path of the canonical URL.
-    canonical: String,
-    /// Open Graph's `og:type`.
-    kind: &'static str,
-    image: Option<String>,
-    image_alt: String,
-    /// Extra `<meta property>` pairs (a product's price).
-    properties: Vec<(&'static str, String)>,
-    json_ld: Option<Value>,
-    /// `noindex` (not-found pages).
-    hidden: bool,
-}
-
-impl Head {
-    fn render(&self, site: &str) -> String {
-        let title = html_escape(&self.title);
-        let description = html_escape(&self.description);
-        let url = html_escape(&format!("{site}{}", self.canonical));
-        let mut tags = String::with_capacity(1024);
-        let _ = write!(
-            tags,
-            "<title>{title}</title>\n\
-             <meta name=\"description\" content=\"{description}\" />\n"
-        );
-        if self.hidden {
-            tags.push_str("<meta name=\"robots\" content=\"noindex\" />\n");
-        } else {
-            let _ = writeln!(tags, "<link rel=\"canonical\" href=\"{url}\" />");
-        }
-        let card = if self.image.is_some() {
-            "summary_large_image"
-        } else {
-            "summary"
-        };
-        let _ = write!(
-            tags,
-            "<meta property=\"og:site_name\" content=\"{}\" />\n\
-             <meta property=\"og:type\" content=\"{}\" />\n\
-             <meta property=\"og:title\" content=\"{title}\" />\n\
-             <meta property=\"og:description\" content=\"{description}\" />\n\
-             <meta property=\"og:url\" content=\"{url}\" />\n\
-             <meta name=\"twitter:card\" content=\"{card}\" />\n\
-             <meta name=\"twitter:title\" content=\"{title}\" />\n\
-             <meta name=\"twitter:description\" content=\"{description}\" />\n",
-            html_escape(SITE_NAME),
-            self.kind,
-        );
-        if let Some(image) = &self.image {
-            let image = html_escape(image);
-            let alt = html_escape(&self.image_alt);
-            let _ = write!(
-                tags,
-                "<meta property=\"og:image\" content=\"{image}\" />\n\
-                 <meta property=\"og:image:alt\" content=\"{alt}\" />\n\
-                 <meta name=\"twitter:image\" content=\"{image}\" />\n\
-                 <meta name=\"twitter:image:alt\" content=\"{alt}\" />\n"
-            );
-        }
-        for (property, content) in &self.properties {
-            let _ = writeln!(
-                tags,
-                "<meta property=\"{property}\" content=\"{}\" />",
-                html_escape(content)
-            );
-        }
-        if let Some(data) = &self.json_ld {
-            let _ = writeln!(
-                tags,
-                "<script type=\"application/ld+json\">{}</script>",
-                script_json(data)
-            );
-        }
-        tags
-    }
 }
 
 /// The page, or the app's not-found page (404), or 503 when the database
@@ -801,103 +649,4 @@ async fn robots(State(pages): State<Pages>) -> Response {
 
 fn text(row: &Value, key: &str) -> String {
     row[key].as_str().unwrap_or_default().to_owned()
-}
-
-/// Rich text (Markdown) as plain words: markup characters dropped, white
-/// space collapsed.
-fn plain(markdown: &str) -> String {
-    markdown
-        .chars()
-        .map(|c| match c {
-            '#' | '*' | '_' | '`' | '>' | '[' | ']' | '|' | '~' => ' ',
-            c => c,
-        })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// `text` with white space collapsed, at most `max` characters (an ellipsis
-/// ending a cut one).
-fn clip(text: &str, max: usize) -> String {
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.chars().count() <= max {
-        return text;
-    }
-    let mut cut: String = text.chars().take(max - 1).collect();
-    if let Some(space) = cut.rfind(' ')
-        && space > max / 2
-    {
-        cut.truncate(space);
-    }
-    cut.push('…');
-    cut
-}
-
-/// Text for HTML content and quoted attribute values (and XML).
-pub(crate) fn html_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// JSON for inside `<script>`: no value can end the element or open a comment.
-fn script_json(value: &Value) -> String {
-    value
-        .to_string()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_shell_loses_its_title_and_description_and_takes_the_page_s() {
-        let shell = Shell::parse(
-            "<html><head><meta charset=\"UTF-8\" />\n<meta name=\"description\" content=\"Old\" />\n\
-             <title>Old title</title><script src=\"/assets/a.js\"></script></head><body></body></html>",
-        )
-        .unwrap();
-        let page = shell.render("<title>New</title>");
-        assert!(!page.contains("Old"), "{page}");
-        assert!(page.contains("<script src=\"/assets/a.js\"></script><title>New</title></head>"));
-        assert!(Shell::parse("<div id=root></div>").is_none());
-    }
-
-    #[test]
-    fn escaping_keeps_markup_out() {
-        assert_eq!(
-            html_escape("\"><script>alert('x')</script>&"),
-            "&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"
-        );
-        let json = script_json(&json!({ "name": "</script><!--" }));
-        assert!(!json.contains('<') && !json.contains('>'), "{json}");
-        assert_eq!(
-            serde_json::from_str::<Value>(&json).unwrap()["name"],
-            "</script><!--"
-        );
-    }
-
-    #[test]
-    fn descriptions_are_clipped_at_a_word() {
-        let long = "word ".repeat(100);
-        let clipped = clip(&long, 160);
-        assert!(clipped.chars().count() <= 160);
-        assert!(clipped.ends_with("word…"), "{clipped}");
-        assert_eq!(clip("  a\n b  ", 160), "a b");
-        assert_eq!(plain("# Title\n**bold** [link]"), "Title bold link");
-    }
 }
