@@ -33,6 +33,11 @@ impl TestApp {
     pub fn functions_dir(&self) -> PathBuf {
         self._data.path().join("functions")
     }
+
+    /// The node's built app (see [`spawn_app_serving`]).
+    pub fn app_dir(&self) -> PathBuf {
+        self._data.path().join("app")
+    }
 }
 
 /// The publishable key every test node hands to its app.

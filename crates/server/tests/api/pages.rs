@@ -525,3 +525,65 @@ async fn an_unreachable_database_is_a_503_with_the_app_to_retry_in() {
     assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert!(response.headers().contains_key("retry-after"));
 }
+
+#[tokio::test]
+async fn the_app_s_files_travel_gzipped_and_its_hashed_assets_are_kept_for_a_year() {
+    let app = spawn_app_serving(INDEX_HTML).await;
+    let script =
+        "export function render(items) { return items.map((item) => item.title) }\n".repeat(200);
+    std::fs::create_dir(app.app_dir().join("assets")).unwrap();
+    std::fs::write(app.app_dir().join("assets/index-abc123.js"), &script).unwrap();
+    let client = reqwest::Client::new();
+
+    let response = client
+        .get(format!("{}/assets/index-abc123.js", app.url))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    assert_eq!(
+        response.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    let body = response.bytes().await.unwrap();
+    assert_eq!(&body[..2], &[0x1f, 0x8b], "a gzip stream");
+    assert!(
+        body.len() * 5 < script.len(),
+        "{} of {}",
+        body.len(),
+        script.len()
+    );
+
+    // Without Accept-Encoding: the file as it is.
+    let response = client
+        .get(format!("{}/assets/index-abc123.js", app.url))
+        .send()
+        .await
+        .unwrap();
+    assert!(response.headers().get("content-encoding").is_none());
+    assert_eq!(response.text().await.unwrap(), script);
+
+    // A missing asset falls back to the app's page, which is never kept.
+    let response = client
+        .get(format!("{}/assets/index-gone.js", app.url))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        response
+            .headers()
+            .get("cache-control")
+            .is_none_or(|v| !v.to_str().unwrap().contains("immutable"))
+    );
+    // The server-filled pages are compressed too, and not kept.
+    let response = client
+        .get(format!("{}/", app.url))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    assert_eq!(response.headers()["cache-control"], "no-cache");
+}
