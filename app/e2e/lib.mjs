@@ -1,6 +1,9 @@
 // What the browser walks share: waits that poll (with the walks' timeout),
 // sign-in and sign-out through the real UI, and another visitor that acts
 // through the HTTP API, outside the browser.
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+
 export const TIMEOUT = 15_000
 
 export function expect(condition, message) {
@@ -192,4 +195,132 @@ export async function expectNoSidewaysPan(page, what) {
     )
     throw new Error(`${what} is ${scrollWidth} px wide in a ${width} px viewport (innerWidth ${innerWidth}); beyond it: ${wide.join(' | ')}`)
   }
+}
+
+// ---------------------------------------------------------------------------
+// Accessibility (issue 24): axe-core, run inside the page.
+//
+// `checkA11y(page, { viewport, who, state })` injects axe-core's own source
+// (from node_modules, no network) into the page and runs the rules tagged
+// WCAG 2.0/2.1/2.2 A and AA plus axe's best practices. Each check is recorded
+// under its screen: the URL's path and query, the viewport, who is signed in
+// (visitor, creator, admin) and the state shown (an open menu or dialog).
+// run.mjs fails a walk whose checks found a serious or critical violation and
+// prints the whole run's summary (`axeSummary`) at its end.
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa', 'best-practice']
+const BLOCKING = new Set(['critical', 'serious'])
+
+/** Every checked screen of the run, by `${viewport} | ${who} | ${screen}`: its violations. */
+export const axeChecks = new Map()
+/** The keys of `axeChecks` in the order they were checked (a walk's own are a slice of it). */
+export const axeLog = []
+/** The time the run spent in checkA11y. */
+const axeTime = { ms: 0 }
+
+/** Runs axe on the page as it is now; records and answers the violations ({ id, impact, help, targets }). */
+export async function checkA11y(page, { viewport, who = 'visitor', state } = {}) {
+  const started = Date.now()
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE_SOURCE)
+  const violations = await page.evaluate(async (tags) => {
+    const results = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
+    return results.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')),
+      more: Math.max(0, v.nodes.length - 5),
+      // The first element's HTML and what axe found wrong with it (for colour contrast: the colours and ratio).
+      first: `${v.nodes[0]?.html.slice(0, 160)} -- ${String(v.nodes[0]?.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 240)}`,
+    }))
+  }, AXE_TAGS)
+  const u = new URL(page.url())
+  const screen = `${u.pathname}${u.search}${state ? ` [${state}]` : ''}`
+  const vp = viewport ?? (page.viewportSize().width < 768 ? 'phone' : 'desktop')
+  const key = `${vp} | ${who} | ${screen}`
+  axeChecks.set(key, violations)
+  axeLog.push(key)
+  axeTime.ms += Date.now() - started
+  return violations
+}
+
+/** The serious and critical violations (every violation with `all`) recorded under `keys`, one line each. */
+export function axeBlocking(keys = [...axeChecks.keys()], { all = false } = {}) {
+  const lines = []
+  for (const key of keys) {
+    for (const v of axeChecks.get(key) ?? []) {
+      if (!all && !BLOCKING.has(v.impact)) continue
+      lines.push(
+        `${v.impact} ${v.id} on ${key}: ${v.help} -- ${v.targets.join(', ')}${v.more ? ` (+${v.more} more)` : ''}\n      first: ${v.first}`,
+      )
+    }
+  }
+  return lines
+}
+
+/** The run's summary: screens checked per viewport and violations (one per rule and screen) by impact. */
+export function axeSummary() {
+  const perViewport = {}
+  const byImpact = { critical: 0, serious: 0, moderate: 0, minor: 0 }
+  const rules = new Map()
+  for (const [key, violations] of axeChecks) {
+    const vp = key.split(' | ')[0]
+    perViewport[vp] = (perViewport[vp] ?? 0) + 1
+    for (const v of violations) {
+      byImpact[v.impact] = (byImpact[v.impact] ?? 0) + 1
+      rules.set(`${v.id} (${v.impact})`, (rules.get(`${v.id} (${v.impact})`) ?? 0) + 1)
+    }
+  }
+  const vps = Object.entries(perViewport).map(([vp, n]) => `${vp} ${n}`).join(', ')
+  const counts = Object.entries(byImpact).map(([impact, n]) => `${n} ${impact}`).join(', ')
+  const lines = [`axe: ${axeChecks.size} screens checked (${vps}): ${counts} (${(axeTime.ms / 1000).toFixed(1)} s in axe)`]
+  if (rules.size) lines.push(`axe rules violated: ${[...rules].map(([rule, n]) => `${rule} x${n}`).join(', ')}`)
+  return lines
+}
+
+/**
+ * Whether what has focus shows it: some outline, box-shadow (a ring), border
+ * or background of the focused element, or of an ancestor up to three levels
+ * up (a card that rings with focus-within), differs from how it looks without
+ * focus. Compared by moving focus on with Tab and back with Shift+Tab (so
+ * keyboard-only walks may use it), and never inside a menu (Tab closes it).
+ * Answers a description of the focused element.
+ */
+export async function expectFocusVisible(page, what) {
+  const before = await page.evaluate(() => {
+    // Colour and shadow transitions (Tailwind's 150 ms) jump to their end: the look is the settled one.
+    const settle = () => document.getAnimations().forEach((a) => a instanceof CSSTransition && a.finish())
+    settle()
+    const el = document.activeElement
+    if (!el || el === document.body) return null
+    const chain = []
+    for (let a = el; a && chain.length < 4; a = a.parentElement) chain.push(a)
+    const look = (e) => {
+      const s = getComputedStyle(e)
+      return [s.outlineStyle === 'none' ? 'none' : `${s.outlineStyle} ${s.outlineWidth} ${s.outlineColor}`, s.boxShadow, s.borderColor, s.backgroundColor, s.textDecorationLine]
+    }
+    window.__focusCheck = { el, chain, looks: chain.map(look), look, settle }
+    return {
+      name: `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`,
+      focusVisible: el.matches(':focus-visible'),
+    }
+  })
+  expect(before, `${what}: nothing has focus`)
+  expect(before.focusVisible, `${what}: ${before.name} has focus but does not match :focus-visible`)
+  await page.keyboard.press('Tab')
+  const changed = await page.evaluate(() => {
+    const { chain, looks, look, settle } = window.__focusCheck
+    settle()
+    return chain.some((e, i) => {
+      const now = look(e)
+      const then = looks[i]
+      return now.some((value, k) => value !== then[k])
+    })
+  })
+  await page.keyboard.press('Shift+Tab')
+  const back = await page.evaluate(() => document.activeElement === window.__focusCheck.el)
+  expect(changed, `${what}: ${before.name} shows no visible focus indicator`)
+  expect(back, `${what}: Shift+Tab did not return to ${before.name}`)
+  return before.name
 }

@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import { startPlinth } from './plinth.mjs'
-import { expect, TIMEOUT } from './lib.mjs'
+import { axeBlocking, axeChecks, axeLog, axeSummary, expect, TIMEOUT } from './lib.mjs'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const VIEWPORTS = [
@@ -37,9 +37,13 @@ async function main() {
         const errors = []
         page.on('pageerror', (e) => errors.push(e.message))
         const started = Date.now()
+        const axeFrom = axeLog.length
         try {
           await walk.run(page, { url: plinth.url, viewport: vp.name, newsletter: plinth.newsletter })
           expect(errors.length === 0, `page errors: ${errors.join('; ')}`)
+          // A serious or critical accessibility violation on a screen this walk checked fails it.
+          const blocking = axeBlocking(new Set(axeLog.slice(axeFrom)))
+          expect(blocking.length === 0, `${blocking.length} serious/critical axe violation(s):\n${blocking.join('\n')}`)
           passed++
           console.log(`  ✓ [${vp.name}] ${walk.name} (${Date.now() - started} ms)`)
         } catch (error) {
@@ -54,6 +58,16 @@ async function main() {
   } finally {
     await browser.close()
     await plinth.stop()
+  }
+  // The accessibility checks of the whole run (lib.mjs, checkA11y): serious
+  // or critical violations fail the run, listed in full.
+  if (axeChecks.size) {
+    console.log(`\n${axeSummary().join('\n')}`)
+    const blocking = axeBlocking()
+    if (blocking.length) console.log(`axe: serious/critical violations:\n  ${blocking.join('\n  ')}`)
+    // E2E_AXE_ALL=1 lists the moderate and minor ones too.
+    else if (process.env.E2E_AXE_ALL) console.log(`axe: all violations:\n  ${axeBlocking(undefined, { all: true }).join('\n  ')}`)
+    if (blocking.length && !failed) failed++
   }
   console.log(`\n${passed} passed, ${failed} failed`)
   process.exitCode = failed ? 1 : 0

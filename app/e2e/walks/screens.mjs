@@ -4,8 +4,9 @@
 // desktop. A screen fails the walk on any console message of type 'error'
 // (an expected 4xx read must not print either: the browser logs every failed
 // request), any uncaught page error, or a page wider than its viewport (it
-// would pan sideways). Every problem of a walk is listed at its end.
-import { apiAccount, confirmSimulated, expect, expectNoSidewaysPan, signIn, startGuestPayment } from '../lib.mjs'
+// would pan sideways). Every problem of a walk is listed at its end. Each
+// screen is also checked with axe-core (lib.mjs, checkA11y; issue 24).
+import { apiAccount, checkA11y, confirmSimulated, expect, expectNoSidewaysPan, signIn, startGuestPayment } from '../lib.mjs'
 
 const FREE = 'e0000000-0000-4000-8000-000000000001' // Calm Weekly Planner, Maya's
 const MAYA_PAID = 'e0000000-0000-4000-8000-000000000002' // Second Brain Lite, $12.00
@@ -23,6 +24,9 @@ function watch(page) {
   page.on('console', (message) => {
     if (message.type() !== 'error') return
     const where = message.location()?.url
+    // A not-found page's own 404 (the server says so: its status is checked
+    // in `screen`) is the one failed request a screen may log.
+    if (state.documentStatus === 404 && where === state.documentUrl && /status of 404/.test(message.text())) return
     state.problems.push(`${state.screen}: console error: ${message.text()}${where ? ` (${where})` : ''}`)
   })
   page.on('pageerror', (error) => state.problems.push(`${state.screen}: page error: ${error.message}`))
@@ -35,9 +39,13 @@ function watch(page) {
  * `ready` text or a heading shown and no request running, then checks its
  * width.
  */
-async function screen(page, state, url, { path, lands = path, ready }) {
+async function screen(page, state, url, { path, lands = path, ready, axe = true, status = 200 }) {
   state.screen = path
-  await page.goto(url + path)
+  state.documentUrl = url + path
+  state.documentStatus = status
+  const response = await page.goto(url + path)
+  // The server fills the shareable pages itself: an unknown id is a 404 there.
+  expect(response.status() === status, `${path}: status ${response.status()}, expected ${status}`)
   await page.waitForURL((u) => u.pathname + u.search === lands)
   // The first visible match: the phone hides the dashboard's sidebar, which names its screens too.
   const shown = (ready ? page.getByText(ready) : page.getByRole('heading', { level: 1 })).locator('visible=true').first()
@@ -46,12 +54,16 @@ async function screen(page, state, url, { path, lands = path, ready }) {
   // A late answer (a count, an image) settles the layout.
   await page.waitForTimeout(150)
   await expectNoSidewaysPan(page, path).catch((error) => state.problems.push(`${path}: ${error.message}`))
+  // axe-core on every screen (issue 24): run.mjs fails the walk on a serious or critical violation.
+  if (axe) await checkA11y(page, { viewport: state.viewport, who: state.who })
 }
 
 async function walkScreens(page, url, viewport, screens, signInAs) {
   // The issue measured a 375 px phone; the runner's phone is 390 px wide.
   if (viewport === 'phone') await page.setViewportSize({ width: 375, height: 812 })
   const state = watch(page)
+  state.viewport = viewport
+  state.who = signInAs === ADMIN ? 'admin' : signInAs ? 'creator' : 'visitor'
   if (signInAs) {
     state.screen = `sign-in as ${signInAs}`
     await signIn(page, url, signInAs)
@@ -95,14 +107,14 @@ const PUBLIC = [
   { path: '/discover?category=nope' },
   { path: '/categories' },
   { path: '/category/health-fitness' },
-  { path: '/category/nope', ready: 'Category not found' },
+  { path: '/category/nope', ready: 'Category not found', status: 404 },
   { path: '/creators' },
   { path: '/profile/mayachen' },
   { path: '/profile/d0000000-0000-4000-8000-000000000003' },
-  { path: '/profile/nobody-by-that-name', ready: /not found/i },
+  { path: '/profile/nobody-by-that-name', ready: /not found/i, status: 404 },
   { path: `/template/${FREE}` },
   { path: `/template/${MAYA_PAID}` },
-  { path: `/template/${MISSING}`, ready: 'Template Not Found' },
+  { path: `/template/${MISSING}`, ready: 'Template Not Found', status: 404 },
   { path: '/no-such-page', ready: 'Oops! Page not found' },
 ]
 
@@ -134,7 +146,8 @@ export const walks = [
         url,
         viewport,
         [
-          ...PUBLIC,
+          // axe-core checked these as a visitor; signed in, the home page (the header) and the template pages differ.
+          ...PUBLIC.map((s) => ({ ...s, axe: s.path === '/' || s.path.startsWith('/template/') })),
           { path: `/template/${LEO_PAID}` },
           { path: '/profile/leo-builds' },
           { path: '/dashboard' },

@@ -1,0 +1,48 @@
+// Shared links (issue 24): a template page opened from a link carries its
+// own title and card tags in the HTML the server sent, before any script ran;
+// the app then keeps the title in step with the screen as the visitor moves
+// on, and gives the default back on screens that do not name themselves.
+import { expect, TIMEOUT } from '../lib.mjs'
+
+const FREE = 'e0000000-0000-4000-8000-000000000001' // Calm Weekly Planner, Maya's
+const MISSING = '00000000-0000-4000-8000-00000000dead'
+
+/** Waits until the document's title is `title`. */
+async function titled(page, title) {
+  await page.waitForFunction((t) => document.title === t, title, { timeout: TIMEOUT }).catch(async () => {
+    throw new Error(`title: ${await page.title()}, expected ${title}`)
+  })
+}
+
+export const walks = [
+  {
+    name: 'shared links: a template page is titled by the server, then by the app as the visitor moves on',
+    async run(page, { url }) {
+      // What a link preview sees: the HTML as sent, no JavaScript.
+      const sent = await (await fetch(`${url}/template/${FREE}`)).text()
+      expect(sent.includes('<title>Calm Weekly Planner — Plinth Templates</title>'), 'the server titled the page')
+      expect(sent.includes('<meta property="og:title" content="Calm Weekly Planner — Plinth Templates" />'), 'og:title')
+      const missing = await fetch(`${url}/template/${MISSING}`)
+      expect(missing.status === 404, `an unknown template is a 404, not ${missing.status}`)
+      const sitemap = await (await fetch(`${url}/sitemap.xml`)).text()
+      expect(sitemap.includes(`/template/${FREE}</loc>`), `the sitemap lists the template: ${sitemap.slice(0, 300)}`)
+
+      await page.goto(`${url}/template/${FREE}`)
+      await page.getByRole('heading', { level: 1, name: 'Calm Weekly Planner' }).waitFor()
+      expect((await page.title()) === 'Calm Weekly Planner — Plinth Templates', `title: ${await page.title()}`)
+      // The demo's previews are the site's own files (app/public/demo).
+      const image = await page.locator('meta[property="og:image"]').getAttribute('content')
+      expect(/^https?:\/\/[^/]+\/demo\/[\w-]+\.svg$/.test(image ?? ''), `og:image: ${image}`)
+
+      // Moving on within the app: the category's title, then the default.
+      await page.getByRole('link', { name: /back to templates/i }).first().click()
+      await page.waitForURL((u) => u.pathname === '/discover')
+      await titled(page, 'Plinth Templates — templates for your workspace')
+      await page.getByRole('link', { name: /calm weekly planner/i }).first().click()
+      await page.waitForURL((u) => u.pathname === `/template/${FREE}`)
+      await titled(page, 'Calm Weekly Planner — Plinth Templates')
+      await page.goto(`${url}/category/productivity`)
+      await titled(page, 'Productivity templates — Plinth Templates')
+    },
+  },
+]
