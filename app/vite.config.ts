@@ -1,6 +1,6 @@
 /// <reference types="vitest/config" />
 import { fileURLToPath } from 'node:url'
-import { defineConfig, loadEnv } from 'vite'
+import { defineConfig, loadEnv, type Plugin } from 'vite'
 import react from '@vitejs/plugin-react'
 import tailwindcss from '@tailwindcss/vite'
 
@@ -10,11 +10,50 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 // forwards the API paths to the plinth named by VITE_PLINTH_URL.
 const apiPaths = ['/auth/v1', '/rest/v1', '/storage/v1', '/functions/v1', '/realtime/v1', '/_/']
 
+/**
+ * The start-up (src/main.tsx: React, the client) and the app's code
+ * (src/app/app.tsx) are chunks that the small entry (src/boot.ts) and then
+ * main.tsx import; a browser would ask for each only once the one before it
+ * had arrived and run. Modulepreload links for them and every chunk they
+ * import start all of these downloads with the page's (issue 24: on a slow
+ * phone connection, round trips and the entry's download before anything
+ * else is even asked for).
+ */
+function preloadStartUp(): Plugin {
+  const START_UP = ['/src/main.tsx', '/src/app/app.tsx']
+  return {
+    name: 'plinth:preload-start-up',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, ctx) {
+        const chunks = Object.values(ctx.bundle ?? {}).filter((c) => c.type === 'chunk')
+        const byName = new Map(chunks.map((c) => [c.fileName, c]))
+        const files = new Set<string>()
+        const add = (file: string) => {
+          const chunk = byName.get(file)
+          if (!chunk || chunk.isEntry || files.has(file)) return
+          files.add(file)
+          chunk.imports.forEach(add)
+        }
+        for (const chunk of chunks) {
+          if (chunk.moduleIds.some((id) => START_UP.some((m) => id.endsWith(m)))) add(chunk.fileName)
+        }
+        return [...files].map((file) => ({
+          tag: 'link',
+          attrs: { rel: 'modulepreload', crossorigin: true, href: `/${file}` },
+          injectTo: 'head' as const,
+        }))
+      },
+    },
+  }
+}
+
 export default defineConfig(({ mode }) => {
   const env = loadEnv(mode, process.cwd(), 'VITE_')
   const target = env.VITE_PLINTH_URL || 'http://localhost:8000'
   return {
-    plugins: [react(), tailwindcss()],
+    plugins: [react(), tailwindcss(), preloadStartUp()],
     resolve: {
       alias: [
         { find: /^@\//, replacement: here('./src/') },

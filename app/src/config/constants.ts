@@ -59,3 +59,20 @@ export const LIVE_REVIEW_REREAD_MS = 200
 export const ADMIN_REDIRECT_SCROLL_MS = 100
 /** Checkout: the secure download page opens this long after a successful payment. */
 export const PAYMENT_REDIRECT_MS = 1000
+
+/**
+ * When the server is unreachable or slow (issue 24): every request to the
+ * backend is given up after this long, so that a stalled one becomes an error
+ * and the screen offers "Try again" instead of loading forever. File uploads
+ * are exempt (their time grows with their size). A walk may lower it for one
+ * page with `window.__plinthRequestTimeoutMs` (see lib/timed-fetch.ts).
+ */
+export const REQUEST_TIMEOUT_MS = 15_000
+/** A failed read is tried again this many times (connection problems only; never a refusal, never a timeout). */
+export const QUERY_RETRIES = 2
+/** The wait before the first retry of a read; it doubles for the next one. */
+export const QUERY_RETRY_BASE_MS = 1000
+/** A 503's Retry-After up to this long is waited out once before the request is sent again; a longer one fails at once. */
+export const MAX_RETRY_AFTER_MS = 5000
+/** A page still loading after this long says it is still working. */
+export const SLOW_LOADING_NOTICE_MS = 5000

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { FakeSupabase } from '@/testing/fake-supabase'
 import { setFake } from '@/testing/supabase-module'
-import { AVATAR_RENDITION, CARD_RENDITION, renditionUrl } from './image-url'
+import { AVATAR_RENDITION, CARD_RENDITION, GALLERY_RENDITION, imageSize, renditionUrl } from './image-url'
 
 describe('renditionUrl', () => {
   beforeEach(() => {
@@ -25,5 +25,13 @@ describe('renditionUrl', () => {
     }
     expect(renditionUrl(null, 'templates', CARD_RENDITION)).toBeNull()
     expect(renditionUrl('', 'templates', CARD_RENDITION)).toBeNull()
+  })
+})
+
+describe('imageSize', () => {
+  it('is the rendition box, 16:10 when only the width is set', () => {
+    expect(imageSize(CARD_RENDITION)).toEqual({ width: 640, height: 400 })
+    expect(imageSize(GALLERY_RENDITION)).toEqual({ width: 1280, height: 800 })
+    expect(imageSize(AVATAR_RENDITION)).toEqual({ width: 96, height: 96 })
   })
 })

@@ -21,6 +21,16 @@ export const THUMB_RENDITION: Rendition = { width: 320, resize: 'cover' }
 export const AVATAR_RENDITION: Rendition = { width: 96, height: 96, resize: 'cover' }
 export const LARGE_AVATAR_RENDITION: Rendition = { width: 224, height: 224, resize: 'cover' }
 
+/**
+ * The width and height attributes of an <img> showing a rendition: its box,
+ * with the height of a 16:10 preview when the rendition sets none. The
+ * browser reserves the space before the image arrives, so nothing shifts.
+ */
+export function imageSize(rendition: Rendition): { width: number; height: number } {
+  const width = rendition.width ?? rendition.height ?? 0
+  return { width, height: rendition.height ?? Math.round((width * 10) / 16) }
+}
+
 const PUBLIC_MARKER = '/storage/v1/object/public/'
 
 /**

@@ -15,3 +15,11 @@ export function useMediaQuery(query: string): boolean {
 
 /** Below Tailwind's `md` breakpoint (768 px): a phone. */
 export const PHONE_QUERY = '(max-width: 767.98px)'
+
+/** The visitor asked for less motion (issue 24): no pointer-following lens, no smooth scrolling. */
+export const REDUCED_MOTION_QUERY = '(prefers-reduced-motion: reduce)'
+
+/** 'smooth', or 'auto' (a jump) for a visitor who asked for less motion: for scrollIntoView and scrollTo. */
+export function scrollMotion(): ScrollBehavior {
+  return typeof window.matchMedia === 'function' && window.matchMedia(REDUCED_MOTION_QUERY).matches ? 'auto' : 'smooth'
+}

@@ -81,6 +81,17 @@ export function functionError(status: number, message: string, extra: Record<str
   }
 }
 
+/**
+ * What postgrest-js answers when its fetch failed (offline, refused, reset):
+ * the shape a table read gets while the fake is `unreachable`.
+ */
+export const UNREACHABLE: FakeError & { details: string; hint: string } = {
+  message: 'TypeError: Failed to fetch',
+  details: '',
+  hint: '',
+  code: '',
+}
+
 export interface RecordedCall {
   table: string
   op: string
@@ -131,6 +142,12 @@ export class FakeSupabase {
   functionHandlers: Record<string, Handler>
   users: FakeUser[]
   calls: RecordedCall[] = []
+  /**
+   * The server cannot be reached (issue 24): every table read or write, RPC
+   * and function call fails as a failed fetch does. Set it back to false to
+   * see a screen recover.
+   */
+  unreachable = false
   session: {
     user: { id: string; email: string; user_metadata: Record<string, unknown>; factors?: FakeFactor[] }
     access_token: string
@@ -226,6 +243,7 @@ export class FakeSupabase {
 
   rpc = vi.fn(async (name: string, args: Record<string, unknown> = {}) => {
     this.calls.push({ table: `rpc:${name}`, op: 'rpc', payload: args, filters: [] })
+    if (this.unreachable) return { data: null, error: { ...UNREACHABLE } }
     const handler = this.rpcHandlers[name]
     if (!handler) return { data: null, error: { message: `function ${name} does not exist`, code: 'PGRST202' } }
     const result = await handler(args)
@@ -235,8 +253,16 @@ export class FakeSupabase {
   functions = {
     invoke: vi.fn(async (name: string, options: { body?: Record<string, unknown> } = {}) => {
       this.calls.push({ table: `fn:${name}`, op: 'invoke', payload: options.body, filters: [] })
+      if (this.unreachable) {
+        const error = Object.assign(new Error('Failed to send a request to the Edge Function'), {
+          name: 'FunctionsFetchError',
+          context: new TypeError('Failed to fetch'),
+        })
+        return { data: null, error }
+      }
       const handler = this.functionHandlers[name]
-      if (!handler) return { data: null, error: { message: 'Function not found', name: 'FunctionsHttpError' } }
+      // As the server answers a function it does not have: a 404 (functions-js keeps the Response).
+      if (!handler) return { data: null, error: functionError(404, 'Function not found') }
       const result = await handler(options.body ?? {})
       return { data: result.data ?? null, error: result.error ?? null }
     }),
@@ -646,6 +672,7 @@ class FakeQuery implements PromiseLike<Result> {
   private run(): Result {
     this.fake.calls.push({ table: this.table, op: this.op, payload: this.payload, filters: this.described })
     // `failing` by table (every request) or by `{table}:{op}` (e.g. 'templates_rejected:delete').
+    if (this.fake.unreachable) return { data: null, error: { ...UNREACHABLE }, count: null }
     const failure = this.fake.failing[this.table] ?? this.fake.failing[`${this.table}:${this.op}`]
     if (failure) return { data: null, error: failure, count: null }
     const rows = (this.fake.tables[this.table] ??= [])

@@ -33,6 +33,8 @@ Element.prototype.scrollIntoView ??= function () {}
 HTMLCanvasElement.prototype.getContext = (() => null) as typeof HTMLCanvasElement.prototype.getContext
 Element.prototype.hasPointerCapture ??= () => false
 Element.prototype.releasePointerCapture ??= () => {}
+// A toast's action button: sonner captures the pointer on the toast.
+Element.prototype.setPointerCapture ??= () => {}
 
 const originalError = console.error
 beforeEach(() => {

@@ -20,6 +20,37 @@ export function useScrollToTop() {
   }, [pathname])
 }
 
+/**
+ * After a route change whose old screen took the focused element with it (a
+ * form's submit button, a link of the old page), focus moves to the main
+ * landmark (`#main`, tabIndex -1): the next Tab goes on from the new screen's
+ * start rather than from where the old screen was (issue 24, the keyboard walk
+ * 'keyboard.mjs'). Focus that is still somewhere (the header's links, a field
+ * the new screen focused) stays where it is. The old screen may stay up while
+ * the new one's code loads, so this looks again for a moment.
+ */
+export function useFocusAfterNavigation() {
+  const { pathname } = useLocation()
+  const shown = useRef(pathname)
+  useEffect(() => {
+    if (shown.current === pathname) return
+    shown.current = pathname
+    let looks = 0
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const look = () => {
+      const main = document.getElementById('main')
+      const active = document.activeElement
+      if (!main) return
+      if (!active || active === document.body) main.focus({ preventScroll: true })
+      else if (active !== main && main.contains(active) && ++looks < FOCUS_LOOKS) timer = setTimeout(look, FOCUS_LOOK_MS)
+    }
+    timer = setTimeout(look, 0)
+    return () => clearTimeout(timer)
+  }, [pathname])
+}
+const FOCUS_LOOKS = 20
+const FOCUS_LOOK_MS = 50
+
 export function useNavigationMemory() {
   const location = useLocation()
   const navigate = useNavigate()

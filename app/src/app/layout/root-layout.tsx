@@ -1,15 +1,16 @@
 import { Suspense } from 'react'
 import { Outlet } from 'react-router'
-import { Spinner } from '@/components/ui/feedback'
+import { PageSpinner } from '@/components/ui/page-spinner'
 import { Header } from './header'
 import { Footer } from './footer'
-import { useNavigationMemory, useScrollToTop } from './navigation-effects'
+import { useFocusAfterNavigation, useNavigationMemory, useScrollToTop } from './navigation-effects'
 import { useAuthRedirectError } from './auth-redirect-error'
 import { useSecondFactorGate } from './second-factor-gate'
 import { useReviewNotifications } from './review-notifications'
 
 export function RootLayout() {
   useScrollToTop()
+  useFocusAfterNavigation()
   useNavigationMemory()
   useAuthRedirectError()
   useSecondFactorGate()
@@ -23,8 +24,9 @@ export function RootLayout() {
         Skip to content
       </a>
       <Header />
-      <main id="main" className="flex-1">
-        <Suspense fallback={<Spinner label="Loading..." />}>
+      {/* Focusable by script only (the skip link, useFocusAfterNavigation); not a Tab stop, and no ring. */}
+      <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
+        <Suspense fallback={<PageSpinner label="Loading..." />}>
           <Outlet />
         </Suspense>
       </main>

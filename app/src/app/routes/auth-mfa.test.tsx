@@ -59,6 +59,23 @@ describe('sign-in with two-factor authentication', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Settings' })).toBeInTheDocument()
   })
 
+  it('keeps a code the server never saw (no answer), to send again (issue 24)', async () => {
+    const user = userEvent.setup()
+    const f = fake()
+    const { router } = renderApp('/auth?mode=sign-in&redirect=%2Fdashboard%2Fsettings', f)
+    await signInWithPassword(user)
+    await codeScreen()
+    // What auth-js answers when its fetch failed.
+    const unreached = Object.assign(new Error('Failed to fetch'), { name: 'AuthRetryableFetchError', status: 0, code: '' })
+    f.mfa.api.challengeAndVerify.mockImplementationOnce(async () => ({ data: null, error: unreached }))
+    await user.type(await screen.findByLabelText('6-digit code'), '123456')
+    await user.click(screen.getByRole('button', { name: 'Verify' }))
+    await waitFor(() => expect(screen.getAllByText("We couldn't reach the server. Check your connection and try again.")).toHaveLength(2))
+    expect(screen.getByLabelText('6-digit code')).toHaveValue('123456')
+    await user.click(screen.getByRole('button', { name: 'Verify' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/settings'))
+  })
+
   it('checks the code is six digits before asking the server', async () => {
     const user = userEvent.setup()
     const f = fake()

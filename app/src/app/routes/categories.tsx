@@ -1,5 +1,5 @@
 import { useEffect } from 'react'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Spinner } from '@/components/ui/feedback'
 import { Container } from '@/components/ui/layout'
 import { toastError } from '@/lib/toast'
 import { useCategories } from '@/features/categories/api/get-categories'
@@ -19,6 +19,8 @@ export default function CategoriesRoute() {
       <div className="mt-8">
         {categories.isLoading ? (
           <Spinner label="Loading categories..." />
+        ) : categories.isError && !categories.data ? (
+          <LoadError title="We couldn't load the categories" />
         ) : !categories.data || categories.data.length === 0 ? (
           <EmptyState title="No categories yet" />
         ) : (

@@ -2,13 +2,15 @@ import { useEffect } from 'react'
 import { Link, useParams } from 'react-router'
 import { ArrowLeft, FolderSearch } from 'lucide-react'
 import { ButtonLink } from '@/components/ui/button'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, StillLoading } from '@/components/ui/feedback'
+import { PageSpinner } from '@/components/ui/page-spinner'
 import { Container } from '@/components/ui/layout'
 import { templateCount } from '@/lib/format'
+import { usePageTitle } from '@/lib/page-title'
 import { toastError } from '@/lib/toast'
 import { useCategory } from '@/features/categories/api/get-category'
 import { useCategoryTemplates } from '@/features/templates/api/get-category-templates'
-import { TemplateGrid, TemplateGridSkeleton } from '@/features/templates/components/template-card'
+import { FIRST_ROW, TemplateGrid, TemplateGridSkeleton } from '@/features/templates/components/template-card'
 
 function BackToCategories() {
   return (
@@ -23,11 +25,22 @@ export default function CategoryRoute() {
   const category = useCategory(slug)
   const templates = useCategoryTemplates(category.data?.id)
   const failed = category.isError || templates.isError
+  usePageTitle(
+    category.data ? `${category.data.name} templates` : category.isLoading || category.isError ? undefined : 'Category Not Found',
+  )
   useEffect(() => {
     if (failed) toastError('Failed to load category and templates')
   }, [failed])
 
-  if (category.isLoading) return <Spinner label="Loading category..." />
+  if (category.isLoading) return <PageSpinner label="Loading category..." />
+  // Not read (the server out of reach) is not "not found" (issue 24).
+  if (category.isError && !category.data) {
+    return (
+      <Container className="py-16">
+        <LoadError />
+      </Container>
+    )
+  }
   if (!category.data) {
     return (
       <Container className="py-16">
@@ -41,19 +54,25 @@ export default function CategoryRoute() {
     )
   }
   const list = templates.data ?? []
+  const templatesUnread = templates.isError && !templates.data
   return (
     <Container className="py-10">
       <BackToCategories />
       <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900">{category.data.name}</h1>
       {category.data.description && <p className="mt-1 max-w-2xl text-slate-600">{category.data.description}</p>}
-      {!templates.isLoading && <p className="mt-3 text-sm font-medium text-slate-700">{templateCount(list.length)} found</p>}
+      {!templates.isLoading && !templatesUnread && <p className="mt-3 text-sm font-medium text-slate-700">{templateCount(list.length)} found</p>}
       <div className="mt-8">
         {templates.isLoading ? (
-          <TemplateGridSkeleton />
+          <>
+            <StillLoading />
+            <TemplateGridSkeleton />
+          </>
+        ) : templatesUnread ? (
+          <LoadError title="We couldn't load the templates of this category" />
         ) : list.length === 0 ? (
           <EmptyState title="No templates found in this category yet." />
         ) : (
-          <TemplateGrid templates={list} />
+          <TemplateGrid templates={list} eager={FIRST_ROW} />
         )}
       </div>
     </Container>

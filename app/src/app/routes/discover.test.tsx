@@ -3,6 +3,7 @@ import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
 import { marketplace, template } from '@/testing/fixtures'
+import { UNREACHABLE } from '@/testing/fake-supabase'
 
 async function titles() {
   const cards = await screen.findAllByRole('article')
@@ -132,10 +133,25 @@ describe('discover', () => {
     expect(await screen.findByText('No templates found')).toBeInTheDocument()
   })
 
-  it('reports a failed load', async () => {
-    renderApp('/discover', { tables: marketplace(), failing: { templates: { message: 'down' } } })
+  it('reports a failed load with the retry state, not "No templates found", and recovers on Try again', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/discover', { tables: marketplace(), failing: { templates: { ...UNREACHABLE } } })
     expect(await screen.findByText('Failed to load templates')).toBeInTheDocument()
-    expect(screen.getByText('No templates found')).toBeInTheDocument()
+    const alert = await screen.findByRole('alert')
+    expect(alert).toHaveTextContent("We couldn't load the templates")
+    expect(alert).toHaveTextContent('Check your connection and try again.')
+    expect(screen.queryByText('No templates found')).not.toBeInTheDocument()
+
+    fake.failing = {}
+    await user.click(within(alert).getByRole('button', { name: 'Try again' }))
+    expect(await screen.findByText('Calm Weekly Planner')).toBeInTheDocument()
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument()
+  })
+
+  it('does not call a category in the URL unknown while the categories cannot be read', async () => {
+    renderApp('/discover?category=productivity', { tables: marketplace(), failing: { categories: { ...UNREACHABLE } } })
+    expect(await screen.findByRole('alert')).toHaveTextContent("We couldn't load the templates")
+    expect(screen.queryByText('Category not found')).not.toBeInTheDocument()
   })
 
   it('the header links open discover with sort or price set', async () => {

@@ -8,5 +8,11 @@ export default function DiscoverRoute() {
   useEffect(() => {
     if (categories.isError) toastError('Failed to load categories')
   }, [categories.isError])
-  return <DiscoverPage categories={categories.data ?? []} categoriesLoading={categories.isLoading} />
+  return (
+    <DiscoverPage
+      categories={categories.data ?? []}
+      categoriesLoading={categories.isLoading}
+      categoriesFailed={categories.isError && !categories.data}
+    />
+  )
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { screen } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
 import { marketplace, MAYA } from '@/testing/fixtures'
-import { functionError } from '@/testing/fake-supabase'
+import { functionError, UNREACHABLE } from '@/testing/fake-supabase'
 
 const ORDER = '0a000000-0000-4000-8000-000000000003'
 const OTHER = '0a000000-0000-4000-8000-000000000004'
@@ -84,8 +85,19 @@ describe('order download', () => {
     expect(await screen.findByText('Missing order ID.')).toBeInTheDocument()
   })
 
-  it('shows the error of a failed read', async () => {
-    renderApp(`/download/${ORDER}`, { tables: marketplace({ orders: orders() }), signedInAs: MAYA, failing: { orders: { message: 'connection reset' } } })
-    expect(await screen.findByText('connection reset')).toBeInTheDocument()
+  it("shows the server's refusal of a read", async () => {
+    renderApp(`/download/${ORDER}`, { tables: marketplace({ orders: orders() }), signedInAs: MAYA, failing: { orders: { message: 'permission denied for table orders', code: '42501' } } })
+    expect(await screen.findByText('permission denied for table orders')).toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Try again' })).not.toBeInTheDocument()
+  })
+
+  it('offers Try again when the server cannot be reached, and then the file', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp(`/download/${ORDER}`, { tables: marketplace({ orders: orders() }), signedInAs: MAYA, failing: { orders: { ...UNREACHABLE } } })
+    expect(await screen.findByRole('alert')).toHaveTextContent("We couldn't load your order")
+    expect(screen.queryByText('Order not found or you do not have access.')).not.toBeInTheDocument()
+    fake.failing = {}
+    await user.click(screen.getByRole('button', { name: 'Try again' }))
+    expect(await screen.findByRole('link', { name: 'Download File' })).toHaveAttribute('href', 'https://files.example/crm.zip')
   })
 })

@@ -3,6 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
 import { marketplace, TEMPLATES } from '@/testing/fixtures'
+import { FakeSupabase } from '@/testing/fake-supabase'
 
 describe('home', () => {
   it('shows trending templates by upvotes, the latest grid and the statistics', async () => {
@@ -36,7 +37,7 @@ describe('home', () => {
   })
 
   it('shows the empty texts when there is nothing yet', async () => {
-    renderApp('/', { tables: { templates: [], template_upvote_counts: [], profiles: [] } })
+    renderApp('/', { tables: { templates: [], template_upvote_counts: [], profiles: [] }, rpc: { get_trending_creators: () => ({ data: [] }) } })
     expect(await screen.findByText('No trending templates yet')).toBeInTheDocument()
     expect(await screen.findByText('No templates available yet. Check back soon!')).toBeInTheDocument()
     expect(await screen.findByText('No creators available yet')).toBeInTheDocument()
@@ -47,10 +48,28 @@ describe('home', () => {
     expect(await screen.findAllByText('Loading templates...')).not.toHaveLength(0)
   })
 
-  it('quietly shows empty lists when the template reads fail', async () => {
-    renderApp('/', { tables: marketplace(), failing: { templates: { message: 'boom' }, template_upvote_counts: { message: 'boom' } } })
-    expect(await screen.findByText('No trending templates yet')).toBeInTheDocument()
-    expect(await screen.findByText('No templates available yet. Check back soon!')).toBeInTheDocument()
+  it('shows the retry state, not empty lists, when the server cannot be reached; one Try again recovers the page', async () => {
+    const user = userEvent.setup()
+    const fake = new FakeSupabase({ tables: marketplace(), rpc: { get_trending_creators: () => ({ data: [] }) } })
+    fake.unreachable = true
+    renderApp('/', fake)
+    const trending = await screen.findByRole('region', { name: 'Trending Templates' })
+    const latest = screen.getByRole('region', { name: 'Latest Templates' })
+    expect(await within(trending).findByText("We couldn't load the trending templates")).toBeInTheDocument()
+    expect(await within(latest).findByText("We couldn't load the latest templates")).toBeInTheDocument()
+    expect(screen.getByText("We couldn't load the top creators")).toBeInTheDocument()
+    // Not the empty texts: nothing says there are no templates.
+    expect(screen.queryByText('No trending templates yet')).not.toBeInTheDocument()
+    expect(screen.queryByText('No templates available yet. Check back soon!')).not.toBeInTheDocument()
+    expect(screen.getAllByText('Not available')).toHaveLength(3)
+
+    fake.unreachable = false
+    await user.click(within(trending).getByRole('button', { name: 'Try again' }))
+    // Every failed section of the page comes back, not only the one pressed.
+    await waitFor(() => expect(within(trending).getAllByRole('article')).toHaveLength(3))
+    await waitFor(() => expect(within(latest).getAllByRole('article')).toHaveLength(3))
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument()
+    expect(await screen.findByText('2,300')).toBeInTheDocument()
   })
 
   it('ranks top creators with a crown for the first', async () => {

@@ -3,8 +3,10 @@ import { useParams, useSearchParams } from 'react-router'
 import * as Tabs from '@radix-ui/react-tabs'
 import { UserX } from 'lucide-react'
 import { ButtonLink } from '@/components/ui/button'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, StillLoading } from '@/components/ui/feedback'
+import { PageSpinner } from '@/components/ui/page-spinner'
 import { Container } from '@/components/ui/layout'
+import { usePageTitle } from '@/lib/page-title'
 import { useSession } from '@/lib/session'
 import { toastError } from '@/lib/toast'
 import { useProfile } from '@/features/profiles/api/get-profile'
@@ -29,6 +31,7 @@ export default function ProfileRoute() {
   const templates = useUserTemplates(id)
   const stats = useCreatorStatistics(id)
   const pending = usePendingTemplates(owner ? id : undefined)
+  usePageTitle(profile.data ? profileTitle(profile.data) : profile.isLoading || profile.isError ? undefined : 'Profile Not Found')
 
   useEffect(() => {
     if (profile.isError) toastError('Failed to load profile')
@@ -40,7 +43,15 @@ export default function ProfileRoute() {
     if (pending.isError) toastError('Failed to load pending templates')
   }, [pending.isError])
 
-  if (profile.isLoading) return <Spinner label="Loading profile..." />
+  if (profile.isLoading) return <PageSpinner label="Loading profile..." />
+  // Not read (the server out of reach) is not "not found" (issue 24).
+  if (profile.isError && !profile.data) {
+    return (
+      <Container className="py-16">
+        <LoadError />
+      </Container>
+    )
+  }
   if (!profile.data) {
     return (
       <Container className="py-16">
@@ -70,9 +81,14 @@ export default function ProfileRoute() {
           <Tabs.Trigger value="templates" className={tab}>Templates ({list.length})</Tabs.Trigger>
           {showPending && <Tabs.Trigger value="pending" className={tab}>Pending Review ({pendingList.length})</Tabs.Trigger>}
         </Tabs.List>
-        <Tabs.Content value="templates" className="mt-6 focus-visible:outline-none">
+        <Tabs.Content value="templates" className="mt-6">
           {templates.isLoading ? (
-            <TemplateGridSkeleton count={3} />
+            <>
+              <StillLoading />
+              <TemplateGridSkeleton count={3} />
+            </>
+          ) : templates.isError && !templates.data ? (
+            <LoadError title="We couldn't load the templates" />
           ) : list.length === 0 ? (
             <EmptyState title="No templates yet" description={owner ? 'Upload your first template to start sharing.' : 'This creator has not published any templates yet.'} />
           ) : (
@@ -80,11 +96,17 @@ export default function ProfileRoute() {
           )}
         </Tabs.Content>
         {showPending && (
-          <Tabs.Content value="pending" className="mt-6 focus-visible:outline-none">
+          <Tabs.Content value="pending" className="mt-6">
             <PendingTemplates creatorId={profile.data.id} templates={pendingList} />
           </Tabs.Content>
         )}
       </Tabs.Root>
     </Container>
   )
+}
+
+/** As the server titles a profile page: `Name (@username)`. */
+function profileTitle(p: { display_name: string | null; username: string | null }): string {
+  const name = p.display_name?.trim() || p.username || 'A creator'
+  return p.username ? `${name} (@${p.username})` : name
 }

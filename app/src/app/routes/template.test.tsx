@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
@@ -6,7 +6,7 @@ import { marketplace, MAYA, LEO, template, TEMPLATES } from '@/testing/fixtures'
 import { FakeSupabase } from '@/testing/fake-supabase'
 import { browser } from '@/lib/browser'
 import { lensGeometry } from '@/features/templates/components/gallery'
-import { PHONE_QUERY } from '@/lib/use-media-query'
+import { PHONE_QUERY, REDUCED_MOTION_QUERY } from '@/lib/use-media-query'
 
 const EVIL_ABOUT = [
   '## Hello',
@@ -21,6 +21,10 @@ const EVIL_ABOUT = [
 ].join('\n')
 
 describe('template detail', () => {
+  // About's Markdown renderer is a lazy chunk in the page; loaded here once,
+  // so that a busy machine's first import of it is not timed as a test's.
+  beforeAll(() => import('@/components/ui/markdown'))
+
   it('renders About as Markdown without scripts or javascript: links', async () => {
     renderApp('/template/t-evil', {
       tables: marketplace({ templates: [...TEMPLATES, template({ id: 't-evil', title: 'Evil', about_template: EVIL_ABOUT })] }),
@@ -74,6 +78,25 @@ describe('template detail', () => {
     fireEvent.mouseLeave(main)
     expect(screen.queryByTestId('magnifier-lens')).not.toBeInTheDocument()
     expect(lensGeometry(100, 50, 400, 250).left).toBe(0)
+  })
+
+  it('shows no magnifier lens under prefers-reduced-motion (issue 24)', async () => {
+    const before = window.matchMedia
+    window.matchMedia = ((query: string) => ({
+      ...before(query),
+      matches: query === REDUCED_MOTION_QUERY,
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    })) as typeof window.matchMedia
+    try {
+      renderApp('/template/t-planner', { tables: marketplace() })
+      const main = await screen.findByTestId('gallery-main')
+      main.getBoundingClientRect = () => ({ left: 0, top: 0, width: 400, height: 250, right: 400, bottom: 250, x: 0, y: 0, toJSON: () => ({}) })
+      fireEvent.mouseMove(main, { clientX: 100, clientY: 50 })
+      expect(screen.queryByTestId('magnifier-lens')).not.toBeInTheDocument()
+    } finally {
+      window.matchMedia = before
+    }
   })
 
   it('shows Template Not Found for an unknown id', async () => {
@@ -276,7 +299,7 @@ describe('template detail', () => {
   it('upvotes, wishlists and rates for a signed-in user', async () => {
     const user = userEvent.setup()
     const { fake } = renderApp('/template/t-crm', { tables: marketplace({ template_upvotes: [], wishlist: [], template_ratings: [] }), signedInAs: MAYA })
-    const upvote = await screen.findByRole('button', { name: 'Upvote (1)' })
+    const upvote = await screen.findByRole('button', { name: 'Upvote 1' })
     await user.click(upvote)
     await waitFor(() => expect(screen.getByTestId('upvote-count')).toHaveTextContent('2'))
     expect(fake.tables.template_upvotes).toEqual([{ template_id: 't-crm', user_id: MAYA.id }])
@@ -370,7 +393,7 @@ describe('live upvote count', () => {
     const { fake, router } = renderApp('/template/t-crm', {
       tables: marketplace({ template_upvotes: [{ template_id: 't-crm', user_id: LEO.id }] }),
     })
-    await screen.findByRole('button', { name: 'Upvote (1)' })
+    await screen.findByRole('button', { name: 'Upvote 1' })
     await waitFor(() => expect(fake.liveChannels).toHaveLength(1))
     expect(fake.liveChannels[0].bindings).toMatchObject([
       { event: '*', schema: 'public', table: 'template_upvotes', filter: 'template_id=eq.t-crm' },
@@ -383,7 +406,7 @@ describe('live upvote count', () => {
     expect(fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-crm', user_id: 'u-kim' } })).toBe(1)
     fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-crm', user_id: 'u-ava' } })
     await waitFor(() => expect(screen.getByTestId('upvote-count')).toHaveTextContent('3'))
-    expect(screen.getByRole('button', { name: 'Upvote (3)' })).toBeInTheDocument()
+    expect(screen.getByRole('button', { name: 'Upvote 3' })).toBeInTheDocument()
     expect(rereads(fake, 't-crm')).toBe(1)
 
     // A removal carries only the old row's key.
@@ -407,28 +430,28 @@ describe('live upvote count', () => {
       tables: marketplace({ template_upvotes: [{ template_id: 't-crm', user_id: LEO.id }] }),
       signedInAs: MAYA,
     })
-    await user.click(await screen.findByRole('button', { name: 'Upvote (1)' }))
+    await user.click(await screen.findByRole('button', { name: 'Upvote 1' }))
     await waitFor(() => expect(screen.getByTestId('upvote-count')).toHaveTextContent('2'))
     await waitFor(() => expect(fake.liveChannels).toHaveLength(1))
     // The server now counts Maya's upvote and reports her own row back.
     setServerCount(fake, 't-crm', 2)
     fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-crm', user_id: MAYA.id } })
     await waitFor(() => expect(rereads(fake, 't-crm')).toBe(1))
-    await waitFor(() => expect(screen.getByRole('button', { name: 'Upvote (2)' })).toHaveAttribute('aria-pressed', 'true'))
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Upvote 2' })).toHaveAttribute('aria-pressed', 'true'))
     expect(screen.getByTestId('upvote-count')).toHaveTextContent('2')
 
     // And her removal brings it back to one, not zero.
-    await user.click(screen.getByRole('button', { name: 'Upvote (2)' }))
+    await user.click(screen.getByRole('button', { name: 'Upvote 2' }))
     await waitFor(() => expect(screen.getByTestId('upvote-count')).toHaveTextContent('1'))
     setServerCount(fake, 't-crm', 1)
     fake.emitChange({ table: 'template_upvotes', eventType: 'DELETE', old: { template_id: 't-crm', user_id: MAYA.id } })
     await waitFor(() => expect(rereads(fake, 't-crm')).toBe(2))
-    expect(screen.getByRole('button', { name: 'Upvote (1)' })).toHaveAttribute('aria-pressed', 'false')
+    expect(screen.getByRole('button', { name: 'Upvote 1' })).toHaveAttribute('aria-pressed', 'false')
   })
 
   it('keeps the count when the re-read fails', async () => {
     const { fake } = renderApp('/template/t-crm', { tables: marketplace() })
-    await screen.findByRole('button', { name: 'Upvote (1)' })
+    await screen.findByRole('button', { name: 'Upvote 1' })
     await waitFor(() => expect(fake.liveChannels).toHaveLength(1))
     fake.failing.template_upvote_counts = { message: 'connection reset' }
     fake.emitChange({ table: 'template_upvotes', eventType: 'INSERT', new: { template_id: 't-crm', user_id: 'u-kim' } })

@@ -3,7 +3,7 @@ import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
 import { CATEGORIES, marketplace, MAYA } from '@/testing/fixtures'
-import { FakeSupabase, type FakeOptions, type Row } from '@/testing/fake-supabase'
+import { FakeSupabase, UNREACHABLE, type FakeOptions, type Row } from '@/testing/fake-supabase'
 import { addTag, parsePrice, previewsError, titleTooShort } from '@/features/upload/form'
 
 const PUBLIC = 'http://localhost:3000/storage/v1/object/public/templates/'
@@ -459,6 +459,56 @@ describe('upload page', { timeout: 20_000 }, () => {
     await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
     expect(await screen.findByText('Failed to submit template. Please try again.')).toBeInTheDocument()
     expect(here(router)).toBe('/upload')
+  })
+
+  it('keeps every field and chosen file after a submission that could not reach the server, and sends them all on the next try (issue 24)', async () => {
+    const user = setup()
+    const { fake, router } = renderApp('/upload', options({ failing: { templates_pending_approval: { ...UNREACHABLE } } }))
+    await fillForm(user)
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    expect(await screen.findByText('Failed to submit template. Please try again.')).toBeInTheDocument()
+    expect(here(router)).toBe('/upload')
+    await openTab(user, 'General')
+    expect(screen.getByRole('textbox', { name: 'Title' })).toHaveValue('Focus Planner')
+    expect(screen.getByRole('textbox', { name: 'Short description' })).toHaveValue('Plan deep work.')
+    expect(screen.getByRole('textbox', { name: 'Detailed description' })).toHaveValue('## About\n\nDetails')
+    expect(screen.getByRole('combobox', { name: 'Category' })).toHaveValue('c-biz')
+    await openTab(user, 'Visuals')
+    expect(screen.getByText('cover.png')).toBeInTheDocument()
+    expect(screen.getByText('inside.png')).toBeInTheDocument()
+    expect(screen.getByTestId('template-file-name')).toHaveTextContent('planner.zip')
+    await openTab(user, 'Features')
+    expect(screen.getByRole('checkbox', { name: 'Video tutorial' })).toBeChecked()
+    expect(screen.getByRole('checkbox', { name: 'Desktop recommended' })).toBeChecked()
+    await openTab(user, 'Pricing')
+    expect(screen.getByRole('spinbutton', { name: 'Price (USD)' })).toHaveValue(19.99)
+
+    fake.failing = {}
+    await openTab(user, 'Actions')
+    await user.click(screen.getByRole('button', { name: 'Submit for Review' }))
+    await waitFor(() => expect(here(router)).toBe('/dashboard/templates'))
+    const inserts = fake.callsTo('templates_pending_approval', 'insert')
+    expect(inserts.at(-1)!.payload).toMatchObject({
+      title: 'Focus Planner',
+      description: 'Plan deep work.',
+      about_template: '## About\n\nDetails',
+      category_id: 'c-biz',
+      price: 19.99,
+      tags: ['focus', 'planner'],
+      features_included: ['Template file', 'Video tutorial'],
+      requirements: ['Desktop recommended'],
+    })
+  })
+
+  it('shows the retry state, not an empty new form, when a draft cannot be read; Try again loads it (issue 24)', async () => {
+    const user = setup()
+    const { fake } = renderApp('/upload?draft=d-1', options({ failing: { templates_draft: { ...UNREACHABLE } } }, { templates_draft: [DRAFT] }))
+    const alert = await screen.findByTestId('load-error')
+    expect(alert).toHaveTextContent("We couldn't load this template")
+    expect(screen.queryByRole('textbox', { name: 'Title' })).not.toBeInTheDocument()
+    fake.failing = {}
+    await user.click(within(alert).getByRole('button', { name: 'Try again' }))
+    expect(await screen.findByRole('textbox', { name: 'Title' })).toHaveValue('Half-done Planner')
   })
 
   it('keeps the uploaded file name: a saved draft, reloaded, shows it (issue 15, item 14)', async () => {

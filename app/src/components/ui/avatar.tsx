@@ -4,6 +4,8 @@ import { AVATAR_RENDITION, LARGE_AVATAR_RENDITION, renditionUrl } from '@/lib/im
 import { AVATAR_BUCKET } from '@/config/constants'
 
 const sizes = { sm: 'h-8 w-8 text-xs', md: 'h-12 w-12 text-sm', lg: 'h-20 w-20 text-xl', xl: 'h-28 w-28 text-3xl' }
+/** The same sizes in CSS pixels: the img's width and height. */
+const pixels = { sm: 32, md: 48, lg: 80, xl: 112 }
 
 export function Avatar({
   url,
@@ -34,9 +36,20 @@ export function Avatar({
       )}
     >
       {src && !failed ? (
-        <img src={src} alt={`${name}'s avatar`} className="h-full w-full object-cover" onError={() => setFailed(true)} />
+        <img
+          src={src}
+          alt={`${name}'s avatar`}
+          width={pixels[size]}
+          height={pixels[size]}
+          loading="lazy"
+          decoding="async"
+          className="h-full w-full object-cover"
+          onError={() => setFailed(true)}
+        />
       ) : (
-        <span aria-hidden>{initials || '?'}</span>
+        // The initials stand in for a photo: a picture, drawn by CSS, so they are not
+        // taken for a text label of a control the avatar sits in (the account menu's button).
+        <span aria-hidden data-initials={initials || '?'} className="before:content-[attr(data-initials)]" />
       )}
     </span>
   )

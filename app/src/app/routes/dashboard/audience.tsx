@@ -6,7 +6,7 @@ import { useSearchParams } from 'react-router'
 import * as Tabs from '@radix-ui/react-tabs'
 import { LogIn } from 'lucide-react'
 import { ButtonLink } from '@/components/ui/button'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Spinner } from '@/components/ui/feedback'
 import { useSession } from '@/lib/session'
 import { toastError } from '@/lib/toast'
 import { useAudience } from '@/features/account/api/get-audience'
@@ -67,12 +67,14 @@ function Audience({ userId }: { userId: string }) {
         </Tabs.List>
         {audience.isLoading ? (
           <Spinner label="Loading audience..." />
+        ) : audience.isError && !audience.data ? (
+          <LoadError title="We couldn't load your audience" />
         ) : (
           <>
-            <Tabs.Content value="followers" className="focus-visible:outline-none">
+            <Tabs.Content value="followers" className="rounded-lg">
               <AudienceList kind="followers" members={followers} />
             </Tabs.Content>
-            <Tabs.Content value="following" className="focus-visible:outline-none">
+            <Tabs.Content value="following" className="rounded-lg">
               <AudienceList
                 kind="following"
                 members={following}

@@ -3,6 +3,7 @@ import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { here, renderApp } from '@/testing/render'
 import { LEO, marketplace, MAYA } from '@/testing/fixtures'
+import { UNREACHABLE } from '@/testing/fake-supabase'
 
 const A = '0a000000-0000-4000-8000-00000000000a'
 const B = '0a000000-0000-4000-8000-00000000000b'
@@ -52,9 +53,15 @@ describe('dashboard library', () => {
     expect(await screen.findByRole('link', { name: /Template no longer listed/ })).toHaveAttribute('href', `/download/${A}`)
   })
 
-  it('says when the library cannot be read', async () => {
-    renderApp('/dashboard/library', { tables: marketplace(), signedInAs: MAYA, failing: { orders: { message: 'boom' } } })
-    expect(await screen.findByText('Failed to load your library. Please try again.')).toBeInTheDocument()
-    expect(screen.getByRole('button', { name: 'Try Again' })).toBeInTheDocument()
+  it('says when the library cannot be read, and reads it again on Try again', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/dashboard/library', { tables: marketplace(), signedInAs: MAYA, failing: { orders: { ...UNREACHABLE } } })
+    const alert = await screen.findByRole('alert')
+    expect(alert).toHaveTextContent("We couldn't load your library")
+    expect(screen.queryByText('Your library is empty')).not.toBeInTheDocument()
+    fake.failing = {}
+    await user.click(within(alert).getByRole('button', { name: 'Try again' }))
+    expect(await screen.findByText('Your library is empty')).toBeInTheDocument()
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument()
   })
 })

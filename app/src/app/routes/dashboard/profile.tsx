@@ -2,8 +2,7 @@
 // Display Name, Username, Bio and Social Links, each saved on its own.
 import { useEffect } from 'react'
 import { UserX } from 'lucide-react'
-import { Button } from '@/components/ui/button'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Spinner } from '@/components/ui/feedback'
 import { useSession } from '@/lib/session'
 import { toastError } from '@/lib/toast'
 import { personName } from '@/lib/types'
@@ -25,15 +24,8 @@ export default function DashboardProfileRoute() {
 
   if (!user) return null
   if (profile.isLoading) return <Spinner label="Loading profile..." />
-  if (profile.isError) {
-    return (
-      <EmptyState
-        title="Failed to load profile data"
-        description="Please try again."
-        action={<Button variant="outline" onClick={() => void profile.refetch()}>Try again</Button>}
-      />
-    )
-  }
+  // Only when nothing was read: a failed re-read keeps the forms (and what is typed in them).
+  if (profile.isError && !profile.data) return <LoadError title="We couldn't load your profile" />
   const data = profile.data
   if (!data) {
     return (

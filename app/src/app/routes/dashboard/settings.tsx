@@ -12,7 +12,7 @@ import { CryptoPaymentsTeaser } from '@/features/account/components/crypto-payme
 import { OrderHistoryCard } from '@/features/account/components/order-history-card'
 import { AccountSettingsCard } from '@/features/account/components/account-settings-card'
 import { TwoFactorSection } from '@/features/mfa/components/two-factor-section'
-import { Skeleton } from '@/components/ui/feedback'
+import { LoadError, Skeleton } from '@/components/ui/feedback'
 
 export default function DashboardSettingsRoute() {
   const { user } = useSession()
@@ -30,6 +30,9 @@ export default function DashboardSettingsRoute() {
       <div className="space-y-6">
         {profile.isLoading ? (
           <Skeleton className="h-40 w-full" />
+        ) : profile.isError && !profile.data ? (
+          // Unread is not "not connected": no Connect button on a guess.
+          <LoadError compact title="We couldn't load your payment profile" />
         ) : (
           <PaymentProfileCard
             userId={user?.id ?? null}

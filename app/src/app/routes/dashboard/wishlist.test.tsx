@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { screen, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
 import { renderApp } from '@/testing/render'
 import { marketplace, MAYA, template, TEMPLATES } from '@/testing/fixtures'
+import { UNREACHABLE } from '@/testing/fake-supabase'
 
 const HIDDEN = template({ id: 't-hidden', title: 'Withdrawn Kit', is_published: false, status: 'draft', user_id: 'u-leo' })
 
@@ -41,9 +43,14 @@ describe('dashboard wishlist', () => {
     expect(screen.getByRole('link', { name: 'Discover templates' })).toHaveAttribute('href', '/discover')
   })
 
-  it('offers a retry when the wishlist cannot be read', async () => {
-    renderApp('/dashboard/wishlist', { tables: marketplace(), failing: { wishlist: { message: 'boom' } }, signedInAs: MAYA })
-    expect(await screen.findByText('Could not load your wishlist')).toBeInTheDocument()
-    expect(screen.getByRole('button', { name: 'Try again' })).toBeInTheDocument()
+  it('offers a retry when the wishlist cannot be read, not the empty text', async () => {
+    const user = userEvent.setup()
+    const { fake } = renderApp('/dashboard/wishlist', { tables: marketplace(), failing: { wishlist: { ...UNREACHABLE } }, signedInAs: MAYA })
+    const alert = await screen.findByRole('alert')
+    expect(alert).toHaveTextContent("We couldn't load your wishlist")
+    expect(screen.queryByText('No Wishlisted Templates')).not.toBeInTheDocument()
+    fake.failing = {}
+    await user.click(within(alert).getByRole('button', { name: 'Try again' }))
+    expect(await screen.findByText('No Wishlisted Templates')).toBeInTheDocument()
   })
 })

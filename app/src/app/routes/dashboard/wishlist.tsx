@@ -1,8 +1,8 @@
 // /dashboard/wishlist (spec section 2, Dashboard → Wishlist): the templates
 // the user saved, newest first.
 import { Heart } from 'lucide-react'
-import { Button, ButtonLink } from '@/components/ui/button'
-import { EmptyState } from '@/components/ui/feedback'
+import { ButtonLink } from '@/components/ui/button'
+import { EmptyState, LoadError, StillLoading } from '@/components/ui/feedback'
 import { useSession } from '@/lib/session'
 import { useWishlist } from '@/features/account/api/get-wishlist'
 import { ScreenHeading } from '@/features/account/components/section'
@@ -16,14 +16,13 @@ export default function DashboardWishlistRoute() {
     <div>
       <ScreenHeading title="Wishlist" subtitle="Templates you saved for later." />
       {wishlist.isLoading ? (
-        <TemplateGridSkeleton count={3} />
-      ) : wishlist.isError ? (
-        // The spec words no load failure here: say so and offer a retry.
-        <EmptyState
-          title="Could not load your wishlist"
-          description="Please try again."
-          action={<Button variant="outline" onClick={() => void wishlist.refetch()}>Try again</Button>}
-        />
+        <>
+          <StillLoading />
+          <TemplateGridSkeleton count={3} />
+        </>
+      ) : wishlist.isError && !wishlist.data ? (
+        // The spec words no load failure here: the shared retry state.
+        <LoadError title="We couldn't load your wishlist" />
       ) : templates.length === 0 ? (
         <EmptyState
           icon={<Heart className="h-10 w-10" aria-hidden />}

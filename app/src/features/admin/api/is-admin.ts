@@ -14,9 +14,16 @@ export async function isAdmin(userId: string): Promise<boolean> {
 export const isAdminQueryOptions = (userId: string) =>
   queryOptions({ queryKey: ['admins', userId], queryFn: () => isAdmin(userId), staleTime: 60_000 })
 
-/** `{ isAdmin, loading }` for the signed-in user; a visitor is never an admin. */
-export function useIsAdmin(): { isAdmin: boolean; loading: boolean } {
+/**
+ * `{ isAdmin, loading, failed }` for the signed-in user; a visitor is never an
+ * admin. `failed`: the answer could not be read (not the same as "no").
+ */
+export function useIsAdmin(): { isAdmin: boolean; loading: boolean; failed: boolean } {
   const { user, loading: sessionLoading } = useSession()
   const query = useQuery({ ...isAdminQueryOptions(user?.id ?? ''), enabled: !!user })
-  return { isAdmin: query.data === true, loading: sessionLoading || (!!user && query.isPending) }
+  return {
+    isAdmin: query.data === true,
+    loading: sessionLoading || (!!user && query.isPending),
+    failed: !!user && query.isError && query.data === undefined,
+  }
 }

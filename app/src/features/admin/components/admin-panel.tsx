@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react'
 import { Link } from 'react-router'
 import { useQuery } from '@tanstack/react-query'
 import { CalendarClock, ClipboardList, ImageIcon, Inbox, ListChecks } from 'lucide-react'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Spinner } from '@/components/ui/feedback'
 import { Select } from '@/components/ui/field'
 import { formatDate } from '@/lib/format'
 import { publicImageUrl } from '@/lib/storage'
@@ -99,6 +99,7 @@ export function AdminPanel() {
     )
 
   const rows = queue.data ?? []
+  const unread = queue.isError && !queue.data
   return (
     <section aria-labelledby="admin-heading" className="space-y-6">
       <header>
@@ -108,14 +109,19 @@ export function AdminPanel() {
         <p className="mt-1 text-slate-600">Review submitted templates and approve or reject them.</p>
       </header>
 
-      <div className="grid gap-4 sm:grid-cols-3">
-        <Counter label="Pending Review" value={rows.length} icon={<ClipboardList className="h-5 w-5" aria-hidden />} />
-        <Counter label="Total Submissions" value={rows.length} icon={<ListChecks className="h-5 w-5" aria-hidden />} />
-        <Counter label="This Week" value={submittedWithin(rows, PENDING_THIS_WEEK_DAYS)} icon={<CalendarClock className="h-5 w-5" aria-hidden />} />
-      </div>
+      {/* Unread counts are not zeros: no counters then, only the retry state below. */}
+      {!unread && (
+        <div className="grid gap-4 sm:grid-cols-3">
+          <Counter label="Pending Review" value={rows.length} icon={<ClipboardList className="h-5 w-5" aria-hidden />} />
+          <Counter label="Total Submissions" value={rows.length} icon={<ListChecks className="h-5 w-5" aria-hidden />} />
+          <Counter label="This Week" value={submittedWithin(rows, PENDING_THIS_WEEK_DAYS)} icon={<CalendarClock className="h-5 w-5" aria-hidden />} />
+        </div>
+      )}
 
       {queue.isPending ? (
         <Spinner label="Loading pending templates..." />
+      ) : unread ? (
+        <LoadError title="We couldn't load the templates waiting for review" />
       ) : rows.length === 0 ? (
         <EmptyState icon={<Inbox className="h-10 w-10" aria-hidden />} title="No templates pending review" description="All caught up!" />
       ) : (
@@ -145,7 +151,7 @@ export function AdminPanel() {
                       <div className="flex items-center gap-3">
                         <div className="h-12 w-16 shrink-0 overflow-hidden rounded-md bg-slate-100">
                           {image ? (
-                            <img src={image} alt="" className="h-full w-full object-cover" />
+                            <img src={image} alt="" width={64} height={48} loading="lazy" decoding="async" className="h-full w-full object-cover" />
                           ) : (
                             <ImageIcon className="m-auto mt-3 h-6 w-6 text-slate-400" aria-hidden />
                           )}

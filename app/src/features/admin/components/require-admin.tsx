@@ -2,12 +2,14 @@
 // requires sign-in).
 import type { ReactNode } from 'react'
 import { ShieldAlert } from 'lucide-react'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Spinner } from '@/components/ui/feedback'
 import { useIsAdmin } from '../api/is-admin'
 
 export function RequireAdmin({ children }: { children: ReactNode }) {
-  const { isAdmin, loading } = useIsAdmin()
+  const { isAdmin, loading, failed } = useIsAdmin()
   if (loading) return <Spinner label="Loading..." />
+  // Not knowing is not "Access Denied" (issue 24).
+  if (failed) return <LoadError />
   if (!isAdmin)
     return (
       <EmptyState

@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query'
 import { ArrowLeft, Check, Download, ImageIcon, X } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Spinner } from '@/components/ui/feedback'
 import { Select } from '@/components/ui/field'
 import { Markdown } from '@/components/ui/markdown'
 import { formatDate, formatPrice } from '@/lib/format'
@@ -109,6 +109,14 @@ export function ReviewPage() {
 
   if (template.isPending) return <Spinner label="Loading template..." />
   const t = template.data
+  // Not read (the server out of reach) is not "not found" (issue 24).
+  if (template.isError && !t)
+    return (
+      <div className="space-y-6">
+        {back}
+        <LoadError />
+      </div>
+    )
   if (!t)
     return (
       <div className="space-y-6">
@@ -153,7 +161,7 @@ export function ReviewPage() {
           <div className="overflow-hidden rounded-2xl border border-slate-200 bg-white">
             <div className="aspect-[16/9] bg-slate-100">
               {image ? (
-                <img src={image} alt={`Preview of ${t.title}`} className="h-full w-full object-cover" />
+                <img src={image} alt={`Preview of ${t.title}`} width={1280} height={720} className="h-full w-full object-cover" />
               ) : (
                 <div className="flex h-full items-center justify-center text-slate-400"><ImageIcon className="h-10 w-10" aria-hidden /></div>
               )}
@@ -161,7 +169,7 @@ export function ReviewPage() {
             {extra.length > 0 && (
               <ul className="grid grid-cols-3 gap-2 p-3 sm:grid-cols-6" aria-label="Additional previews">
                 {extra.map((src) => (
-                  <li key={src}><img src={src} alt="" className="aspect-square w-full rounded-md object-cover" /></li>
+                  <li key={src}><img src={src} alt="" width={160} height={160} loading="lazy" decoding="async" className="aspect-square w-full rounded-md object-cover" /></li>
                 ))}
               </ul>
             )}

@@ -4,12 +4,12 @@ import { logQuiet } from '@/lib/log'
 import { TOP_CREATORS_LIMIT } from '@/config/constants'
 import type { TrendingCreator } from '@/lib/types'
 
-/** RPC get_trending_creators; a failure leaves the list empty (logged). */
+/** RPC get_trending_creators; a failure is logged and thrown (the section's retry state, issue 24). */
 export async function getTrendingCreators(): Promise<TrendingCreator[]> {
   const { data, error } = await getSupabase().rpc('get_trending_creators', { limit_count: TOP_CREATORS_LIMIT })
   if (error) {
     logQuiet('reading trending creators', error)
-    return []
+    throw error
   }
   return (data ?? []) as TrendingCreator[]
 }

@@ -2,7 +2,7 @@ import { useEffect } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { BadgeCheck, Search, Users } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
-import { EmptyState, Skeleton } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Skeleton, StillLoading } from '@/components/ui/feedback'
 import { Input, Select } from '@/components/ui/field'
 import { Container } from '@/components/ui/layout'
 import { formatCompact } from '@/lib/format'
@@ -67,7 +67,7 @@ export function CreatorsPage() {
       },
       { replace: true },
     )
-  const all = isError ? [] : (data ?? [])
+  const all = data ?? []
   const shown = filterCreators(all, search, sort)
   return (
     <Container className="py-10">
@@ -88,9 +88,14 @@ export function CreatorsPage() {
       </div>
       <div className="mt-8">
         {isLoading ? (
-          <div className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
-            {[0, 1, 2].map((i) => <Skeleton key={i} className="h-52" />)}
-          </div>
+          <>
+            <StillLoading />
+            <div className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
+              {[0, 1, 2].map((i) => <Skeleton key={i} className="h-52" />)}
+            </div>
+          </>
+        ) : isError && !data ? (
+          <LoadError title="We couldn't load the creators" />
         ) : all.length === 0 ? (
           <EmptyState icon={<Users className="h-10 w-10" aria-hidden />} title="No creators available yet" description="Be the first to share your templates!" />
         ) : shown.length === 0 ? (

@@ -3,7 +3,7 @@ import { Crown, RefreshCw } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
 import { Badge } from '@/components/ui/badge'
 import { Button, ButtonLink } from '@/components/ui/button'
-import { EmptyState, Skeleton } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Skeleton } from '@/components/ui/feedback'
 import { SectionHeading } from '@/components/ui/layout'
 import { CREATOR_CATEGORIES_SHOWN } from '@/config/constants'
 import { formatCompact, formatRating } from '@/lib/format'
@@ -54,7 +54,7 @@ function TopCreatorCard({ creator }: { creator: TrendingCreator }) {
 }
 
 export function TopCreators() {
-  const { data, isLoading, isFetching, refetch } = useTrendingCreators()
+  const { data, isLoading, isError, isFetching, refetch } = useTrendingCreators()
   return (
     <section aria-labelledby="top-creators-heading">
       <SectionHeading
@@ -78,6 +78,8 @@ export function TopCreators() {
             <Skeleton key={i} className="h-64" />
           ))}
         </div>
+      ) : isError && !data ? (
+        <LoadError compact title="We couldn't load the top creators" />
       ) : !data || data.length === 0 ? (
         <EmptyState title="No creators available yet" description="Be the first to share your templates!" />
       ) : (

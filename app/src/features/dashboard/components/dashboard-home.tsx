@@ -19,7 +19,7 @@ import {
   CheckCircle2,
   XCircle,
 } from 'lucide-react'
-import { Skeleton } from '@/components/ui/feedback'
+import { LoadError, Skeleton } from '@/components/ui/feedback'
 import { cn, count, formatCount, formatRating } from '@/lib/format'
 import { toastError } from '@/lib/toast'
 import { personName } from '@/lib/types'
@@ -190,28 +190,36 @@ export function DashboardHome({ userId, fallbackName }: { userId: string; fallba
 
       <section aria-labelledby="status-overview-heading">
         <h2 id="status-overview-heading" className="mb-3 text-lg font-semibold text-slate-900">Template Status Overview</h2>
-        <ul className="grid grid-cols-2 gap-3 lg:grid-cols-4">
-          {STATUS_TILES.map((t) => (
-            <Stat
-              key={t.kind}
-              icon={t.icon}
-              label={t.label}
-              value={formatCount(counts.data?.[t.kind])}
-              testId={`status-${t.kind}`}
-              loading={counts.isLoading}
-              to={`/dashboard/templates?tab=${t.kind}`}
-            />
-          ))}
-        </ul>
+        {counts.isError && !counts.data ? (
+          <LoadError compact title="We couldn't load your template counts" />
+        ) : (
+          <ul className="grid grid-cols-2 gap-3 lg:grid-cols-4">
+            {STATUS_TILES.map((t) => (
+              <Stat
+                key={t.kind}
+                icon={t.icon}
+                label={t.label}
+                value={formatCount(counts.data?.[t.kind])}
+                testId={`status-${t.kind}`}
+                loading={counts.isLoading}
+                to={`/dashboard/templates?tab=${t.kind}`}
+              />
+            ))}
+          </ul>
+        )}
       </section>
 
       <section aria-labelledby="engagement-heading">
         <h2 id="engagement-heading" className="mb-3 text-lg font-semibold text-slate-900">Engagement Statistics</h2>
-        <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-6">
-          {engagementTiles.map((t) => (
-            <Stat key={t.id} icon={t.icon} label={t.label} value={t.value} testId={`stat-${t.id}`} loading={engagement.isLoading} />
-          ))}
-        </ul>
+        {engagement.isError && !engagement.data ? (
+          <LoadError compact title="We couldn't load your statistics" />
+        ) : (
+          <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-6">
+            {engagementTiles.map((t) => (
+              <Stat key={t.id} icon={t.icon} label={t.label} value={t.value} testId={`stat-${t.id}`} loading={engagement.isLoading} />
+            ))}
+          </ul>
+        )}
       </section>
     </div>
   )

@@ -6,7 +6,7 @@ import { Link, useNavigate } from 'react-router'
 import { ArrowLeft, FileQuestion, ImageIcon } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { Button, ButtonLink } from '@/components/ui/button'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Spinner } from '@/components/ui/feedback'
 import { FieldError, Input, Label, Textarea } from '@/components/ui/field'
 import { MarkdownEditor } from '@/components/markdown-editor'
 import { publicImageUrl } from '@/lib/storage'
@@ -210,6 +210,10 @@ function EditForm({ template, userId }: { template: EditableTemplate; userId: st
                   <img
                     src={publicImageUrl(url, TEMPLATES_BUCKET) ?? undefined}
                     alt={`Preview ${i + 1} of ${template.title}`}
+                    width={640}
+                    height={400}
+                    loading="lazy"
+                    decoding="async"
                     className="aspect-[16/10] w-full rounded-lg bg-slate-100 object-cover"
                   />
                 </li>
@@ -238,15 +242,14 @@ export function EditTemplate({ templateId, userId }: { templateId: string; userI
       </div>
       {template.isLoading ? (
         <Spinner label="Loading template..." />
+      ) : template.isError && !template.data ? (
+        // Not read (the server out of reach) is not "not found" (issue 24).
+        <LoadError title="We couldn't load this template" />
       ) : !template.data ? (
         <EmptyState
           icon={<FileQuestion className="h-10 w-10" aria-hidden />}
           title="Template not found"
-          description={
-            template.isError
-              ? 'The template could not be loaded. Please try again.'
-              : "This template doesn't exist or you don't have permission to edit it."
-          }
+          description="This template doesn't exist or you don't have permission to edit it."
         />
       ) : (
         <EditForm key={template.data.id} template={template.data} userId={userId} />

@@ -4,7 +4,7 @@ import { CheckCircle2, Clock, ExternalLink, FileEdit, ImageIcon, Trash2, XCircle
 import { Badge } from '@/components/ui/badge'
 import { Button, ButtonLink } from '@/components/ui/button'
 import { formatDate, formatPrice } from '@/lib/format'
-import { publicImageUrl } from '@/lib/storage'
+import { CARD_RENDITION, imageSize, renditionUrl } from '@/lib/image-url'
 import { TEMPLATES_BUCKET } from '@/config/constants'
 import { cardTags } from '@/features/templates/components/template-card'
 import { canDelete, editLink, KIND_LABEL, type MyTemplate, type TemplateKind } from '../model'
@@ -36,13 +36,13 @@ export function MyTemplateCard({
   const badge = BADGES[t.kind]
   const BadgeIcon = badge.icon
   const edit = editLink(t)
-  const image = publicImageUrl(t.preview_image_url, TEMPLATES_BUCKET)
+  const image = renditionUrl(t.preview_image_url, TEMPLATES_BUCKET, CARD_RENDITION)
   const { shown, more } = cardTags(t.tags)
   return (
     <article aria-labelledby={titleId} className="flex h-full flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-sm">
       <div className="aspect-[16/10] bg-slate-100">
         {image ? (
-          <img src={image} alt="" loading="lazy" className="h-full w-full object-cover" />
+          <img src={image} alt="" {...imageSize(CARD_RENDITION)} loading="lazy" decoding="async" className="h-full w-full object-cover" />
         ) : (
           <div className="flex h-full items-center justify-center text-slate-400">
             <ImageIcon className="h-8 w-8" aria-hidden />

@@ -7,7 +7,7 @@ import * as Tabs from '@radix-ui/react-tabs'
 import { LayoutGrid, Plus } from 'lucide-react'
 import { ButtonLink } from '@/components/ui/button'
 import { ConfirmDialog } from '@/components/ui/dialog'
-import { EmptyState, Skeleton } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Skeleton } from '@/components/ui/feedback'
 import { toastError } from '@/lib/toast'
 import { useMyTemplates } from '../api/get-my-templates'
 import { useDeleteMyTemplate } from '../api/delete-my-template'
@@ -54,6 +54,9 @@ export function MyTemplates({ userId }: { userId: string }) {
       : (queries[tab].data ?? [])
   const loadingFor = (tab: Tab): boolean =>
     tab === 'all' ? Object.values(queries).some((q) => q.isLoading) : queries[tab].isLoading
+  // A list not read (the server out of reach): the tab shows the retry state, not "none yet".
+  const unread = (q: (typeof queries)[keyof typeof queries]) => q.isError && !q.data
+  const unreadFor = (tab: Tab): boolean => (tab === 'all' ? Object.values(queries).some(unread) : unread(queries[tab]))
 
   // On a phone the tab list scrolls sideways inside itself; keep the active tab
   // in view, also once the counts arrive and widen the tabs (issue 15, item 11).
@@ -87,7 +90,7 @@ export function MyTemplates({ userId }: { userId: string }) {
             return (
               <Tabs.Trigger key={t.value} value={t.value} className={trigger}>
                 {t.label}
-                {!loading && (
+                {!loading && !unreadFor(t.value) && (
                   <span aria-hidden className="rounded-full bg-slate-200 px-1.5 text-xs text-slate-700">
                     {listFor(t.value).length}
                   </span>
@@ -99,7 +102,7 @@ export function MyTemplates({ userId }: { userId: string }) {
         {TABS.map((t) => {
           const list = listFor(t.value)
           return (
-            <Tabs.Content key={t.value} value={t.value} className="mt-6 focus-visible:outline-none">
+            <Tabs.Content key={t.value} value={t.value} className="mt-6">
               {loadingFor(t.value) ? (
                 <ul className="grid gap-6 sm:grid-cols-2 xl:grid-cols-3" aria-hidden>
                   {[0, 1, 2].map((i) => (
@@ -110,6 +113,8 @@ export function MyTemplates({ userId }: { userId: string }) {
                     </li>
                   ))}
                 </ul>
+              ) : unreadFor(t.value) ? (
+                <LoadError title="We couldn't load your templates" />
               ) : list.length === 0 ? (
                 <EmptyState
                   icon={<LayoutGrid className="h-10 w-10" aria-hidden />}

@@ -7,9 +7,10 @@ import { useState, type FormEvent } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
 import { ShieldCheck } from 'lucide-react'
 import { Button } from '@/components/ui/button'
-import { Spinner } from '@/components/ui/feedback'
+import { LoadError, Spinner } from '@/components/ui/feedback'
 import { takeReturnPath } from '@/lib/nav-memory'
 import { refreshAssurance, signOut, useSession } from '@/lib/session'
+import { isUnreached } from '@/lib/errors'
 import { errorText, toastError, toastSuccess } from '@/lib/toast'
 import { useFactors } from '../api/get-factors'
 import { useVerifyCode } from '../api/verify-code'
@@ -39,7 +40,9 @@ export function SecondFactorScreen() {
     } catch (failure) {
       const message = errorText(failure, 'An unexpected error occurred')
       setError(message)
-      setCode('')
+      // A refused code is cleared for the next one; a code the server never
+      // saw (no answer) is kept, to be sent again (issue 24).
+      if (!isUnreached(failure)) setCode('')
       toastError(message)
       return
     }
@@ -78,11 +81,11 @@ export function SecondFactorScreen() {
         </div>
         {factors.isLoading ? (
           <Spinner label="Loading..." className="py-6" />
-        ) : factors.isError || !factor ? (
+        ) : factors.isError && !factors.data ? (
+          <LoadError compact title="We couldn't load your authenticator apps" />
+        ) : !factor ? (
           <p role="alert" className="text-sm text-red-700">
-            {factors.isError
-              ? errorText(factors.error, 'Failed to load your authenticator apps')
-              : 'No authenticator app is set up for this account.'}
+            No authenticator app is set up for this account.
           </p>
         ) : (
           <form onSubmit={submit} noValidate className="space-y-4">

@@ -8,7 +8,7 @@ import type { Factor } from '@supabase/supabase-js'
 import { KeyRound, ShieldCheck, Trash2 } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Dialog } from '@/components/ui/dialog'
-import { Skeleton } from '@/components/ui/feedback'
+import { LoadError, Skeleton } from '@/components/ui/feedback'
 import { Input, Label } from '@/components/ui/field'
 import { formatDate } from '@/lib/format'
 import { logQuiet } from '@/lib/log'
@@ -68,10 +68,8 @@ export function TwoFactorSection({ userId }: { userId: string }) {
       <div className="mt-4 space-y-4">
         {factors.isLoading ? (
           <Skeleton className="h-16 w-full" />
-        ) : factors.isError ? (
-          <p role="alert" className="text-sm text-red-700">
-            {errorText(factors.error, 'Failed to load your authenticator apps')}
-          </p>
+        ) : factors.isError && !factors.data ? (
+          <LoadError compact title="We couldn't load your authenticator apps" />
         ) : (
           <>
             <p className="text-sm font-medium text-slate-800" data-testid="mfa-status">

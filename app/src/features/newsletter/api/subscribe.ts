@@ -5,6 +5,7 @@ import { useMutation } from '@tanstack/react-query'
 import { functions } from '@plinth/sdk'
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
+import { timedFetch } from '@/lib/timed-fetch'
 import { getNewsletterWebhookUrl } from './get-webhook-url'
 
 export async function subscribeToNewsletter(
@@ -14,7 +15,8 @@ export async function subscribeToNewsletter(
   if (webhookUrl === undefined) webhookUrl = await getNewsletterWebhookUrl()
   if (webhookUrl) {
     try {
-      const response = await fetch(webhookUrl, {
+      // A stalled webhook is given up (lib/timed-fetch.ts), then the function is tried.
+      const response = await timedFetch()(webhookUrl, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ email: input.email, Name: input.name }),

@@ -85,7 +85,14 @@ function Checkout({ request }: { request: CheckoutRequest }) {
       <Shell>
         <ErrorText>{intent.error.message}</ErrorText>
         <div className="mt-6 flex flex-wrap gap-3">
-          <Button variant="outline" onClick={() => void intent.refetch()}>
+          {/* The template's own read may have failed with it (the server out of reach): both again. */}
+          <Button
+            variant="outline"
+            onClick={() => {
+              void intent.refetch()
+              if (template.isError) void template.refetch()
+            }}
+          >
             Try Again
           </Button>
           <Link to={`/template/${encodeURIComponent(request.templateId)}`} className="self-center text-sm font-medium text-brand-700 underline">

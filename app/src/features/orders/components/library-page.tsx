@@ -5,9 +5,11 @@
 // to Discover.
 import { Link } from 'react-router'
 import { ImageIcon, Library } from 'lucide-react'
-import { Button, ButtonLink } from '@/components/ui/button'
-import { EmptyState, Skeleton } from '@/components/ui/feedback'
+import { ButtonLink } from '@/components/ui/button'
+import { EmptyState, LoadError, Skeleton } from '@/components/ui/feedback'
 import { formatDate, formatPrice } from '@/lib/format'
+import { THUMB_RENDITION, imageSize, renditionUrl } from '@/lib/image-url'
+import { TEMPLATES_BUCKET } from '@/config/constants'
 import { useSession } from '@/lib/session'
 import { useLibrary, type LibraryOrder } from '../api/get-library'
 
@@ -27,12 +29,7 @@ export function LibraryPage() {
           ))}
         </div>
       ) : library.isError ? (
-        <div role="alert" className="rounded-2xl border border-red-200 bg-red-50 p-6 text-center text-red-800">
-          <p>Failed to load your library. Please try again.</p>
-          <Button variant="outline" className="mt-4" onClick={() => void library.refetch()}>
-            Try Again
-          </Button>
-        </div>
+        <LoadError title="We couldn't load your library" />
       ) : library.data.length === 0 ? (
         <EmptyState
           icon={<Library className="h-10 w-10" aria-hidden />}
@@ -63,7 +60,14 @@ function LibraryRow({ order }: { order: LibraryOrder }) {
     >
       <div className="flex h-16 w-24 shrink-0 items-center justify-center overflow-hidden rounded-lg bg-slate-100 text-slate-400">
         {order.template?.preview_image_url ? (
-          <img src={order.template.preview_image_url} alt="" loading="lazy" className="h-full w-full object-cover" />
+          <img
+            src={renditionUrl(order.template.preview_image_url, TEMPLATES_BUCKET, THUMB_RENDITION) ?? undefined}
+            alt=""
+            {...imageSize(THUMB_RENDITION)}
+            loading="lazy"
+            decoding="async"
+            className="h-full w-full object-cover"
+          />
         ) : (
           <ImageIcon className="h-6 w-6" aria-hidden />
         )}

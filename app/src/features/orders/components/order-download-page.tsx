@@ -4,7 +4,8 @@
 // 'Back to Marketplace'.
 import { useParams } from 'react-router'
 import { AlertTriangle, Package } from 'lucide-react'
-import { Spinner } from '@/components/ui/feedback'
+import { LoadError, Spinner } from '@/components/ui/feedback'
+import { isConnectionProblem } from '@/lib/errors'
 import { errorText } from '@/lib/toast'
 import { useOrder } from '../api/get-order'
 import { useValidateDownload } from '../api/validate-download'
@@ -29,6 +30,14 @@ export function OrderDownloadPage() {
     )
   }
   if (order.isPending) return <Spinner label="Loading your order..." className="py-24" />
+  // The server out of reach is not a refusal: say so, with "Try again" (issue 24).
+  if (order.isError && !order.data && isConnectionProblem(order.error)) {
+    return (
+      <DownloadCard title="Your Download" icon={<Package className="h-10 w-10 text-brand-600" aria-hidden />}>
+        <LoadError compact className="mt-4" title="We couldn't load your order" />
+      </DownloadCard>
+    )
+  }
   if (order.isError || !order.data) {
     return (
       <DownloadCard title="Download Error" icon={errorIcon}>
@@ -50,6 +59,8 @@ export function OrderDownloadPage() {
           <Spinner label="Preparing your download..." className="py-4" />
         ) : secure.data?.downloadUrl ? (
           <DownloadFileLink href={secure.data.downloadUrl} />
+        ) : secure.isError && isConnectionProblem(secure.error) ? (
+          <LoadError compact title="We couldn't prepare your download" />
         ) : (
           // The spec's text for every order without a file here, an unpaid
           // one too (its 402 'Payment not completed...' is the secure

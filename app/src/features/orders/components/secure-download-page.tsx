@@ -51,6 +51,7 @@ function SecureDownload({ orderId, token }: { orderId: string; token: string }) 
         <p role="alert" className="mt-3 text-slate-700">
           {error.message || 'Something went wrong.'}
         </p>
+        {status === 0 && <p className="mt-2 text-sm text-slate-600">Check your connection and try again.</p>}
         {status === 402 && (
           <p className="mt-2 text-sm text-slate-600">
             If you have just paid, the payment may take a few moments to be confirmed. Please wait a moment and try again.

@@ -29,13 +29,17 @@ export async function updateAvatar(userId: string, file: File, previousUrl: stri
 
 export function useUpdateAvatar(userId: string) {
   const queryClient = useQueryClient()
-  return useMutation({
+  const mutation = useMutation({
     mutationFn: ({ file, previousUrl }: { file: File; previousUrl: string | null }) =>
       updateAvatar(userId, file, previousUrl),
     onSuccess: () => {
       toastSuccess('Avatar updated successfully')
       void queryClient.invalidateQueries({ queryKey: ['profiles'] })
     },
-    onError: () => toastError('Failed to update avatar. Please try again.'),
+    // The chosen picture is kept (issue 24): "Try again" sends the same file,
+    // without choosing it again.
+    onError: (_error, chosen) =>
+      toastError('Failed to update avatar. Please try again.', 'Error', () => mutation.mutate(chosen)),
   })
+  return mutation
 }

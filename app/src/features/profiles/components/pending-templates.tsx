@@ -4,6 +4,8 @@ import { Badge } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
 import { ConfirmDialog } from '@/components/ui/dialog'
 import { formatDate, formatPrice } from '@/lib/format'
+import { CARD_RENDITION, imageSize, renditionUrl } from '@/lib/image-url'
+import { TEMPLATES_BUCKET } from '@/config/constants'
 import type { PendingTemplate } from '@/lib/types'
 import { useDeletePendingTemplate } from '../api/delete-pending-template'
 
@@ -17,7 +19,14 @@ export function PendingTemplates({ creatorId, templates }: { creatorId: string; 
           <li key={t.id} className="flex flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-sm">
             <div className="aspect-[16/10] bg-slate-100">
               {t.preview_image_url ? (
-                <img src={t.preview_image_url} alt="" className="h-full w-full object-cover" />
+                <img
+                  src={renditionUrl(t.preview_image_url, TEMPLATES_BUCKET, CARD_RENDITION) ?? undefined}
+                  alt=""
+                  {...imageSize(CARD_RENDITION)}
+                  loading="lazy"
+                  decoding="async"
+                  className="h-full w-full object-cover"
+                />
               ) : (
                 <div className="flex h-full items-center justify-center text-slate-400"><ImageIcon className="h-8 w-8" aria-hidden /></div>
               )}

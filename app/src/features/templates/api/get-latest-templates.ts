@@ -6,7 +6,7 @@ import type { Template, TemplateRow } from '@/lib/types'
 import { TEMPLATE_LIST_COLUMNS } from './columns'
 import { enrichTemplates } from './enrich'
 
-/** The newest published templates; a failure leaves the list empty (logged). */
+/** The newest published templates; a failure is logged and thrown (the section's retry state, issue 24). */
 export async function getLatestTemplates(): Promise<Template[]> {
   const { data, error } = await getSupabase()
     .from('templates')
@@ -16,7 +16,7 @@ export async function getLatestTemplates(): Promise<Template[]> {
     .limit(LATEST_TEMPLATES_LIMIT)
   if (error) {
     logQuiet('reading the latest templates', error)
-    return []
+    throw error
   }
   return enrichTemplates((data ?? []) as unknown as TemplateRow[])
 }

@@ -17,6 +17,9 @@ export async function getMarketplaceStats(): Promise<MarketplaceStats> {
     supabase.from('templates').select('downloads_count').eq('is_published', true),
   ])
   for (const r of [templates, profiles, downloads]) if (r.error) logQuiet('reading statistics', r.error)
+  // One failed count reads as 0 (quiet, spec section 8); none read at all is
+  // the server out of reach: an error, so the row does not claim zeros.
+  if (templates.error && profiles.error && downloads.error) throw templates.error
   return {
     totalTemplates: templates.count ?? 0,
     activeCreators: profiles.count ?? 0,

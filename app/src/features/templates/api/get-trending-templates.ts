@@ -1,5 +1,6 @@
 // Trending: the most upvoted published templates (ties: the most recently
-// upvoted first), in that order.
+// upvoted first), in that order. A failed read is logged and thrown: the home
+// section shows its retry state rather than an empty list (issue 24).
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
@@ -18,14 +19,14 @@ export async function getTrendingTemplates(): Promise<Template[]> {
     .limit(TRENDING_TEMPLATES_LIMIT)
   if (counts.error) {
     logQuiet('reading trending templates', counts.error)
-    return []
+    throw counts.error
   }
   const ids = ((counts.data ?? []) as Array<{ template_id: string }>).map((r) => r.template_id)
   if (ids.length === 0) return []
   const { data, error } = await supabase.from('templates').select(TEMPLATE_LIST_COLUMNS).in('id', ids).eq('is_published', true)
   if (error) {
     logQuiet('reading trending templates', error)
-    return []
+    throw error
   }
   const rank = new Map(ids.map((id, i) => [id, i]))
   const rows = ((data ?? []) as unknown as TemplateRow[]).sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0))

@@ -1,7 +1,7 @@
 import { useEffect } from 'react'
 import { Search, SearchX, X } from 'lucide-react'
 import { Button } from '@/components/ui/button'
-import { EmptyState } from '@/components/ui/feedback'
+import { EmptyState, LoadError, StillLoading } from '@/components/ui/feedback'
 import { Input, Select } from '@/components/ui/field'
 import { Container } from '@/components/ui/layout'
 import { count } from '@/lib/format'
@@ -9,7 +9,7 @@ import { toastError } from '@/lib/toast'
 import type { Category } from '@/lib/types'
 import { useTemplates, type PriceFilter, type Sort } from '../api/get-templates'
 import { DEFAULT_DISCOVER, useDiscoverFilters } from '../hooks/use-discover-filters'
-import { TemplateGrid, TemplateGridSkeleton } from './template-card'
+import { FIRST_ROW, TemplateGrid, TemplateGridSkeleton } from './template-card'
 
 export const SORT_LABELS: Record<Sort, string> = {
   newest: 'Newest',
@@ -20,14 +20,24 @@ export const SORT_LABELS: Record<Sort, string> = {
 }
 export const PRICE_LABELS: Record<PriceFilter, string> = { all: 'All Prices', free: 'Free', paid: 'Paid' }
 
-export function DiscoverPage({ categories, categoriesLoading }: { categories: Category[]; categoriesLoading: boolean }) {
+export function DiscoverPage({
+  categories,
+  categoriesLoading,
+  categoriesFailed = false,
+}: {
+  categories: Category[]
+  categoriesLoading: boolean
+  /** The categories could not be read: a category in the URL is unknown only once they are. */
+  categoriesFailed?: boolean
+}) {
   const { filters, searchText, setSearchText, update, clear } = useDiscoverFilters()
   const category = categories.find((c) => c.slug === filters.category)
   const waitingForCategory = filters.category !== 'all' && !category && categoriesLoading
-  const unknownCategory = filters.category !== 'all' && !category && !categoriesLoading
+  const categoryUnread = filters.category !== 'all' && !category && !categoriesLoading && categoriesFailed
+  const unknownCategory = filters.category !== 'all' && !category && !categoriesLoading && !categoriesFailed
   const { data, isLoading, isError } = useTemplates(
     { search: filters.search, categoryId: category?.id ?? 'all', price: filters.price, sort: filters.sort },
-    !waitingForCategory && !unknownCategory,
+    !waitingForCategory && !unknownCategory && !categoryUnread,
   )
   useEffect(() => {
     if (isError) toastError('Failed to load templates')
@@ -41,7 +51,7 @@ export function DiscoverPage({ categories, categoriesLoading }: { categories: Ca
     chips.push({ key: 'price', label: `Price: ${PRICE_LABELS[filters.price]}`, clear: () => update({ price: 'all' }) })
   if (filters.sort !== DEFAULT_DISCOVER.sort)
     chips.push({ key: 'sort', label: `Sort: ${SORT_LABELS[filters.sort]}`, clear: () => update({ sort: 'newest' }) })
-  const templates = isError || unknownCategory ? [] : (data ?? [])
+  const templates = unknownCategory ? [] : (data ?? [])
 
   return (
     <Container className="py-10">
@@ -103,7 +113,12 @@ export function DiscoverPage({ categories, categoriesLoading }: { categories: Ca
       )}
       <div className="mt-8">
         {isLoading || waitingForCategory ? (
-          <TemplateGridSkeleton count={8} />
+          <>
+            <StillLoading />
+            <TemplateGridSkeleton count={8} />
+          </>
+        ) : (isError && !data) || categoryUnread ? (
+          <LoadError title="We couldn't load the templates" />
         ) : unknownCategory ? (
           // Our wording (the spec has none for an unknown category, issue 15 item 9).
           <EmptyState
@@ -123,7 +138,7 @@ export function DiscoverPage({ categories, categoriesLoading }: { categories: Ca
             <p className="mb-4 text-sm text-slate-600" aria-live="polite">
               {count(templates.length, 'template')}
             </p>
-            <TemplateGrid templates={templates} />
+            <TemplateGrid templates={templates} eager={FIRST_ROW} />
           </>
         )}
       </div>

@@ -1,10 +1,12 @@
 // The image gallery: a main image with a magnifier lens on hover (200 px,
-// 10x) and thumbnails below it (4 columns when there are several).
+// 10x; not under prefers-reduced-motion) and thumbnails below it (4 columns
+// when there are several).
 import { useState, type MouseEvent } from 'react'
 import { ImageIcon } from 'lucide-react'
 import { cn } from '@/lib/format'
 import { TEMPLATES_BUCKET } from '@/config/constants'
-import { GALLERY_RENDITION, THUMB_RENDITION, renditionUrl } from '@/lib/image-url'
+import { GALLERY_RENDITION, THUMB_RENDITION, imageSize, renditionUrl } from '@/lib/image-url'
+import { REDUCED_MOTION_QUERY, useMediaQuery } from '@/lib/use-media-query'
 
 export const LENS_SIZE_PX = 200
 export const ZOOM = 10
@@ -34,8 +36,11 @@ export function Gallery({ images, title }: { images: string[]; title: string }) 
   const [index, setIndex] = useState(0)
   const [lens, setLens] = useState<Lens | null>(null)
   const current = images[Math.min(index, images.length - 1)]
+  // A lens that follows the pointer is motion: none under prefers-reduced-motion (issue 24).
+  const still = useMediaQuery(REDUCED_MOTION_QUERY)
 
   const move = (e: MouseEvent<HTMLDivElement>) => {
+    if (still) return setLens(null)
     const box = e.currentTarget.getBoundingClientRect()
     const x = e.clientX - box.left
     const y = e.clientY - box.top
@@ -64,6 +69,9 @@ export function Gallery({ images, title }: { images: string[]; title: string }) 
         <img
           src={renditionUrl(current, TEMPLATES_BUCKET, GALLERY_RENDITION) ?? current}
           alt={`${title} preview ${index + 1}`}
+          {...imageSize(GALLERY_RENDITION)}
+          // the page's largest image: asked for first, before the thumbnails and the cards below
+          fetchPriority="high"
           className="block aspect-[16/10] w-full object-cover"
         />
         {geometry && (
@@ -101,6 +109,9 @@ export function Gallery({ images, title }: { images: string[]; title: string }) 
                 <img
                   src={renditionUrl(src, TEMPLATES_BUCKET, THUMB_RENDITION) ?? src}
                   alt=""
+                  {...imageSize(THUMB_RENDITION)}
+                  loading="lazy"
+                  decoding="async"
                   className="aspect-[16/10] w-full object-cover"
                 />
               </button>

@@ -1,13 +1,13 @@
 import { Flame } from 'lucide-react'
 import { ButtonLink } from '@/components/ui/button'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError, Spinner } from '@/components/ui/feedback'
 import { SectionHeading } from '@/components/ui/layout'
 import { useTrendingTemplates } from '../api/get-trending-templates'
 import { useLatestTemplates } from '../api/get-latest-templates'
 import { TemplateCard, TemplateGrid } from './template-card'
 
 export function TrendingTemplates() {
-  const { data, isLoading } = useTrendingTemplates()
+  const { data, isLoading, isError } = useTrendingTemplates()
   return (
     <section aria-labelledby="trending-heading">
       <div className="mb-6 flex items-center gap-2">
@@ -18,6 +18,8 @@ export function TrendingTemplates() {
       </div>
       {isLoading ? (
         <Spinner label="Loading templates..." />
+      ) : isError && !data ? (
+        <LoadError compact title="We couldn't load the trending templates" />
       ) : !data || data.length === 0 ? (
         <EmptyState title="No trending templates yet" />
       ) : (
@@ -34,7 +36,7 @@ export function TrendingTemplates() {
 }
 
 export function LatestTemplates() {
-  const { data, isLoading } = useLatestTemplates()
+  const { data, isLoading, isError } = useLatestTemplates()
   return (
     <section aria-labelledby="latest-heading">
       <SectionHeading
@@ -49,6 +51,8 @@ export function LatestTemplates() {
       />
       {isLoading ? (
         <Spinner label="Loading templates..." />
+      ) : isError && !data ? (
+        <LoadError compact title="We couldn't load the latest templates" />
       ) : !data || data.length === 0 ? (
         <EmptyState title="No templates available yet. Check back soon!" />
       ) : (

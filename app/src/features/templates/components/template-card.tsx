@@ -2,7 +2,7 @@ import { Link } from 'react-router'
 import { Download, Heart, ImageIcon } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { CARD_TAGS_SHOWN, TEMPLATES_BUCKET } from '@/config/constants'
-import { CARD_RENDITION, renditionUrl } from '@/lib/image-url'
+import { CARD_RENDITION, imageSize, renditionUrl } from '@/lib/image-url'
 import { cn, formatCompact, formatPrice } from '@/lib/format'
 import { personName, type Template } from '@/lib/types'
 
@@ -12,7 +12,12 @@ export function cardTags(tags: string[] | null | undefined): { shown: string[]; 
   return { shown: all.slice(0, CARD_TAGS_SHOWN), more: Math.max(0, all.length - CARD_TAGS_SHOWN) }
 }
 
-export function TemplateCard({ template, rank }: { template: Template; rank?: number }) {
+/**
+ * A template's card. `eager`: its preview is among the first things the page
+ * shows (the first row of a page of cards), so it loads at once and first;
+ * other previews load when they come near the screen.
+ */
+export function TemplateCard({ template, rank, eager = false }: { template: Template; rank?: number; eager?: boolean }) {
   const { shown, more } = cardTags(template.tags)
   const price = formatPrice(template.price)
   return (
@@ -22,7 +27,10 @@ export function TemplateCard({ template, rank }: { template: Template; rank?: nu
           <img
             src={renditionUrl(template.preview_image_url, TEMPLATES_BUCKET, CARD_RENDITION) ?? undefined}
             alt=""
-            loading="lazy"
+            {...imageSize(CARD_RENDITION)}
+            loading={eager ? 'eager' : 'lazy'}
+            decoding="async"
+            fetchPriority={eager ? 'high' : undefined}
             className="h-full w-full object-cover transition duration-300 group-hover:scale-[1.03]"
           />
         ) : (
@@ -33,7 +41,7 @@ export function TemplateCard({ template, rank }: { template: Template; rank?: nu
         <span
           className={cn(
             'absolute right-3 top-3 rounded-full px-2.5 py-1 text-xs font-semibold shadow-sm',
-            price === 'Free' ? 'bg-emerald-600 text-white' : 'bg-white text-slate-900',
+            price === 'Free' ? 'bg-emerald-700 text-white' : 'bg-white text-slate-900',
           )}
         >
           {price}
@@ -83,13 +91,17 @@ export function TemplateCard({ template, rank }: { template: Template; rank?: nu
   )
 }
 
-export function TemplateGrid({ templates, ranked = false }: { templates: Template[]; ranked?: boolean }) {
+/** The widest grid's first row: the cards a page of cards shows first. */
+export const FIRST_ROW = 4
+
+/** `eager`: how many leading cards load their previews at once (a page whose cards come first: FIRST_ROW). */
+export function TemplateGrid({ templates, ranked = false, eager = 0 }: { templates: Template[]; ranked?: boolean; eager?: number }) {
   return (
     <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4">
       {templates.map((t, i) => (
         <li key={t.id} className="flex">
           <div className="w-full">
-            <TemplateCard template={t} rank={ranked ? i + 1 : undefined} />
+            <TemplateCard template={t} rank={ranked ? i + 1 : undefined} eager={i < eager} />
           </div>
         </li>
       ))}

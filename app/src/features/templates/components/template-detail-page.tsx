@@ -1,15 +1,16 @@
-import { useEffect } from 'react'
+import { lazy, Suspense, useEffect } from 'react'
 import { Link } from 'react-router'
 import { ArrowLeft, BadgeCheck, Bookmark, CheckCircle2, Download, Eye, FileQuestion, Heart, ListChecks, Share2 } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
 import { Badge } from '@/components/ui/badge'
 import { Button, ButtonLink } from '@/components/ui/button'
-import { EmptyState, Spinner } from '@/components/ui/feedback'
+import { EmptyState, LoadError } from '@/components/ui/feedback'
+import { PageSpinner } from '@/components/ui/page-spinner'
 import { Container } from '@/components/ui/layout'
-import { Markdown } from '@/components/ui/markdown'
 import { DEFAULT_INCLUDES, DEFAULT_REQUIREMENTS } from '@/config/constants'
 import { browser } from '@/lib/browser'
 import { cn, count, formatCount } from '@/lib/format'
+import { usePageTitle } from '@/lib/page-title'
 import { useSession } from '@/lib/session'
 import { toastError, toastInfo, toastSuccess } from '@/lib/toast'
 import { personName, profilePath, type Template } from '@/lib/types'
@@ -25,6 +26,11 @@ import { Gallery, galleryImages } from './gallery'
 import { PriceCard } from './price-card'
 import { OWN_TEMPLATE_NOTE, RatingSummary, RatingWidget } from './rating-widget'
 import { TemplateCard } from './template-card'
+
+// The Markdown renderer (react-markdown and its sanitiser, a chunk of its own)
+// loads beside the page rather than before it: About sits below the gallery,
+// the title and the overview, and shows, whole, once it is there (issue 24).
+const Markdown = lazy(() => import('@/components/ui/markdown').then((m) => ({ default: m.Markdown })))
 
 function Actions({ template, userId }: { template: Template; userId: string | null }) {
   const upvoted = useUserUpvote(template.id, userId ?? undefined)
@@ -60,7 +66,8 @@ function Actions({ template, userId }: { template: Template; userId: string | nu
       <Button
         variant={isUpvoted ? 'rose' : 'outline'}
         aria-pressed={isUpvoted}
-        aria-label={`Upvote (${template.upvote_count})`}
+        // The visible count is part of the name (WCAG 2.5.3, label in name): "Upvote 5".
+        aria-label={`Upvote ${formatCount(template.upvote_count)}`}
         title={own ? OWN_TEMPLATE_NOTE : undefined}
         disabled={upvote.isPending || own}
         onClick={() => (userId ? upvote.mutate(isUpvoted) : toastInfo('Please sign in to upvote templates'))}
@@ -109,13 +116,22 @@ function Suggestions({ template }: { template: Template }) {
 export function TemplateDetailPage({ id }: { id: string }) {
   const { user } = useSession()
   const { data: template, isLoading, isError } = useTemplate(id)
+  usePageTitle(template ? template.title : isLoading || isError ? undefined : 'Template Not Found')
   useTrackTemplateView(id, !!template)
   useLiveUpvoteCount(id, !!template)
   useEffect(() => {
     if (isError) toastError('Failed to load template')
   }, [isError])
 
-  if (isLoading) return <Spinner label="Loading template..." />
+  if (isLoading) return <PageSpinner label="Loading template..." />
+  // Not read (the server out of reach) is not "not found" (issue 24).
+  if (isError && !template) {
+    return (
+      <Container className="py-16">
+        <LoadError />
+      </Container>
+    )
+  }
   if (!template) {
     return (
       <Container className="py-16">
@@ -185,10 +201,12 @@ export function TemplateDetailPage({ id }: { id: string }) {
             <p className="mt-2 text-slate-700">{template.description?.trim() || 'No description available for this template.'}</p>
           </section>
           {template.about_template?.trim() && (
-            <section className="rounded-2xl border border-slate-200 bg-white p-6" aria-labelledby="about-heading">
-              <h2 id="about-heading" className="mb-3 text-lg font-semibold text-slate-900">About this template</h2>
-              <Markdown>{template.about_template}</Markdown>
-            </section>
+            <Suspense fallback={null}>
+              <section className="rounded-2xl border border-slate-200 bg-white p-6" aria-labelledby="about-heading">
+                <h2 id="about-heading" className="mb-3 text-lg font-semibold text-slate-900">About this template</h2>
+                <Markdown>{template.about_template}</Markdown>
+              </section>
+            </Suspense>
           )}
           <ListSection title="What's Included" items={includes} icon={CheckCircle2} />
           <ListSection title="Requirements" items={requirements} icon={ListChecks} />

@@ -10,6 +10,7 @@ import { Button } from '@/components/ui/button'
 import { FieldError, Input, Label, Select, Textarea } from '@/components/ui/field'
 import { formatDate, formatPrice } from '@/lib/format'
 import { logQuiet } from '@/lib/log'
+import { scrollMotion } from '@/lib/use-media-query'
 import { useSession } from '@/lib/session'
 import { toastError, toastSuccess } from '@/lib/toast'
 import { useCategories } from '@/features/categories/api/get-categories'
@@ -88,7 +89,7 @@ export function UploadForm({
   /** Switches tab from a button or a check below: bring the tab bar back into view. */
   const goTo = (id: TabId) => {
     setTab(id)
-    tabsTop.current?.scrollIntoView({ block: 'start', behavior: 'smooth' })
+    tabsTop.current?.scrollIntoView({ block: 'start', behavior: scrollMotion() })
   }
 
   useEffect(() => {
@@ -225,7 +226,7 @@ export function UploadForm({
         </Tabs.List>
 
         <div className="mt-4 rounded-2xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
-          <Tabs.Content value="general" className="space-y-6 focus-visible:outline-none">
+          <Tabs.Content value="general" className="space-y-6">
             <div>
               <Label htmlFor="upload-title">
                 Title
@@ -308,11 +309,20 @@ export function UploadForm({
                   </option>
                 ))}
               </Select>
+              {categories.isError && !categories.data && (
+                // The list could not be read (issue 24): say so beside the field, with a retry that keeps the form.
+                <p role="alert" className="mt-2 flex flex-wrap items-center gap-2 text-sm text-amber-800">
+                  We couldn't load the categories.
+                  <Button variant="outline" size="sm" onClick={() => void categories.refetch()} disabled={categories.isFetching}>
+                    {categories.isFetching ? 'Trying again...' : 'Try again'}
+                  </Button>
+                </p>
+              )}
             </div>
             {next('general')}
           </Tabs.Content>
 
-          <Tabs.Content value="visuals" className="space-y-6 focus-visible:outline-none">
+          <Tabs.Content value="visuals" className="space-y-6">
             <VisualsTab
               mainPreview={values.mainPreview}
               previews={values.previews}
@@ -324,7 +334,7 @@ export function UploadForm({
             {next('visuals')}
           </Tabs.Content>
 
-          <Tabs.Content value="features" className="space-y-8 focus-visible:outline-none">
+          <Tabs.Content value="features" className="space-y-8">
             <TagInput id="upload-tag" tags={values.tags} onChange={(tags) => set('tags', tags)} />
             <Checklist
               legend="Features included"
@@ -341,7 +351,7 @@ export function UploadForm({
             {next('features')}
           </Tabs.Content>
 
-          <Tabs.Content value="pricing" className="space-y-6 focus-visible:outline-none">
+          <Tabs.Content value="pricing" className="space-y-6">
             <div className="max-w-xs">
               <Label htmlFor="upload-price">Price (USD)</Label>
               <Input
@@ -366,7 +376,7 @@ export function UploadForm({
             {next('pricing')}
           </Tabs.Content>
 
-          <Tabs.Content value="actions" className="space-y-6 focus-visible:outline-none">
+          <Tabs.Content value="actions" className="space-y-6">
             <div>
               <h3 className="text-sm font-semibold text-slate-900">Before you submit</h3>
               <ul aria-label="Checklist before submitting" className="mt-3 space-y-1.5 text-sm">

@@ -13,7 +13,8 @@
 import { useEffect, useRef } from 'react'
 import { useLocation, useSearchParams } from 'react-router'
 import { Clock } from 'lucide-react'
-import { Spinner } from '@/components/ui/feedback'
+import { LoadError, Spinner } from '@/components/ui/feedback'
+import { isConnectionProblem } from '@/lib/errors'
 import { cn, formatDate } from '@/lib/format'
 import { useSession } from '@/lib/session'
 import { toastError, toastSuccess } from '@/lib/toast'
@@ -71,6 +72,11 @@ export function UploadPage() {
   }, [draftId, templateId, draft.isSuccess, draft.isError, submissionKind, submission.isError, failedStore])
 
   const loading = (!!draftId && draft.isPending && !!user) || (!!templateId && submission.isPending && !!user)
+  // The draft or submission could not be read (the server out of reach): the
+  // retry state, never an empty form that would save as a new template (issue 24).
+  const unread =
+    (!!draftId && draft.isError && isConnectionProblem(draft.error)) ||
+    (!!templateId && submission.isError && isConnectionProblem(submission.error))
 
   let initial: UploadFormValues = EMPTY_FORM
   let source: UploadSource = { kind: 'new' }
@@ -124,6 +130,8 @@ export function UploadPage() {
       </header>
       {loading ? (
         <Spinner label="Loading template..." />
+      ) : unread ? (
+        <LoadError title="We couldn't load this template" />
       ) : (
         // A new key per source: the form's values start over from what was loaded.
         <UploadForm
