@@ -69,6 +69,8 @@ pub use config::{
     SmtpConfig, Web3Config,
 };
 pub use error::{API_VERSION, AuthError};
+/// Text escaped for HTML content and quoted attribute values (mails, pages).
+pub use mailbox::escape as html_escape;
 pub use mailer::{Mail, Mailer, MailerError};
 pub use mfa::MfaConfig;
 /// The client's address (the peer, or a trusted proxy's `X-Forwarded-For`):

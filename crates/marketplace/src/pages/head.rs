@@ -121,20 +121,7 @@ pub(super) fn clip(text: &str, max: usize) -> String {
 }
 
 /// Text for HTML content and quoted attribute values (and XML).
-pub(crate) fn html_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub(crate) use plinth_auth::html_escape;
 
 /// JSON for inside `<script>`: no value can end the element or open a comment.
 pub(super) fn script_json(value: &Value) -> String {
