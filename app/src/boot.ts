@@ -9,33 +9,12 @@
 // the first paint back, as before).
 import './index.css'
 import { preloadFirstScreen } from './app/first-screen'
+import { showStartUpFailure } from './start-up-failure'
 
 function start() {
-  import('./main').catch(failed)
-}
-
-function failed(error: unknown) {
-  // The start-up itself did not load (the connection dropped): main.tsx's own
-  // message for a server out of reach, without React, which did not load either.
-  console.error('[marketplace] start-up failed', error)
-  const root = document.getElementById('root')
-  if (!root) return
-  const box = document.createElement('div')
-  box.setAttribute('role', 'alert')
-  box.style.cssText = 'padding: 3rem; text-align: center; font-family: system-ui, sans-serif'
-  const title = document.createElement('h1')
-  title.style.cssText = 'font-size: 1.5rem; font-weight: 700'
-  title.textContent = 'The marketplace cannot reach its server'
-  const text = document.createElement('p')
-  text.style.cssText = 'margin-top: 0.5rem; color: #475569'
-  text.textContent = 'Please try again in a moment.'
-  const retry = document.createElement('button')
-  retry.type = 'button'
-  retry.style.cssText = 'margin-top: 1.25rem; padding: 0.5rem 1rem; border: 1px solid #cbd5e1; border-radius: 0.5rem; background: #fff; font-weight: 500'
-  retry.textContent = 'Try again'
-  retry.addEventListener('click', () => window.location.reload())
-  box.append(title, text, retry)
-  root.replaceChildren(box)
+  // The start-up itself may not load (the connection dropped): the same
+  // message main.tsx shows when the server is out of reach.
+  import('./main').catch(showStartUpFailure)
 }
 
 // An async script (index.html): it may run before the parser has reached

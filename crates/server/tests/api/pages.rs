@@ -547,6 +547,7 @@ async fn the_app_s_files_travel_gzipped_and_its_hashed_assets_are_kept_for_a_yea
         response.headers()["cache-control"],
         "public, max-age=31536000, immutable"
     );
+    assert!(response.headers().contains_key("content-security-policy"));
     let body = response.bytes().await.unwrap();
     assert_eq!(&body[..2], &[0x1f, 0x8b], "a gzip stream");
     assert!(
