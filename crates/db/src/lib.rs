@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod jwk;
 pub mod jwt;
 pub mod migrate;
+pub mod pipeline;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -60,16 +61,16 @@ pub enum ConnectError {
 /// * `api` logs in as `authenticator`, which has no privileges of its own;
 ///   every request switches it to `anon`, `authenticated` or `service_role`
 ///   for one transaction ([`Database::begin_as`]).
-/// * `pipelined` logs in as `authenticator` too, through `tokio-postgres`,
-///   which sends a statement without waiting for the answers to those before
-///   it: the REST gateway runs a request's whole transaction (begin, the
-///   caller's settings, the statement, commit) in one round trip. Its
-///   clients cache their prepared statements (bounded by their user).
+/// * `pipelined` logs in as `authenticator` too, with connections of
+///   [`pipeline`] that send a batch of statements with one `Sync`: the REST
+///   gateway runs a request's whole transaction (begin, the caller's
+///   settings, the statement, commit) in one round trip, answered at once.
+///   Its connections cache their prepared statements.
 #[derive(Debug, Clone)]
 pub struct Database {
     pub owner: PgPool,
     pub api: PgPool,
-    pub pipelined: deadpool_postgres::Pool,
+    pub pipelined: pipeline::Pool,
 }
 
 /// Settings of [`Database::connect`].
@@ -353,40 +354,35 @@ pub fn is_refused_password(error: &sqlx::Error) -> bool {
     }
 }
 
-/// The request pool of `tokio-postgres` clients, for the same server, database
-/// and user as `api` (created lazily, as `api`). A returned client is reused
-/// without a query (a closed one is replaced), as the `api` pool does.
-fn pipelined_pool(api: &PgConnectOptions, settings: &PoolSettings) -> deadpool_postgres::Pool {
-    let mut config = tokio_postgres::Config::new();
-    config
-        .user(api.get_username())
-        .dbname(api.get_database().unwrap_or(api.get_username()))
-        .port(api.get_port())
-        .application_name(api.get_application_name().unwrap_or("plinth"));
-    match api.get_socket() {
-        Some(dir) => config.host_path(dir),
-        None => config.host(api.get_host()),
-    };
-    if let Some(password) = &settings.authenticator_password {
-        config.password(password);
-    }
-    if let Some(options) = api.get_options() {
-        config.options(options);
-    }
-    let manager = deadpool_postgres::Manager::from_config(
-        config,
-        tokio_postgres::NoTls,
-        deadpool_postgres::ManagerConfig {
-            recycling_method: deadpool_postgres::RecyclingMethod::Fast,
+/// The request pool of [`pipeline`] connections, for the same server,
+/// database and user as `api` (connected lazily, as `api`). A returned
+/// connection is reused without a query unless its batch did not finish.
+fn pipelined_pool(api: &PgConnectOptions, settings: &PoolSettings) -> pipeline::Pool {
+    // A socket folder, given as such or as a host starting with `/`.
+    let socket_dir = api.get_socket().cloned().or_else(|| {
+        api.get_host()
+            .starts_with('/')
+            .then(|| api.get_host().into())
+    });
+    let target = match socket_dir {
+        Some(dir) => pipeline::Target::Unix(dir.join(format!(".s.PGSQL.{}", api.get_port()))),
+        None => pipeline::Target::Tcp {
+            host: api.get_host().to_owned(),
+            port: api.get_port(),
         },
-    );
-    deadpool_postgres::Pool::builder(manager)
-        .max_size(settings.max_connections as usize)
-        .wait_timeout(Some(settings.acquire_timeout))
-        .create_timeout(Some(settings.acquire_timeout))
-        .runtime(deadpool_postgres::Runtime::Tokio1)
-        .build()
-        .expect("a pool with a runtime and timeouts builds")
+    };
+    pipeline::pool(
+        pipeline::ConnectSettings {
+            target,
+            user: api.get_username().to_owned(),
+            password: settings.authenticator_password.clone(),
+            database: api.get_database().unwrap_or(api.get_username()).to_owned(),
+            application_name: api.get_application_name().unwrap_or("plinth").to_owned(),
+            options: api.get_options().map(str::to_owned),
+        },
+        settings.max_connections as usize,
+        settings.acquire_timeout,
+    )
 }
 
 /// The innermost cause of a connection error, in one line.

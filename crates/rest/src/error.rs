@@ -229,15 +229,15 @@ impl ApiError {
         Self::from_database(&code, db.message(), detail, hint, authenticated)
     }
 
-    /// A `tokio-postgres` error of the pipelined request pool, mapped as
+    /// An error of the pipelined request pool's connections, mapped as
     /// [`ApiError::from_sqlx`] maps sqlx's.
-    pub fn from_pg(error: tokio_postgres::Error, authenticated: bool) -> Self {
+    pub fn from_pg(error: plinth_db::pipeline::WireError, authenticated: bool) -> Self {
         match error.as_db_error() {
             Some(db) => Self::from_database(
-                db.code().code(),
-                db.message(),
-                db.detail(),
-                db.hint(),
+                &db.code,
+                &db.message,
+                db.detail.as_deref(),
+                db.hint.as_deref(),
                 authenticated,
             ),
             None => Self::client_error(&error),
@@ -246,9 +246,9 @@ impl ApiError {
 
     /// No client from the pipelined request pool: timed out waiting (as
     /// PostgREST's PGRST003) or the database cannot be reached.
-    pub fn from_pool(error: deadpool_postgres::PoolError) -> Self {
+    pub fn from_pool(error: plinth_db::pipeline::PoolError) -> Self {
         match error {
-            deadpool_postgres::PoolError::Timeout(_) => Self::pool_timeout(&error),
+            plinth_db::pipeline::PoolError::Timeout(_) => Self::pool_timeout(&error),
             other => Self::client_error(&other),
         }
     }

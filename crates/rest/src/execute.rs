@@ -4,37 +4,32 @@
 //! One transaction per request, in PostgREST's shape (`BEGIN [READ ONLY]`,
 //! the `set_config` pre-query with search path, role, claims, method, path
 //! and headers, the statement, `COMMIT`/`ROLLBACK`), but sent in **one round
-//! trip**: the pipelined pool's `tokio-postgres` client writes each message
-//! without waiting for the answers to those before it, and the database runs
-//! them in order. When the statement fails, the database skips to `COMMIT`,
-//! which then rolls back. Every value is a bind parameter of a statement
-//! prepared once per connection (cached per client, at most
-//! [`STATEMENT_CACHE_LIMIT`]); a statement is prepared inside the
-//! transaction, after the settings, so names resolve on the caller's search
-//! path (a cache miss costs one more round trip).
+//! trip** and answered in one: the pool's connections
+//! ([`plinth_db::pipeline`]) write the whole transaction as one batch of
+//! extended-protocol messages with a single `Sync`, and the database runs
+//! them in order. When the statement fails, the database skips the rest of
+//! the batch, and the transaction it left open is rolled back. Every value
+//! is a bind parameter of a statement prepared once per connection (a new
+//! statement is prepared inside the batch, after the settings, so names
+//! resolve on the caller's search path).
 //!
 //! Checks that need the result before the transaction ends (a singular
 //! response, PUT's one row, a limited write, `max-affected`) wait for the
 //! statement, then send `COMMIT` or `ROLLBACK`: two round trips. A request
-//! dropped mid-transaction (client gone) ends its transaction with a
-//! ROLLBACK behind what was sent before its connection returns to the pool.
+//! dropped mid-transaction (client gone) leaves its connection unfinished,
+//! so the pool closes it, which rolls the transaction back.
 
 use std::time::Instant;
 
-use deadpool_postgres::Object;
 use plinth_db::Database;
+use plinth_db::pipeline::{Conn, Pooled, Reply, TxStatus, WireError};
+use postgres_types::{ToSql, Type};
 use serde_json::Value;
-use tokio_postgres::Row;
-use tokio_postgres::types::{FromSql, ToSql, Type};
 
 use crate::error::ApiError;
 use crate::plan::{Action, Mutation, Plan};
 use crate::request::{CountPref, MediaType};
 use crate::sql::{Bind, Shape, Sql, Statement, render_count};
-
-/// Prepared statements a pooled connection keeps; past it the connection's
-/// cache is emptied and fills again with what requests use.
-pub const STATEMENT_CACHE_LIMIT: usize = 256;
 
 /// Who runs the transaction, as PostgREST sets it.
 #[derive(Debug, Clone)]
@@ -125,109 +120,19 @@ fn params(sql: &Sql) -> Vec<&(dyn ToSql + Sync)> {
         .collect()
 }
 
-/// A text column in any of the text-like types (`text`, `json` of
-/// `EXPLAIN (FORMAT JSON)`, ...), as the bytes the database sent.
-struct Text(String);
-
-impl<'a> FromSql<'a> for Text {
-    fn from_sql(
-        ty: &Type,
-        raw: &'a [u8],
-    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        // jsonb's binary form is a version byte, then the text.
-        let raw = if *ty == Type::JSONB {
-            raw.get(1..).unwrap_or_default()
-        } else {
-            raw
-        };
-        Ok(Text(std::str::from_utf8(raw)?.to_owned()))
-    }
-
-    fn accepts(ty: &Type) -> bool {
-        matches!(
-            *ty,
-            Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::JSON | Type::JSONB
-        ) || ty.name() == "unknown"
-    }
-}
-
-fn text(row: &Row, i: usize) -> Result<Option<String>, tokio_postgres::Error> {
-    Ok(row.try_get::<_, Option<Text>>(i)?.map(|t| t.0))
-}
-
-/// A pooled client for the length of one transaction. Dropped before the
-/// transaction ended (the request was cancelled), it sends ROLLBACK behind
-/// whatever was already sent and goes back to the pool once the database
-/// answered it; a connection that cannot is closed, which rolls back too.
-struct Held {
-    client: Option<Object>,
-}
-
-impl Held {
-    fn client(&self) -> &Object {
-        self.client.as_ref().expect("held until released")
-    }
-
-    /// The transaction ended: the client goes back to the pool.
-    fn release(mut self) {
-        drop(self.client.take());
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        let Some(object) = self.client.take() else {
-            return;
-        };
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                runtime.spawn(async move {
-                    if object.batch_execute("ROLLBACK").await.is_err() {
-                        drop(Object::take(object));
-                    }
-                });
-            }
-            Err(_) => drop(Object::take(object)),
-        }
-    }
-}
-
 /// The parameter types of [`SET_CONFIG_TZ_SQL`] (the first six: of
 /// [`SET_CONFIG_SQL`]).
-const SETTING_TYPES: [Type; 7] = [
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-];
+const SETTING_TYPES: [Type; 7] = [Type::TEXT; 7];
 
-/// `text` prepared on `client`, from its cache when it was prepared before.
-async fn prepare(
-    client: &Object,
-    text: &str,
-    types: &[Type],
-) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
-    if client.statement_cache.size() >= STATEMENT_CACHE_LIMIT {
-        client.statement_cache.clear();
+/// Ends a transaction the batch left open (a statement failed, or the
+/// end waits for a check): `ROLLBACK`. A connection that cannot is not
+/// reused (see [`plinth_db::pipeline`]).
+async fn roll_back(conn: &mut Conn) {
+    if conn.status() != TxStatus::Idle {
+        let mut batch = conn.batch();
+        batch.push("ROLLBACK", &[], &[]);
+        let _ = batch.run().await;
     }
-    client.prepare_typed_cached(text, types).await
-}
-
-/// [`prepare`] for a built statement and its binds' types.
-async fn prepare_sql(
-    client: &Object,
-    sql: &Sql,
-) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
-    prepare(client, &sql.text, &param_types(sql)).await
-}
-
-/// What the pipelined statements answered.
-enum Answer {
-    Rows(Vec<Row>),
-    Affected(u64),
 }
 
 /// Runs `statement` for `plan` as `ctx`; checks singular responses and
@@ -241,11 +146,10 @@ pub async fn run(
 ) -> Result<Outcome, ApiError> {
     let started = Instant::now();
     let authed = ctx.authenticated;
-    let pg = |e| ApiError::from_pg(e, authed);
-    let held = Held {
-        client: Some(db.pipelined.get().await.map_err(ApiError::from_pool)?),
-    };
-    let client = held.client();
+    let pg = |e: WireError| ApiError::from_pg(e, authed);
+    let mut conn = Pooled::get(&db.pipelined)
+        .await
+        .map_err(ApiError::from_pool)?;
 
     let search_path = search_path_value(ctx);
     let mut pre_params: Vec<&(dyn ToSql + Sync)> = vec![
@@ -263,10 +167,6 @@ pub async fn run(
         }
         None => SET_CONFIG_SQL,
     };
-    // Prepared outside the transaction: it names only pg_catalog functions.
-    let pre = prepare(client, pre_text, &SETTING_TYPES[..pre_params.len()])
-        .await
-        .map_err(pg)?;
 
     // Execution plans instead of results (PostgREST SqlFragment.hs
     // `explainF`, MainTx.hs): the options in PostgREST's order; each row of
@@ -303,7 +203,6 @@ pub async fn run(
         }
         _ => None,
     };
-    let returns_rows = explain.is_some() || statement.shape == Shape::Result;
     let end = if plan.tx_rollback {
         "ROLLBACK"
     } else {
@@ -312,74 +211,45 @@ pub async fn run(
     // Whether the transaction's end waits for the result.
     let checked = explain.is_none() && needs_checks(plan);
 
-    let main_params = params(main_sql);
-    let count_params = count_sql.as_ref().map(params).unwrap_or_default();
-    let begin = client.batch_execute(begin_statement(ctx));
-    let settings = client.execute(&pre, &pre_params);
-    let work = async {
-        let main = prepare_sql(client, main_sql).await?;
-        let count = match &count_sql {
-            Some(sql) => Some(prepare_sql(client, sql).await?),
-            None => None,
-        };
-        let main = async {
-            if returns_rows {
-                client.query(&main, &main_params).await.map(Answer::Rows)
-            } else {
-                client
-                    .execute(&main, &main_params)
-                    .await
-                    .map(Answer::Affected)
-            }
-        };
-        let count = async {
-            match &count {
-                Some(count) => client.query_opt(count, &count_params).await.ok().flatten(),
-                None => None,
-            }
-        };
-        let finish = async {
-            if checked {
-                Ok(())
-            } else {
-                client.batch_execute(end).await
-            }
-        };
-        let (main, count, finish) = tokio::join!(main, count, finish);
-        Ok::<_, tokio_postgres::Error>((main, count, finish))
-    };
-    let (begun, set, work) = tokio::join!(begin, settings, work);
-    let outcome = (|| {
-        begun?;
-        set?;
-        let (main, count, finish) = work?;
-        Ok::<_, tokio_postgres::Error>((main?, count, finish))
-    })();
-    let (answer, count, finished) = match outcome {
-        Ok((answer, count, finish)) => (answer, count, finish),
-        Err(e) => {
-            // The transaction may still be open: the statement failed to
-            // prepare (so nothing after it was sent), or the end waits for
-            // the result. Outside a transaction this is only a warning.
-            let _ = client.batch_execute("ROLLBACK").await;
-            held.release();
+    // BEGIN, the settings, the statement (and the planner's count), and
+    // unless a check waits for the result, the end: one batch.
+    const MAIN: usize = 2;
+    const COUNT: usize = 3;
+    let mut batch = conn.batch();
+    batch.push(begin_statement(ctx), &[], &[]);
+    batch.push(pre_text, &SETTING_TYPES[..pre_params.len()], &pre_params);
+    batch.push(&main_sql.text, &param_types(main_sql), &params(main_sql));
+    if let Some(count) = &count_sql {
+        batch.push(&count.text, &param_types(count), &params(count));
+    }
+    if !checked {
+        batch.push(end, &[], &[]);
+    }
+    let (mut replies, error) = batch.run().await;
+    if let Some(e) = error {
+        // The planner's count of a read failed after the statement: the
+        // result stands without it (nothing was written to keep).
+        let count_failed = count_sql.is_some()
+            && ctx.read_only
+            && replies.len() > MAIN
+            && matches!(replies[MAIN], Reply::Rows(..))
+            && matches!(replies.get(COUNT), Some(Reply::Skipped) | None);
+        roll_back(&mut conn).await;
+        if !count_failed || e.as_db_error().is_none() {
             return Err(pg(e));
         }
-    };
-    if let Err(e) = finished {
-        held.release();
-        return Err(pg(e));
     }
+    let count = match count_sql {
+        Some(_) if replies.len() > COUNT => Some(replies.swap_remove(COUNT)),
+        _ => None,
+    };
+    let answer = replies.swap_remove(MAIN);
 
     if explain.is_some() {
-        held.release();
-        let Answer::Rows(rows) = answer else {
-            unreachable!("an explanation returns rows")
-        };
         let mut body = String::new();
-        for row in &rows {
+        for row in answer.rows() {
             // `json` for FORMAT JSON, `text` otherwise: the text as sent.
-            body.push_str(&text(row, 0).map_err(pg)?.unwrap_or_default());
+            body.push_str(row.text(0).unwrap_or_default());
             body.push('\n');
         }
         return Ok(Outcome {
@@ -389,46 +259,31 @@ pub async fn run(
         });
     }
 
-    let read = |answer: Answer| -> Result<Outcome, tokio_postgres::Error> {
-        Ok(match answer {
-            Answer::Affected(n) => Outcome {
-                page_total: n as i64,
-                ..Default::default()
+    let mut outcome = if statement.shape == Shape::Result {
+        match answer.rows().first() {
+            None => Outcome::default(),
+            Some(row) => Outcome {
+                total: row.int(0),
+                page_total: row.int(1).unwrap_or(0),
+                body: row.text(2).map(str::to_owned),
+                response_headers: row.text(3).map(str::to_owned),
+                response_status: row.text(4).map(str::to_owned),
+                inserted: if row.len() > 5 { row.int(5) } else { None },
+                transaction_ms: 0.0,
             },
-            Answer::Rows(rows) => {
-                let Some(row) = rows.first() else {
-                    return Ok(Outcome::default());
-                };
-                Outcome {
-                    total: row.try_get::<_, Option<i64>>(0)?,
-                    page_total: row.try_get::<_, i64>(1)?,
-                    body: text(row, 2)?,
-                    response_headers: text(row, 3)?,
-                    response_status: text(row, 4)?,
-                    inserted: if row.len() > 5 {
-                        row.try_get::<_, Option<i64>>(5)?
-                    } else {
-                        None
-                    },
-                    transaction_ms: 0.0,
-                }
-            }
-        })
-    };
-    let mut outcome = match read(answer) {
-        Ok(outcome) => outcome,
-        Err(e) => {
-            if checked {
-                let _ = client.batch_execute("ROLLBACK").await;
-            }
-            held.release();
-            return Err(pg(e));
+        }
+    } else {
+        Outcome {
+            page_total: answer.affected() as i64,
+            ..Default::default()
         }
     };
 
     let planned = count
-        .and_then(|r| text(&r, 0).ok().flatten())
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .as_ref()
+        .and_then(|r| r.rows().first())
+        .and_then(|row| row.text(0))
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
         .and_then(|v| v.pointer("/0/Plan/Plan Rows").and_then(Value::as_f64))
         .map(|f| f as i64);
     match plan.count {
@@ -451,15 +306,15 @@ pub async fn run(
 
     if checked {
         if let Err(refused) = check(plan, &outcome) {
-            let _ = client.batch_execute("ROLLBACK").await;
-            held.release();
+            roll_back(&mut conn).await;
             return Err(refused);
         }
-        let finished = client.batch_execute(end).await;
-        held.release();
-        finished.map_err(pg)?;
-    } else {
-        held.release();
+        let mut batch = conn.batch();
+        batch.push(end, &[], &[]);
+        if let (_, Some(e)) = batch.run().await {
+            roll_back(&mut conn).await;
+            return Err(pg(e));
+        }
     }
     outcome.transaction_ms = ms(started);
     Ok(outcome)

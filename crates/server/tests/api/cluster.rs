@@ -309,6 +309,13 @@ async fn a_server_that_asks_authenticator_for_a_password_gets_one_at_start_up() 
         "postgres://postgres:{}@127.0.0.1:{pg_port}/postgres",
         superuser_password.trim()
     );
+    // A table for node B's REST gateway to read (no policies: no rows).
+    let mut owner = PgConnection::connect(&url).await.unwrap();
+    sqlx::raw_sql("create table public.probe (id int primary key)")
+        .execute(&mut owner)
+        .await
+        .unwrap();
+    drop(owner);
     for start in 1..=2 {
         let port = free_port();
         let mut cmd = plinth(dir.path());
@@ -328,6 +335,31 @@ async fn a_server_that_asks_authenticator_for_a_password_gets_one_at_start_up() 
             .await
             .unwrap();
         assert_eq!(health.status(), 200, "start {start}");
+        // The REST gateway's own pool logs in with the password too
+        // (SCRAM over TCP): a read answers.
+        let secret = std::fs::read_to_string(dir.path().join("data-b/jwt-secret")).unwrap();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64;
+        let anon = plinth_db::JwtSecret::new(secret.trim())
+            .unwrap()
+            .api_key("anon", now, now + 3600);
+        let read = reqwest::Client::new()
+            .get(format!(
+                "http://127.0.0.1:{port}/rest/v1/probe?select=id"
+            ))
+            .header("apikey", &anon)
+            .send()
+            .await
+            .unwrap();
+        let status = read.status();
+        let body = read.text().await.unwrap();
+        assert_eq!(
+            (status.as_u16(), body.as_str()),
+            (200, "[]"),
+            "start {start}"
+        );
         assert!(b.interrupt().success());
     }
     // The password is the one derived from node B's JWT secret.
