@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 bench_build
 if [ ! -f app/dist/index.html ]; then
-  npm_ci app
+  npm_ci app >&2
   (cd app && npm run --silent build >/dev/null)
 fi
 
