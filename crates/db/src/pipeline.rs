@@ -370,13 +370,16 @@ impl Conn {
             self.to_close
                 .extend(self.statements.drain().map(|(_, name)| name));
         }
-        for name in self.to_close.drain(..) {
+        // First in the batch, so that an error later in it cannot skip them.
+        let closing = std::mem::take(&mut self.to_close);
+        for name in &closing {
             // A name is ASCII without NUL: encoding cannot fail.
-            let _ = frontend::close(b'S', &name, &mut out);
+            let _ = frontend::close(b'S', name, &mut out);
         }
         Batch {
             conn: self,
             out,
+            closing,
             steps: Vec::new(),
             error: None,
         }
@@ -460,6 +463,8 @@ struct Step {
 pub struct Batch<'c> {
     conn: &'c mut Conn,
     out: BytesMut,
+    /// Statements this batch closes (see [`Conn::batch`]).
+    closing: Vec<String>,
     steps: Vec<Step>,
     /// A parameter that could not be encoded: nothing is sent.
     error: Option<WireError>,
@@ -533,6 +538,9 @@ impl Batch<'_> {
     /// replies of the others are in the list (`Skipped` after the error).
     pub async fn run(mut self) -> (Vec<Reply>, Option<WireError>) {
         if let Some(e) = self.error.take() {
+            // Nothing is sent: the statements to close wait for the next
+            // batch, and those this one would have prepared do not exist.
+            self.conn.to_close.append(&mut self.closing);
             for step in &self.steps {
                 if let Some((_, key)) = &step.parsed {
                     self.conn.statements.remove(key);

@@ -30,6 +30,14 @@ fn code(error: &Option<WireError>) -> Option<&str> {
         .map(|e| e.code.as_str())
 }
 
+/// Rows of `public.items`, as the owner sees them.
+async fn items(test: &TestDb) -> i64 {
+    sqlx::query_scalar("select count(*) from public.items")
+        .fetch_one(&test.db.owner)
+        .await
+        .unwrap()
+}
+
 async fn prepared(conn: &mut Pooled) -> i64 {
     let mut batch = conn.batch();
     batch.push(
@@ -83,11 +91,7 @@ async fn a_batch_is_one_transaction_with_an_answer_per_statement() {
     let (replies, _) = batch.run().await;
     assert_eq!(replies[0].rows()[0].text(0), Some("authenticator"));
     drop(conn);
-    let kept: i64 = sqlx::query_scalar("select count(*) from public.items")
-        .fetch_one(&test.db.owner)
-        .await
-        .unwrap();
-    assert_eq!(kept, 1, "committed");
+    assert_eq!(items(&test).await, 1, "committed");
 }
 
 #[tokio::test]
@@ -112,11 +116,11 @@ async fn a_failed_statement_skips_the_rest_and_its_transaction_rolls_back() {
     assert_eq!(conn.status(), TxStatus::Idle);
     assert_eq!(backend_pid(&mut conn).await, pid, "the same connection");
     drop(conn);
-    let kept: i64 = sqlx::query_scalar("select count(*) from public.items")
-        .fetch_one(&test.db.owner)
-        .await
-        .unwrap();
-    assert_eq!(kept, 0, "nothing of the failed batch was committed");
+    assert_eq!(
+        items(&test).await,
+        0,
+        "nothing of the failed batch was committed"
+    );
 }
 
 #[tokio::test]
@@ -227,11 +231,7 @@ async fn a_connection_given_up_mid_transaction_is_rolled_back_and_kept() {
     // once its transaction was rolled back.
     let mut conn = Pooled::get(pool).await.unwrap();
     assert_eq!(conn.status(), TxStatus::Idle);
-    let kept: i64 = sqlx::query_scalar("select count(*) from public.items")
-        .fetch_one(&test.db.owner)
-        .await
-        .unwrap();
-    assert_eq!(kept, 0, "rolled back");
+    assert_eq!(items(&test).await, 0, "rolled back");
     assert_eq!(backend_pid(&mut conn).await, pid, "the connection was kept");
     let idle_in_transaction: i64 = sqlx::query_scalar(
         "select count(*) from pg_stat_activity \
