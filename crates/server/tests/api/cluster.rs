@@ -342,13 +342,12 @@ async fn a_server_that_asks_authenticator_for_a_password_gets_one_at_start_up() 
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_secs() as i64;
-        let anon = plinth_db::JwtSecret::new(secret.trim())
-            .unwrap()
-            .api_key("anon", now, now + 3600);
+        let anon =
+            plinth_db::JwtSecret::new(secret.trim())
+                .unwrap()
+                .api_key("anon", now, now + 3600);
         let read = reqwest::Client::new()
-            .get(format!(
-                "http://127.0.0.1:{port}/rest/v1/probe?select=id"
-            ))
+            .get(format!("http://127.0.0.1:{port}/rest/v1/probe?select=id"))
             .header("apikey", &anon)
             .send()
             .await
