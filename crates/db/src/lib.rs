@@ -197,20 +197,14 @@ impl Database {
         request: &RequestContext,
     ) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
         let mut tx = self.api.begin().await?;
-        sqlx::query(
-            "select set_config('role', $1, true), \
-                    set_config('request.jwt.claims', $2, true), \
-                    set_config('request.method', $3, true), \
-                    set_config('request.path', $4, true), \
-                    set_config('request.headers', $5, true)",
-        )
-        .bind(&request.role)
-        .bind(request.claims.to_string())
-        .bind(&request.method)
-        .bind(&request.path)
-        .bind(request.headers.to_string())
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(SET_REQUEST_SQL)
+            .bind(&request.role)
+            .bind(request.claims.to_string())
+            .bind(&request.method)
+            .bind(&request.path)
+            .bind(request.headers.to_string())
+            .execute(&mut *tx)
+            .await?;
         Ok(tx)
     }
 
@@ -235,6 +229,14 @@ impl Database {
     }
 }
 
+/// The caller's role and request settings for one transaction, every value
+/// bound: [`Database::begin_as`] and [`RequestContext::push_settings`].
+const SET_REQUEST_SQL: &str = "select set_config('role', $1, true), \
+     set_config('request.jwt.claims', $2, true), \
+     set_config('request.method', $3, true), \
+     set_config('request.path', $4, true), \
+     set_config('request.headers', $5, true)";
+
 /// Who is asking and how: what a request transaction needs to know.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestContext {
@@ -249,6 +251,18 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
+    /// Queues on `batch` the statement that makes the rest of its
+    /// transaction run as this caller, as [`Database::begin_as`] does.
+    pub fn push_settings(&self, batch: &mut pipeline::Batch<'_>) {
+        let claims = self.claims.to_string();
+        let headers = self.headers.to_string();
+        batch.push(
+            SET_REQUEST_SQL,
+            &[postgres_types::Type::TEXT; 5],
+            &[&self.role, &claims, &self.method, &self.path, &headers],
+        );
+    }
+
     /// A request as `role` with `claims` and nothing else known.
     pub fn new(role: impl Into<String>, claims: Value) -> Self {
         Self {
@@ -308,13 +322,15 @@ pub fn is_unavailable(error: &sqlx::Error) -> bool {
         | sqlx::Error::Io(_)
         | sqlx::Error::Tls(_)
         | sqlx::Error::WorkerCrashed => true,
-        // Connection exceptions, the server shutting down or starting up,
-        // too many connections.
-        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-            code.starts_with("08") || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300")
-        }),
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| unavailable_code(&code)),
         _ => false,
     }
+}
+
+/// SQLSTATEs of a database that cannot serve now: connection exceptions,
+/// the server shutting down or starting up, too many connections.
+pub(crate) fn unavailable_code(code: &str) -> bool {
+    code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
 }
 
 /// `host:port/database` or `socket/database`, never credentials.

@@ -86,6 +86,16 @@ impl WireError {
             _ => None,
         }
     }
+
+    /// The database cannot be reached or cannot serve now (as
+    /// [`crate::is_unavailable`] for sqlx's errors).
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            WireError::Io(_) => true,
+            WireError::Db(db) => crate::unavailable_code(&db.code),
+            WireError::Protocol(_) | WireError::Encode(_) => false,
+        }
+    }
 }
 
 /// An `ErrorResponse`: SQLSTATE, message, detail and hint.

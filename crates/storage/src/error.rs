@@ -186,6 +186,43 @@ impl From<sqlx::Error> for StorageError {
     }
 }
 
+impl From<plinth_db::pipeline::WireError> for StorageError {
+    fn from(error: plinth_db::pipeline::WireError) -> Self {
+        match error
+            .as_db_error()
+            .map(|db| (db.code.as_str(), db.message.as_str()))
+        {
+            Some(("42501", message)) => {
+                StorageError::AccessDenied(if message.contains("row-level security") {
+                    "new row violates row-level security policy".to_owned()
+                } else {
+                    message.to_owned()
+                })
+            }
+            Some(("23505", _)) => StorageError::Duplicate,
+            Some(("23503", _)) => StorageError::BucketNotFound,
+            Some(("53300", _)) => StorageError::SlowDown,
+            _ if error.is_unavailable() => {
+                tracing::warn!(%error, "database unavailable");
+                StorageError::DatabaseUnavailable
+            }
+            _ => StorageError::internal("database", error),
+        }
+    }
+}
+
+impl From<plinth_db::pipeline::PoolError> for StorageError {
+    fn from(error: plinth_db::pipeline::PoolError) -> Self {
+        match error {
+            plinth_db::pipeline::PoolError::Backend(e) => e.into(),
+            other => {
+                tracing::warn!(error = %other, "database unavailable");
+                StorageError::DatabaseUnavailable
+            }
+        }
+    }
+}
+
 /// A database error the platform has no answer of its own for: unavailable
 /// (503, logged as a warning) or internal (500, logged as an error).
 fn database_fault(error: &sqlx::Error) -> StorageError {

@@ -8,7 +8,9 @@
 
 use axum::http::{HeaderMap, Method};
 use chrono::{DateTime, Utc};
+use plinth_db::pipeline::Pooled;
 use plinth_db::{JwtError, RequestContext, presented_token};
+use postgres_types::Type;
 use serde_json::{Value, json};
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
@@ -86,8 +88,8 @@ fn headers_json(headers: &HeaderMap) -> Value {
     Value::Object(map)
 }
 
-/// A row of `storage.buckets`.
-#[derive(Debug, Clone)]
+/// A row of `storage.buckets` (as `row_to_json` writes it, too).
+#[derive(Debug, Clone, serde::Deserialize)]
 pub(crate) struct BucketRow {
     pub id: String,
     pub name: String,
@@ -96,6 +98,7 @@ pub(crate) struct BucketRow {
     pub public: bool,
     pub file_size_limit: Option<i64>,
     pub allowed_mime_types: Option<Vec<String>>,
+    #[serde(rename = "type")]
     pub kind: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -255,21 +258,32 @@ impl ObjectRow {
 }
 
 /// The bucket `id`, read as the service role (limits and publicity are not
-/// secret to the storage service itself).
+/// secret to the storage service itself), in one round trip.
 pub(crate) async fn system_bucket(
     state: &StorageState,
     id: &str,
 ) -> Result<BucketRow, StorageError> {
-    let mut tx = state.inner.db.begin_as(&Caller::system(None).ctx).await?;
-    let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "select {BUCKET_COLUMNS} from storage.buckets where id = $1"
-    )))
-    .bind(id)
-    .fetch_optional(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    match row {
-        Some(row) => Ok(BucketRow::from_row(&row)?),
+    static SELECT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "select row_to_json(b)::text from \
+             (select {BUCKET_COLUMNS} from storage.buckets where id = $1) b"
+        )
+    });
+    let id = id.to_owned();
+    let mut conn = Pooled::get(&state.inner.db.pipelined).await?;
+    let mut batch = conn.batch();
+    batch.push("BEGIN READ ONLY", &[], &[]);
+    Caller::system(None).ctx.push_settings(&mut batch);
+    batch.push(&SELECT, &[Type::TEXT], &[&id]);
+    batch.push("COMMIT", &[], &[]);
+    // A failure leaves the transaction to `Pooled`, which rolls it back.
+    let (replies, error) = batch.run().await;
+    if let Some(e) = error {
+        return Err(e.into());
+    }
+    match replies[2].rows().first().and_then(|row| row.text(0)) {
+        Some(json) => serde_json::from_str(json)
+            .map_err(|e| StorageError::internal("reading a bucket row", e)),
         None => Err(StorageError::BucketNotFound),
     }
 }
@@ -422,22 +436,27 @@ pub(crate) async fn precheck_insert(
     name: &str,
     upsert: bool,
 ) -> Result<(), StorageError> {
-    let mut tx = state.inner.db.begin_as(&caller.ctx).await?;
-    let result = sqlx::query(
+    let owner = caller.owner_uuid().map(|u| u.to_string());
+    let owner_id = caller.sub().map(str::to_owned);
+    let (bucket, name) = (bucket.to_owned(), name.to_owned());
+    let mut conn = Pooled::get(&state.inner.db.pipelined).await?;
+    let mut batch = conn.batch();
+    batch.push("BEGIN", &[], &[]);
+    caller.ctx.push_settings(&mut batch);
+    batch.push(
         "insert into storage.objects (bucket_id, name, owner, owner_id, metadata) \
-         values ($1, $2, $3, $4, '{}'::jsonb)",
-    )
-    .bind(bucket)
-    .bind(name)
-    .bind(caller.owner_uuid())
-    .bind(caller.sub())
-    .execute(&mut *tx)
-    .await;
-    tx.rollback().await?;
-    match result.map_err(StorageError::from) {
-        Ok(_) => Ok(()),
-        Err(StorageError::Duplicate) if upsert => Ok(()),
-        Err(e) => Err(e),
+         values ($1, $2, $3::uuid, $4, '{}'::jsonb)",
+        &[Type::TEXT; 4],
+        &[&bucket, &name, &owner, &owner_id],
+    );
+    batch.push("ROLLBACK", &[], &[]);
+    // A refused insert leaves the transaction to `Pooled`, which rolls it
+    // back.
+    let (_, error) = batch.run().await;
+    match error.map(StorageError::from) {
+        None => Ok(()),
+        Some(StorageError::Duplicate) if upsert => Ok(()),
+        Some(e) => Err(e),
     }
 }
 
