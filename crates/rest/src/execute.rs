@@ -16,13 +16,13 @@
 //! Checks that need the result before the transaction ends (a singular
 //! response, PUT's one row, a limited write, `max-affected`) wait for the
 //! statement, then send `COMMIT` or `ROLLBACK`: two round trips. A request
-//! dropped mid-transaction (client gone) leaves its connection unfinished,
-//! so the pool closes it, which rolls the transaction back.
+//! dropped mid-transaction (client gone) leaves its connection to
+//! [`Pooled`], which settles it (answer read, `ROLLBACK`) before reuse.
 
 use std::time::Instant;
 
 use plinth_db::Database;
-use plinth_db::pipeline::{Conn, Pooled, Reply, TxStatus, WireError};
+use plinth_db::pipeline::{Pooled, Reply, WireError};
 use postgres_types::{ToSql, Type};
 use serde_json::Value;
 
@@ -124,17 +124,6 @@ fn params(sql: &Sql) -> Vec<&(dyn ToSql + Sync)> {
 /// [`SET_CONFIG_SQL`]).
 const SETTING_TYPES: [Type; 7] = [Type::TEXT; 7];
 
-/// Ends a transaction the batch left open (a statement failed, or the
-/// end waits for a check): `ROLLBACK`. A connection that cannot is not
-/// reused (see [`plinth_db::pipeline`]).
-async fn roll_back(conn: &mut Conn) {
-    if conn.status() != TxStatus::Idle {
-        let mut batch = conn.batch();
-        batch.push("ROLLBACK", &[], &[]);
-        let _ = batch.run().await;
-    }
-}
-
 /// Runs `statement` for `plan` as `ctx`; checks singular responses and
 /// `max-affected` before committing.
 pub async fn run(
@@ -231,10 +220,9 @@ pub async fn run(
         // result stands without it (nothing was written to keep).
         let count_failed = count_sql.is_some()
             && ctx.read_only
-            && replies.len() > MAIN
-            && matches!(replies[MAIN], Reply::Rows(..))
+            && matches!(replies.get(MAIN), Some(Reply::Rows(..)))
             && matches!(replies.get(COUNT), Some(Reply::Skipped) | None);
-        roll_back(&mut conn).await;
+        let _ = conn.settle().await;
         if !count_failed || e.as_db_error().is_none() {
             return Err(pg(e));
         }
@@ -306,13 +294,13 @@ pub async fn run(
 
     if checked {
         if let Err(refused) = check(plan, &outcome) {
-            roll_back(&mut conn).await;
+            let _ = conn.settle().await;
             return Err(refused);
         }
         let mut batch = conn.batch();
         batch.push(end, &[], &[]);
         if let (_, Some(e)) = batch.run().await {
-            roll_back(&mut conn).await;
+            let _ = conn.settle().await;
             return Err(pg(e));
         }
     }

@@ -269,7 +269,6 @@ pub(crate) async fn system_bucket(
              (select {BUCKET_COLUMNS} from storage.buckets where id = $1) b"
         )
     });
-    let id = id.to_owned();
     let mut conn = Pooled::get(&state.inner.db.pipelined).await?;
     let mut batch = conn.batch();
     batch.push("BEGIN READ ONLY", &[], &[]);
@@ -438,7 +437,6 @@ pub(crate) async fn precheck_insert(
 ) -> Result<(), StorageError> {
     let owner = caller.owner_uuid().map(|u| u.to_string());
     let owner_id = caller.sub().map(str::to_owned);
-    let (bucket, name) = (bucket.to_owned(), name.to_owned());
     let mut conn = Pooled::get(&state.inner.db.pipelined).await?;
     let mut batch = conn.batch();
     batch.push("BEGIN", &[], &[]);
