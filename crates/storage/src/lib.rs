@@ -14,12 +14,13 @@
 //!   and bucket limit look-ups run as `service_role`.
 //! * **The metadata row and the bytes never disagree.** Bytes are kept under
 //!   a key made from the row's `version` (a fresh UUID per write), never from
-//!   the object name. An upload streams into a temporary key, is moved to its
-//!   version key inside the row's transaction, and that transaction commits
-//!   last: a failed byte write leaves no row, a failed row write removes the
-//!   bytes, replaced or deleted bytes are removed only after the commit, and a
-//!   crash mid-upload leaves at most a temporary file that the start-up sweep
-//!   removes.
+//!   the object name. An upload streams into the key of a fresh version and
+//!   is made durable there (name included) before the row that names it is
+//!   written, in one transaction sent as one batch: a failed byte write
+//!   leaves no row, a refused row write removes the bytes, replaced or
+//!   deleted bytes are removed only after the commit, and a crash (or a
+//!   commit whose outcome is unknown) leaves at most bytes that no row names,
+//!   which the orphan sweep removes once older than its grace period.
 //! * **Names are data.** Object names are validated (no `.`/`..` or empty
 //!   segments, no leading `/`, no control characters, at most 1024 bytes) and
 //!   never reach the byte store, so no name can escape it.

@@ -8,7 +8,7 @@
 
 use axum::http::{HeaderMap, Method};
 use chrono::{DateTime, Utc};
-use plinth_db::pipeline::Pooled;
+use plinth_db::pipeline::{Pooled, Reply};
 use plinth_db::{JwtError, RequestContext, presented_token};
 use postgres_types::Type;
 use serde_json::{Value, json};
@@ -263,6 +263,28 @@ pub(crate) async fn system_bucket(
     state: &StorageState,
     id: &str,
 ) -> Result<BucketRow, StorageError> {
+    upload_checks(state, id, None)
+        .await
+        .map(|(bucket, _)| bucket)
+}
+
+/// The test insert of [`precheck_insert`]: who may create which object.
+pub(crate) struct TestInsert<'a> {
+    pub caller: &'a Caller,
+    pub name: &'a str,
+    pub upsert: bool,
+}
+
+/// The bucket `id` (as [`system_bucket`] reads it) and, when asked, the
+/// answer of the test insert into it (as [`precheck_insert`]), both in one
+/// round trip: an upload asks both before its first byte. The test
+/// insert's refusal is the second value, for the caller to report after
+/// its own checks of the bucket's limits.
+pub(crate) async fn upload_checks(
+    state: &StorageState,
+    id: &str,
+    insert: Option<TestInsert<'_>>,
+) -> Result<(BucketRow, Result<(), StorageError>), StorageError> {
     static SELECT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         format!(
             "select row_to_json(b)::text from \
@@ -275,16 +297,49 @@ pub(crate) async fn system_bucket(
     Caller::system(None).ctx.push_settings(&mut batch);
     batch.push(&SELECT, &[Type::TEXT], &[&id]);
     batch.push("COMMIT", &[], &[]);
-    // A failure leaves the transaction to `Pooled`, which rolls it back.
+    if let Some(insert) = &insert {
+        push_test_insert(&mut batch, insert, id);
+    }
+    // A refused statement leaves its transaction to `Pooled`, which rolls
+    // it back; the statements after it are skipped.
     let (replies, error) = batch.run().await;
-    if let Some(e) = error {
-        return Err(e.into());
+    let bucket = match replies[2].rows().first().and_then(|row| row.text(0)) {
+        Some(json) => serde_json::from_str::<BucketRow>(json)
+            .map_err(|e| StorageError::internal("reading a bucket row", e))?,
+        None => return Err(error.map_or(StorageError::BucketNotFound, StorageError::from)),
+    };
+    // The bucket's transaction committed (else its row would be missing or
+    // the error be its own): an error now is the test insert's.
+    if matches!(replies[3], Reply::Skipped) {
+        return Err(error.map_or_else(
+            || StorageError::internal("reading a bucket row", "commit skipped"),
+            StorageError::from,
+        ));
     }
-    match replies[2].rows().first().and_then(|row| row.text(0)) {
-        Some(json) => serde_json::from_str(json)
-            .map_err(|e| StorageError::internal("reading a bucket row", e)),
-        None => Err(StorageError::BucketNotFound),
-    }
+    let allowed = match (insert, error.map(StorageError::from)) {
+        (_, None) => Ok(()),
+        (Some(TestInsert { upsert: true, .. }), Some(StorageError::Duplicate)) => Ok(()),
+        (_, Some(e)) => Err(e),
+    };
+    Ok((bucket, allowed))
+}
+
+/// Queues the test insert (in a transaction of its own, rolled back).
+fn push_test_insert(
+    batch: &mut plinth_db::pipeline::Batch<'_>,
+    insert: &TestInsert<'_>,
+    bucket: &str,
+) {
+    let owner = insert.caller.owner_uuid().map(|u| u.to_string());
+    batch.push("BEGIN", &[], &[]);
+    insert.caller.ctx.push_settings(batch);
+    batch.push(
+        "insert into storage.objects (bucket_id, name, owner, owner_id, metadata) \
+         values ($1, $2, $3::uuid, $4, '{}'::jsonb)",
+        &[Type::TEXT; 4],
+        &[&bucket, &insert.name, &owner, &insert.caller.sub()],
+    );
+    batch.push("ROLLBACK", &[], &[]);
 }
 
 /// One object row, as whoever `conn` runs as.
@@ -339,90 +394,106 @@ pub(crate) struct NewObject<'a> {
     pub user_metadata: Option<Value>,
 }
 
-/// Writes the row of an upload as `caller` inside `conn`'s transaction:
-/// inserts it, or with `upsert` replaces the existing one. Returns the
-/// object's id and the version it replaced (whose bytes the caller removes
-/// after commit).
-pub(crate) async fn write_object_row(
-    conn: &mut PgConnection,
+/// Why an object row was not written.
+#[derive(Debug)]
+pub(crate) struct Unwritten {
+    pub error: StorageError,
+    /// Whether the row surely was not written: the database refused it, or
+    /// it was never sent. When the connection failed while the commit was
+    /// under way, the commit may have happened, and its bytes must stay
+    /// (the orphan sweep removes them if no row names them).
+    pub surely: bool,
+}
+
+/// Writes the row of an upload as `caller`, in one transaction sent as one
+/// batch: inserts it, or with `upsert` replaces the existing one, as the
+/// platform's upsert does (`insert ... on conflict do update`, so the
+/// project's insert and update policies decide). With `upsert`, the
+/// existing row is locked first, which gives the version it had: a row the
+/// caller may not update is not locked, and the insert's conflict is then
+/// refused by the update policies. Returns the object's id and the version
+/// it replaced, whose bytes the caller removes after the commit; a version
+/// that a concurrent upload put in between the lock and the insert is left
+/// to the orphan sweep.
+pub(crate) async fn write_object(
+    state: &StorageState,
     caller: &Caller,
     object: &NewObject<'_>,
     upsert: bool,
-) -> Result<(Uuid, Option<String>), StorageError> {
-    let owner = caller.owner_uuid();
-    let owner_id = caller.sub().map(str::to_owned);
-    for attempt in 0..2 {
-        if upsert {
-            // FOR UPDATE also applies the UPDATE policies' USING clause.
-            let existing = sqlx::query(
-                "select id, version from storage.objects \
-                 where bucket_id = $1 and name = $2 for update",
-            )
-            .bind(object.bucket)
-            .bind(object.name)
-            .fetch_optional(&mut *conn)
-            .await?;
-            if let Some(existing) = existing {
-                let id: Uuid = existing.try_get("id")?;
-                let old: Option<String> = existing.try_get("version")?;
-                let updated = sqlx::query(
-                    "update storage.objects set version = $2, metadata = $3, user_metadata = $4, \
-                         owner = $5, owner_id = $6, updated_at = now(), last_accessed_at = now() \
-                     where id = $1 returning id",
-                )
-                .bind(id)
-                .bind(object.version)
-                .bind(&object.metadata)
-                .bind(&object.user_metadata)
-                .bind(owner)
-                .bind(&owner_id)
-                .fetch_optional(&mut *conn)
-                .await?;
-                return match updated {
-                    Some(_) => Ok((id, old)),
-                    None => Err(StorageError::AccessDenied(
-                        "new row violates row-level security policy".into(),
-                    )),
-                };
-            }
-        }
-        sqlx::query("savepoint plinth_storage_insert")
-            .execute(&mut *conn)
-            .await?;
-        let inserted = sqlx::query(
-            "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
-             values ($1, $2, $3, $4, $5, $6, $7) returning id",
+) -> Result<(Uuid, Option<String>), Unwritten> {
+    const INSERT: &str = "insert into storage.objects \
+         (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
+         values ($1, $2, $3::uuid, $4, $5::jsonb, $6::jsonb, $7)";
+    static PLAIN: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| format!("{INSERT} returning id::text"));
+    static REPLACING: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "{INSERT} on conflict (bucket_id, name) do update set \
+             version = excluded.version, metadata = excluded.metadata, \
+             user_metadata = excluded.user_metadata, owner = excluded.owner, \
+             owner_id = excluded.owner_id, updated_at = now(), last_accessed_at = now() \
+             returning id::text"
         )
-        .bind(object.bucket)
-        .bind(object.name)
-        .bind(owner)
-        .bind(&owner_id)
-        .bind(&object.metadata)
-        .bind(&object.user_metadata)
-        .bind(object.version)
-        .fetch_one(&mut *conn)
-        .await;
-        match inserted {
-            Ok(row) => return Ok((row.try_get("id")?, None)),
-            Err(e) => {
-                let error = StorageError::from(e);
-                sqlx::query("rollback to savepoint plinth_storage_insert")
-                    .execute(&mut *conn)
-                    .await?;
-                match error {
-                    // Someone else's row, or one created since we looked.
-                    StorageError::Duplicate if upsert && attempt == 0 => continue,
-                    StorageError::Duplicate if upsert => {
-                        return Err(StorageError::AccessDenied(
-                            "new row violates row-level security policy".into(),
-                        ));
-                    }
-                    other => return Err(other),
-                }
-            }
-        }
+    });
+    let owner = caller.owner_uuid().map(|u| u.to_string());
+    let owner_id = caller.sub();
+    let metadata = object.metadata.to_string();
+    let user_metadata = object.user_metadata.as_ref().map(Value::to_string);
+    let mut conn = Pooled::get(&state.inner.db.pipelined)
+        .await
+        .map_err(|e| Unwritten {
+            error: e.into(),
+            surely: true,
+        })?;
+    let mut batch = conn.batch();
+    batch.push("BEGIN", &[], &[]);
+    caller.ctx.push_settings(&mut batch);
+    if upsert {
+        batch.push(
+            "select version from storage.objects \
+             where bucket_id = $1 and name = $2 for update",
+            &[Type::TEXT; 2],
+            &[&object.bucket, &object.name],
+        );
     }
-    Err(StorageError::Duplicate)
+    batch.push(
+        if upsert { &REPLACING } else { &PLAIN },
+        &[Type::TEXT; 7],
+        &[
+            &object.bucket,
+            &object.name,
+            &owner,
+            &owner_id,
+            &metadata,
+            &user_metadata,
+            &object.version,
+        ],
+    );
+    batch.push("COMMIT", &[], &[]);
+    // A refused statement leaves the transaction to `Pooled`, which rolls
+    // it back.
+    let (replies, error) = batch.run().await;
+    if let Some(e) = error {
+        return Err(Unwritten {
+            surely: e.as_db_error().is_some(),
+            error: e.into(),
+        });
+    }
+    let (locked, written) = if upsert {
+        (replies[2].rows().first(), &replies[3])
+    } else {
+        (None, &replies[2])
+    };
+    let id = written
+        .rows()
+        .first()
+        .and_then(|row| row.text(0))
+        .and_then(|id| id.parse::<Uuid>().ok())
+        .ok_or_else(|| Unwritten {
+            error: StorageError::internal("writing an object row", "no id returned"),
+            surely: false,
+        })?;
+    Ok((id, locked.and_then(|row| row.text(0)).map(str::to_owned)))
 }
 
 /// Checks, before any byte is received, that `caller` may create the object
@@ -435,19 +506,14 @@ pub(crate) async fn precheck_insert(
     name: &str,
     upsert: bool,
 ) -> Result<(), StorageError> {
-    let owner = caller.owner_uuid().map(|u| u.to_string());
-    let owner_id = caller.sub().map(str::to_owned);
+    let insert = TestInsert {
+        caller,
+        name,
+        upsert,
+    };
     let mut conn = Pooled::get(&state.inner.db.pipelined).await?;
     let mut batch = conn.batch();
-    batch.push("BEGIN", &[], &[]);
-    caller.ctx.push_settings(&mut batch);
-    batch.push(
-        "insert into storage.objects (bucket_id, name, owner, owner_id, metadata) \
-         values ($1, $2, $3::uuid, $4, '{}'::jsonb)",
-        &[Type::TEXT; 4],
-        &[&bucket, &name, &owner, &owner_id],
-    );
-    batch.push("ROLLBACK", &[], &[]);
+    push_test_insert(&mut batch, &insert, bucket);
     // A refused insert leaves the transaction to `Pooled`, which rolls it
     // back.
     let (_, error) = batch.run().await;

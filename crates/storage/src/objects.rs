@@ -16,11 +16,11 @@ use sqlx::Row;
 use crate::error::StorageError;
 use crate::extract::{JsonBody, Path, Query};
 use crate::meta::{
-    self, BucketRow, Caller, NewObject, OBJECT_COLUMNS, ObjectRow, allow_delete, object_as,
-    system_bucket,
+    self, BucketRow, Caller, NewObject, OBJECT_COLUMNS, ObjectRow, TestInsert, allow_delete,
+    object_as, system_bucket,
 };
 use crate::names::{file_name, list_folder, validate_bucket_name, validate_object_name};
-use crate::store::{ReceiveError, Received, new_version};
+use crate::store::{ReceiveError, Received};
 use crate::wire::{self, RangeRequest};
 use crate::{StorageState, now_secs};
 
@@ -150,13 +150,21 @@ async fn receive_upload(
             Mode::Signed { owner, upsert } => (Caller::system(owner.as_deref()), *upsert),
         })
     })();
-    let checked = match who {
-        Ok((caller, upsert)) => system_bucket(state, bucket)
-            .await
-            .map(|bucket_row| (caller, upsert, bucket_row)),
-        Err(e) => Err(e),
+    let (caller, upsert) = match who {
+        Ok(who) => who,
+        Err(e) => return Err(refuse(&mut request.into_body().into_data_stream(), e).await),
     };
-    let (caller, upsert, bucket_row) = match checked {
+    // The bucket and, unless a signed URL already decided, the test insert
+    // (reported after the bucket's own limits), in one round trip.
+    let insert = match mode {
+        Mode::Signed { .. } => None,
+        Mode::Create | Mode::Update => Some(TestInsert {
+            caller: &caller,
+            name,
+            upsert,
+        }),
+    };
+    let (bucket_row, mut allowed) = match meta::upload_checks(state, bucket, insert).await {
         Ok(checked) => checked,
         Err(e) => return Err(refuse(&mut request.into_body().into_data_stream(), e).await),
     };
@@ -181,7 +189,7 @@ async fn receive_upload(
                 Ok(None) => break,
                 Err(e) => {
                     if let Some((received, _)) = &file {
-                        state.inner.store.remove(&received.temp_key).await;
+                        state.inner.store.remove_version(&received.version).await;
                     }
                     return Err(StorageError::InvalidRequest(format!(
                         "invalid multipart body: {e}"
@@ -197,7 +205,7 @@ async fn receive_upload(
                 let allowed = async {
                     let mimetype = declared_type?;
                     check_mime(&bucket_row, &mimetype)?;
-                    precheck(state, &caller, &mode, bucket, name, upsert).await?;
+                    std::mem::replace(&mut allowed, Ok(()))?;
                     Ok(mimetype)
                 }
                 .await;
@@ -254,7 +262,7 @@ async fn receive_upload(
             if declared_length.is_some_and(|len| len > limit) {
                 return Err(StorageError::TooLarge);
             }
-            precheck(state, &caller, &mode, bucket, name, upsert).await?;
+            std::mem::replace(&mut allowed, Ok(()))?;
             Ok(mimetype)
         }
         .await;
@@ -289,26 +297,12 @@ async fn receive_upload(
         bucket,
         name,
         upsert,
-        &received.temp_key,
+        &received.version,
         metadata,
         upload_meta.user_metadata,
     )
     .await?;
     Ok((id, format!("{bucket}/{name}")))
-}
-
-async fn precheck(
-    state: &StorageState,
-    caller: &Caller,
-    mode: &Mode,
-    bucket: &str,
-    name: &str,
-    upsert: bool,
-) -> Result<()> {
-    match mode {
-        Mode::Signed { .. } => Ok(()),
-        _ => meta::precheck_insert(state, caller, bucket, name, upsert).await,
-    }
 }
 
 /// The declared type of an upload as it is stored (see
@@ -407,8 +401,10 @@ where
     .await;
 }
 
-/// Writes the row and moves the received bytes to their version key in one
-/// transaction; see the crate documentation for the order and why.
+/// Writes the row naming `version`, whose bytes are already durable; see
+/// the crate documentation for the order and why. The bytes of a refused
+/// row are removed, and after the commit (in the background) those of the
+/// version the row replaced.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn commit_object(
     state: &StorageState,
@@ -416,47 +412,36 @@ pub(crate) async fn commit_object(
     bucket: &str,
     name: &str,
     upsert: bool,
-    temp_key: &str,
+    version: &str,
     metadata: Value,
     user_metadata: Option<Value>,
 ) -> Result<uuid::Uuid> {
     let store = &state.inner.store;
-    let version = new_version();
     let object = NewObject {
         bucket,
         name,
-        version: &version,
+        version,
         metadata,
         user_metadata,
     };
-    let mut tx = match state.inner.db.begin_as(&caller.ctx).await {
-        Ok(tx) => tx,
-        Err(e) => {
-            store.remove(temp_key).await;
-            return Err(e.into());
+    match meta::write_object(state, caller, &object, upsert).await {
+        Ok((id, replaced)) => {
+            if let Some(old) = replaced {
+                // Off the response's path (unlinking a large file takes a
+                // while); a failure, or a crash first, leaves bytes that no
+                // row names, which the orphan sweep removes.
+                let store = store.clone();
+                tokio::spawn(async move { store.remove_version(&old).await });
+            }
+            Ok(id)
         }
-    };
-    let (id, replaced) = match meta::write_object_row(&mut tx, caller, &object, upsert).await {
-        Ok(written) => written,
-        Err(e) => {
-            drop(tx);
-            store.remove(temp_key).await;
-            return Err(e);
+        Err(unwritten) => {
+            if unwritten.surely {
+                store.remove_version(version).await;
+            }
+            Err(unwritten.error)
         }
-    };
-    if let Err(e) = store.commit(temp_key, &version).await {
-        drop(tx);
-        store.remove(temp_key).await;
-        return Err(StorageError::internal("storing an upload", e));
     }
-    if let Err(e) = tx.commit().await {
-        store.remove_version(&version).await;
-        return Err(e.into());
-    }
-    if let Some(old) = replaced {
-        store.remove_version(&old).await;
-    }
-    Ok(id)
 }
 
 // ---------------------------------------------------------------- downloads
@@ -940,10 +925,10 @@ pub(crate) async fn copy_object(
             "object row without a version",
         ));
     };
-    let temp = state
+    let copied = state
         .inner
         .store
-        .copy_to_temporary(version)
+        .copy_version(version)
         .await
         .map_err(|e| StorageError::internal("copying object bytes", e))?;
     let mut metadata = source.metadata.clone().unwrap_or_else(|| json!({}));
@@ -960,7 +945,7 @@ pub(crate) async fn copy_object(
         &dest_bucket,
         &body.destination_key,
         upsert,
-        &temp,
+        &copied,
         metadata,
         user_metadata,
     )
@@ -1152,10 +1137,16 @@ pub(crate) async fn sign_upload(
     check_names(&bucket, &name)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
     let upsert = upsert_header(&headers);
-    system_bucket(&state, &bucket).await?;
     // The insert permission (and, without upsert, that nothing is in the
     // way) is checked now; the upload itself then needs only the token.
-    meta::precheck_insert(&state, &caller, &bucket, &name, upsert).await?;
+    let insert = TestInsert {
+        caller: &caller,
+        name: &name,
+        upsert,
+    };
+    meta::upload_checks(&state, &bucket, Some(insert))
+        .await?
+        .1?;
     let now = now_secs();
     let claims = json!({
         "url": format!("{bucket}/{name}"),

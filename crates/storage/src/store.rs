@@ -5,9 +5,14 @@
 //! * `objects/<v0v1>/<version>`: the bytes of one object version. `version` is
 //!   a random UUID recorded in the object's row; object names never appear in
 //!   keys, so no name can reach outside the store or collide with another.
-//! * `tmp/<uuid>`: an upload being received. It becomes an object key only
-//!   once complete ([`ByteStore::commit`]); anything left here by a crash is
-//!   removed by [`ByteStore::sweep_temporary`] at start-up.
+//!
+//! An upload is written straight to the key of a fresh version and made
+//! durable there (on the file system: the file's fsync, and the fsync of
+//! its folder, which makes its name durable) before its row is written; a
+//! key that no row names is an orphan, removed by the orphan sweep
+//! ([`crate::sweep`]) once older than the grace period. Earlier releases
+//! received uploads under `tmp/<uuid>` first;
+//! [`ByteStore::sweep_temporary`] still removes what a crash left there.
 
 use std::time::{Duration, SystemTime};
 
@@ -19,13 +24,18 @@ use opendal::{ErrorKind, Operator};
 use crate::error::StorageError;
 
 const TMP: &str = "tmp/";
-/// Body pieces are written in runs of this size (see `receive_into`).
-const COALESCE: usize = 1024 * 1024;
+/// Body pieces are written in runs of this size (see `receive_into`):
+/// large enough that a run's blocking-pool hand-off costs little, small
+/// enough that the first writes start while the body is still arriving.
+const COALESCE: usize = 256 * 1024;
+/// A first run shorter than this is hashed where it is (see [`Hasher`]).
+const INLINE_HASH: usize = 256 * 1024;
 
-/// A completely received upload, still under its temporary key.
+/// A completely received upload: its bytes are durable at the key of
+/// `version`, which no row names yet.
 #[derive(Debug)]
 pub(crate) struct Received {
-    pub temp_key: String,
+    pub version: String,
     pub size: u64,
     /// The object's eTag, without quotes: the hex MD5 of the bytes, or
     /// without hashing, the time and size (see [`crate::FileEtag`]).
@@ -139,8 +149,8 @@ impl ByteStore {
         &self.op
     }
 
-    /// Streams `body` into a new temporary key, stopping after `limit` bytes.
-    /// On any failure the temporary key is gone again.
+    /// Streams `body` into the key of a new version, stopping after `limit`
+    /// bytes, and makes it durable. On any failure the key is gone again.
     pub async fn receive<S, E>(&self, body: S, limit: u64) -> Result<Received, ReceiveError>
     where
         S: Stream<Item = Result<Bytes, E>> + Unpin,
@@ -151,16 +161,17 @@ impl ByteStore {
             .acquire()
             .await
             .map_err(|_| ReceiveError::Body("the node is shutting down".into()))?;
-        let temp_key = format!("{TMP}{}", uuid::Uuid::new_v4().simple());
-        let result = self.receive_into(&temp_key, body, limit).await;
+        let version = new_version();
+        let key = object_key(&version);
+        let result = self.receive_into(&key, body, limit).await;
         match result {
             Ok((size, etag)) => Ok(Received {
-                temp_key,
+                version,
                 size,
                 etag,
             }),
             Err(e) => {
-                self.remove(&temp_key).await;
+                self.remove(&key).await;
                 Err(e)
             }
         }
@@ -255,36 +266,32 @@ impl ByteStore {
         }
     }
 
-    /// Moves a received temporary key to the key of `version`.
-    pub async fn commit(&self, temp_key: &str, version: &str) -> Result<(), opendal::Error> {
-        let target = object_key(version);
-        let capability = self.op.info().capability();
-        if capability.rename {
-            self.op.rename(temp_key, &target).await
-        } else if capability.copy {
-            self.op.copy(temp_key, &target).await?;
-            self.remove(temp_key).await;
-            Ok(())
-        } else {
-            self.stream_copy(temp_key, &target).await?;
-            self.remove(temp_key).await;
-            Ok(())
-        }
-    }
-
-    /// Copies the bytes of `version` to a new temporary key (for `copy`).
-    pub async fn copy_to_temporary(&self, version: &str) -> Result<String, opendal::Error> {
-        let temp_key = format!("{TMP}{}", uuid::Uuid::new_v4().simple());
-        let source = object_key(version);
-        let result = if self.op.info().capability().copy {
-            self.op.copy(&source, &temp_key).await.map(|_| ())
-        } else {
-            self.stream_copy(&source, &temp_key).await
+    /// Copies the bytes of `version` to the key of a new version (for
+    /// `copy`), durable as an upload's; returns the new version.
+    pub async fn copy_version(&self, version: &str) -> Result<String, opendal::Error> {
+        let copy = new_version();
+        let (source, target) = (object_key(version), object_key(&copy));
+        let result = match (self.local_path(&source), self.local_path(&target)) {
+            (Some(from), Some(to)) => joined(tokio::task::spawn_blocking(move || {
+                let made = create_dirs(&to)?;
+                std::fs::copy(&from, &to)?;
+                std::fs::File::open(&to)?.sync_all()?;
+                made.iter().try_for_each(|dir| sync_parent(dir))?;
+                sync_parent(&to)
+            }))
+            .await
+            .map_err(|e| {
+                opendal::Error::new(ErrorKind::Unexpected, "copying object bytes").set_source(e)
+            }),
+            _ if self.op.info().capability().copy => {
+                self.op.copy(&source, &target).await.map(|_| ())
+            }
+            _ => self.stream_copy(&source, &target).await,
         };
         match result {
-            Ok(()) => Ok(temp_key),
+            Ok(()) => Ok(copy),
             Err(e) => {
-                self.remove(&temp_key).await;
+                self.remove(&target).await;
                 Err(e)
             }
         }
@@ -398,8 +405,8 @@ const HASH_QUEUE: usize = 2;
 /// in its way: MD5 runs at about 0.5 GB/s on one core, as slow as the whole
 /// copy-and-fsync of the bytes, so runs are hashed on a blocking thread
 /// while the next ones arrive and are written; an upload whose first run is
-/// under 256 KiB (most are small) is hashed where it is, without a thread
-/// hand-off.
+/// under [`INLINE_HASH`] (most are small) is hashed where it is, without a
+/// thread hand-off.
 #[derive(Default)]
 struct Hasher {
     /// Off: nothing is hashed and [`Hasher::finish`] answers `None`.
@@ -418,7 +425,7 @@ impl Hasher {
             return;
         }
         if self.thread.is_none() {
-            if run.len() < COALESCE / 4 {
+            if run.len() < INLINE_HASH {
                 self.inline.update(&run);
                 return;
             }
@@ -518,7 +525,7 @@ const WRITES_IN_FLIGHT: usize = 2;
 /// How much is written between two early syncs (see [`LocalFile`]).
 const WRITEBACK_EVERY: u64 = 4 * 1024 * 1024;
 
-/// An upload written straight to its temporary file on the local disk.
+/// An upload written straight to its file on the local disk.
 ///
 /// Through the operator, each piece was copied into the file handle's own
 /// buffer and written one at a time; here each piece is written from where
@@ -526,14 +533,19 @@ const WRITEBACK_EVERY: u64 = 4 * 1024 * 1024;
 /// so writing keeps pace with receiving. Every [`WRITEBACK_EVERY`] bytes a
 /// sync of what is written so far starts in the background, so the final
 /// fsync (which makes the upload durable before its row is written) finds
-/// little left to do. The key is the same `tmp/` key the operator would
-/// write; committing, reading and sweeping still go through the operator.
+/// little left to do. The file's name is made durable (an fsync of its
+/// folder) from the moment it is created, beside the body's arrival rather
+/// than after it. The key is the one the operator would write; reading, removing
+/// and sweeping go through the operator.
 struct LocalFile {
     file: std::sync::Arc<std::fs::File>,
     offset: u64,
     writes: std::collections::VecDeque<tokio::task::JoinHandle<std::io::Result<()>>>,
     unsynced: u64,
     early_sync: Option<tokio::task::JoinHandle<()>>,
+    /// Makes the file's name durable: the fsync of its folder (and of the
+    /// folders above that `create` made).
+    named: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
 /// A blocking task's result, its failure to run as an I/O error.
@@ -541,16 +553,42 @@ async fn joined<T>(task: tokio::task::JoinHandle<std::io::Result<T>>) -> std::io
     task.await.map_err(std::io::Error::other)?
 }
 
+/// Makes the entry naming `path` durable: an fsync of its folder (a file's
+/// own fsync does not promise that its name survives a crash).
+fn sync_parent(path: &std::path::Path) -> std::io::Result<()> {
+    match path.parent() {
+        Some(dir) => std::fs::File::open(dir)?.sync_all(),
+        None => Ok(()),
+    }
+}
+
+/// Creates the missing folders above `path`; returns them, outermost
+/// first (their names become durable with an fsync of each one's parent).
+fn create_dirs(path: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let Some(dir) = path.parent() else {
+        return Ok(Vec::new());
+    };
+    let mut missing: Vec<std::path::PathBuf> = dir
+        .ancestors()
+        .take_while(|d| !d.is_dir())
+        .map(std::path::Path::to_path_buf)
+        .collect();
+    if !missing.is_empty() {
+        std::fs::create_dir_all(dir)?;
+        missing.reverse();
+    }
+    Ok(missing)
+}
+
 impl LocalFile {
     async fn create(path: std::path::PathBuf) -> std::io::Result<Self> {
-        let file = joined(tokio::task::spawn_blocking(move || {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            std::fs::OpenOptions::new()
+        let (file, path, made) = joined(tokio::task::spawn_blocking(move || {
+            let made = create_dirs(&path)?;
+            let file = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
-                .open(&path)
+                .open(&path)?;
+            Ok((file, path, made))
         }))
         .await?;
         Ok(Self {
@@ -559,6 +597,11 @@ impl LocalFile {
             writes: Default::default(),
             unsynced: 0,
             early_sync: None,
+            // beside the body's arrival; `close` waits for it
+            named: Some(tokio::task::spawn_blocking(move || {
+                made.iter().try_for_each(|dir| sync_parent(dir))?;
+                sync_parent(&path)
+            })),
         })
     }
 
@@ -588,6 +631,7 @@ impl LocalFile {
         Ok(())
     }
 
+    /// Makes the file and its name durable.
     async fn close(&mut self) -> std::io::Result<()> {
         while let Some(write) = self.writes.pop_front() {
             joined(write).await?;
@@ -596,16 +640,24 @@ impl LocalFile {
             let _ = sync.await;
         }
         let file = self.file.clone();
-        joined(tokio::task::spawn_blocking(move || file.sync_all())).await
+        joined(tokio::task::spawn_blocking(move || file.sync_all())).await?;
+        match self.named.take() {
+            Some(named) => joined(named).await,
+            None => Ok(()),
+        }
     }
 
-    /// Waits for the writes under way (so none lands after removal).
+    /// Waits for the writes and syncs under way (so none lands after
+    /// removal).
     async fn settle(&mut self) {
         while let Some(write) = self.writes.pop_front() {
             let _ = write.await;
         }
         if let Some(sync) = self.early_sync.take() {
             let _ = sync.await;
+        }
+        if let Some(named) = self.named.take() {
+            let _ = named.await;
         }
     }
 }
@@ -701,7 +753,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn receive_commit_read_and_remove() {
+    async fn receive_copy_read_and_remove() {
         let store = store();
         let received = store
             .receive(chunks(&[b"hello ", b"world"]), 100)
@@ -709,15 +761,12 @@ mod tests {
             .unwrap();
         assert_eq!(received.size, 11);
         assert_eq!(received.etag, "5eb63bbbe01eeed093cb22bb8f5acdc3");
-        let version = new_version();
-        store.commit(&received.temp_key, &version).await.unwrap();
-        assert!(!store.op.exists(&received.temp_key).await.unwrap());
+        let version = received.version;
         assert_eq!(read_all(&store, &version, 0, 11).await, b"hello world");
         assert_eq!(read_all(&store, &version, 6, 11).await, b"world");
 
-        let copy = store.copy_to_temporary(&version).await.unwrap();
-        let copied = new_version();
-        store.commit(&copy, &copied).await.unwrap();
+        let copied = store.copy_version(&version).await.unwrap();
+        assert_ne!(copied, version);
         assert_eq!(read_all(&store, &copied, 0, 11).await, b"hello world");
 
         store.remove_version(&version).await;
@@ -742,7 +791,7 @@ mod tests {
         assert!(
             store
                 .op
-                .list_with(TMP)
+                .list_with("objects/")
                 .recursive(true)
                 .await
                 .unwrap_or_default()
@@ -771,15 +820,16 @@ mod tests {
     #[tokio::test]
     async fn many_small_pieces_and_large_ones_arrive_whole_and_in_order() {
         let store = store();
-        // 16 KiB pieces across several 1 MiB runs, then one piece larger than a run
+        // 16 KiB pieces across several runs, then one piece larger than a run
         let mut pieces: Vec<Bytes> = (0..200u32)
             .map(|i| Bytes::from(vec![(i % 251) as u8; 16 * 1024 + (i as usize % 7)]))
             .collect();
         pieces.push(Bytes::from(vec![7u8; 3 * 1024 * 1024 + 5]));
         let (received, all) = receive_whole(&store, pieces).await;
-        let version = new_version();
-        store.commit(&received.temp_key, &version).await.unwrap();
-        assert_eq!(read_all(&store, &version, 0, all.len() as u64).await, all);
+        assert_eq!(
+            read_all(&store, &received.version, 0, all.len() as u64).await,
+            all
+        );
     }
 
     #[tokio::test]
@@ -820,13 +870,18 @@ mod tests {
             pieces.push(Bytes::from(vec![i; DIRECT + 3 * i as usize]));
         }
         let (received, all) = receive_whole(&store, pieces).await;
+        let key = object_key(&received.version);
+        assert_eq!(std::fs::read(dir.path().join(&key)).unwrap(), all);
         assert_eq!(
-            std::fs::read(dir.path().join(&received.temp_key)).unwrap(),
+            read_all(&store, &received.version, 0, all.len() as u64).await,
             all
         );
-        let version = new_version();
-        store.commit(&received.temp_key, &version).await.unwrap();
-        assert_eq!(read_all(&store, &version, 0, all.len() as u64).await, all);
+        // a copy is a file of its own, under its own version
+        let copied = store.copy_version(&received.version).await.unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join(object_key(&copied))).unwrap(),
+            all
+        );
 
         // too large: the file is gone again
         let body = futures_util::stream::iter(
@@ -834,11 +889,19 @@ mod tests {
         );
         let err = store.receive(body, 3 * DIRECT as u64).await.unwrap_err();
         assert!(matches!(err, ReceiveError::TooLarge));
-        let left: Vec<_> = std::fs::read_dir(dir.path().join("tmp"))
+        let mut left: Vec<_> = std::fs::read_dir(dir.path().join("objects"))
             .unwrap()
             .flatten()
+            .flat_map(|shard| std::fs::read_dir(shard.path()).unwrap().flatten())
+            .map(|file| file.file_name())
             .collect();
-        assert!(left.is_empty(), "{left:?}");
+        left.sort();
+        let mut kept = vec![
+            std::ffi::OsString::from(&received.version),
+            std::ffi::OsString::from(&copied),
+        ];
+        kept.sort();
+        assert_eq!(left, kept);
     }
 
     #[test]

@@ -51,7 +51,7 @@ use serde_json::Value;
 
 use crate::error::StorageError;
 use crate::extract::Path;
-use crate::meta::{self, Caller, system_bucket};
+use crate::meta::{self, Caller};
 use crate::names::{validate_bucket_name, validate_object_name};
 use crate::objects::{check_mime, commit_object, declared, verify_upload_token};
 use crate::store::ReceiveError;
@@ -526,7 +526,7 @@ async fn finish(
         Err(e) => return Err(StorageError::from(e).into()),
     };
     if received.size != info.length {
-        state.inner.store.remove(&received.temp_key).await;
+        state.inner.store.remove_version(&received.version).await;
         return Err(StorageError::internal("finishing an upload", "staged parts are short").into());
     }
     let metadata = meta::object_metadata(
@@ -541,7 +541,7 @@ async fn finish(
         &info.bucket,
         &info.name,
         info.upsert,
-        &received.temp_key,
+        &received.version,
         metadata,
         info.user_metadata.clone(),
     )
@@ -784,7 +784,12 @@ async fn create_upload(
         None => signer(state, &headers, &bucket, &name)?,
     };
 
-    let bucket_row = system_bucket(state, &bucket).await?;
+    let insert = (route == Route::Jwt).then_some(meta::TestInsert {
+        caller: &caller,
+        name: &name,
+        upsert,
+    });
+    let (bucket_row, allowed) = meta::upload_checks(state, &bucket, insert).await?;
     let limit = bucket_row.size_limit(state.inner.config.file_size_limit);
     if length.is_some_and(|length| length > limit) {
         return Err(TusError::text(
@@ -798,9 +803,7 @@ async fn create_upload(
         None => "application/octet-stream".to_owned(),
     };
     check_mime(&bucket_row, &content_type)?;
-    if route == Route::Jwt {
-        meta::precheck_insert(state, &caller, &bucket, &name, upsert).await?;
-    }
+    allowed?;
 
     let user_metadata = metadata
         .get("metadata")

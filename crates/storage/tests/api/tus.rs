@@ -569,8 +569,11 @@ async fn tus_creation_checks_limits_permissions_and_names() {
             .as_ref(),
         b"new"
     );
+    let files = app
+        .stored_files_once(|f| f.iter().filter(|f| f.starts_with("objects/")).count() == 1)
+        .await;
     assert_eq!(
-        app.object_files().len(),
+        files.iter().filter(|f| f.starts_with("objects/")).count(),
         1,
         "the replaced bytes are removed"
     );
