@@ -321,44 +321,24 @@ pub(crate) fn check_mime(bucket: &BucketRow, mimetype: &str) -> Result<()> {
     }
 }
 
-/// `x-metadata`: base64 of a JSON object.
+/// `x-metadata`: base64 of a JSON object (standard or URL-safe alphabet,
+/// padded or not: clients differ).
 fn decode_x_metadata(value: &str) -> Option<Value> {
-    use base64_decode::decode;
-    let bytes = decode(value.trim())?;
+    use base64::Engine;
+    use base64::alphabet;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurposeConfig =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    const STANDARD: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, LENIENT);
+    const URL_SAFE: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, LENIENT);
+    let value = value.trim();
+    let bytes = STANDARD
+        .decode(value)
+        .or_else(|_| URL_SAFE.decode(value))
+        .ok()?;
     serde_json::from_slice::<Value>(&bytes)
         .ok()
         .filter(Value::is_object)
-}
-
-/// A small base64 decoder (standard and URL-safe alphabets, padding
-/// optional), enough for the `x-metadata` header.
-mod base64_decode {
-    pub fn decode(input: &str) -> Option<Vec<u8>> {
-        let value = |c: u8| -> Option<u32> {
-            Some(match c {
-                b'A'..=b'Z' => c - b'A',
-                b'a'..=b'z' => c - b'a' + 26,
-                b'0'..=b'9' => c - b'0' + 52,
-                b'+' | b'-' => 62,
-                b'/' | b'_' => 63,
-                _ => return None,
-            } as u32)
-        };
-        let input = input.trim_end_matches('=');
-        let mut out = Vec::with_capacity(input.len() * 3 / 4);
-        let mut buffer: u32 = 0;
-        let mut bits = 0;
-        for c in input.bytes() {
-            buffer = (buffer << 6) | value(c)?;
-            bits += 6;
-            if bits >= 8 {
-                bits -= 8;
-                out.push((buffer >> bits) as u8);
-                buffer &= (1 << bits) - 1;
-            }
-        }
-        Some(out)
-    }
 }
 
 /// A text form field of at most 64 KiB; `None` when longer or broken.
@@ -1201,6 +1181,15 @@ mod tests {
         // {"a":1}
         assert_eq!(decode_x_metadata("eyJhIjoxfQ=="), Some(json!({"a": 1})));
         assert_eq!(decode_x_metadata("eyJhIjoxfQ"), Some(json!({"a": 1})));
+        // {"k":"~~~"} in both alphabets
+        assert_eq!(
+            decode_x_metadata("eyJrIjoifn5+In0="),
+            Some(json!({"k": "~~~"}))
+        );
+        assert_eq!(
+            decode_x_metadata("eyJrIjoifn5-In0"),
+            Some(json!({"k": "~~~"}))
+        );
         assert_eq!(decode_x_metadata("not base64!"), None);
         // "x" is JSON but not an object
         assert_eq!(decode_x_metadata("Ingi"), None);
