@@ -32,8 +32,8 @@ pub struct StorageConfig {
     /// they are left alone.
     pub orphan_grace: Duration,
     /// Bytes the buffers of uploads being received may take in all; past
-    /// it, further uploads wait for a place (each holds up to three runs:
-    /// 3 MiB on the file system, 24 MiB on S3).
+    /// it, further uploads wait for a place (each holds up to 2.5 MiB on
+    /// the file system, 10.5 MiB on S3).
     pub upload_memory: usize,
     /// How often the sweeps run after the one at start-up.
     pub orphan_sweep_interval: Duration,

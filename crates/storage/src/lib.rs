@@ -150,6 +150,10 @@ impl StorageState {
         let store = ByteStore::new(operator)
             .hashing(hash)
             .upload_memory(config.upload_memory);
+        store
+            .prepare()
+            .await
+            .map_err(|e| StartError::Unreachable(e.to_string()))?;
         let removed = store
             .sweep_temporary(config.orphan_grace)
             .await

@@ -112,10 +112,16 @@ impl ByteStore {
         self
     }
 
-    /// The most one upload holds in buffers: the run being gathered and the
-    /// runs queued for hashing.
+    /// The most one upload holds in buffers: the run being gathered (and
+    /// the piece that completes it), the runs queued for hashing (which
+    /// are also the ones being written), and on stores other than the file
+    /// system the operator's own chunk.
     pub fn memory_per_upload(&self) -> usize {
-        self.write_chunk() * (1 + HASH_QUEUE)
+        let chunk = match self.local_root {
+            Some(_) => 0,
+            None => self.write_chunk(),
+        };
+        chunk + COALESCE * (HASH_QUEUE + 2)
     }
 
     /// Whether uploads get the MD5 of their bytes as eTag (the default) or
@@ -137,6 +143,33 @@ impl ByteStore {
             Some(min) => min.max(8 * 1024 * 1024),
             None => 1024 * 1024,
         }
+    }
+
+    /// On the file system, makes the 256 shard folders of `objects/` that
+    /// are missing (durably), so that uploads find theirs: making one is a
+    /// journal commit an upload would otherwise wait for.
+    pub async fn prepare(&self) -> std::io::Result<()> {
+        let Some(root) = self.local_root.clone() else {
+            return Ok(());
+        };
+        joined(tokio::task::spawn_blocking(move || {
+            let objects = root.join("objects");
+            let mut made = create_dirs(&objects.join("00").join("-"))?;
+            for shard in 0..=255u8 {
+                let dir = objects.join(format!("{shard:02x}"));
+                if !dir.is_dir() {
+                    std::fs::create_dir(&dir)?;
+                    made.push(dir);
+                }
+            }
+            // Each made folder's name is durable once its parent is synced.
+            let parents: std::collections::BTreeSet<&std::path::Path> =
+                made.iter().filter_map(|dir| dir.parent()).collect();
+            parents
+                .into_iter()
+                .try_for_each(|dir| std::fs::File::open(dir)?.sync_all())
+        }))
+        .await
     }
 
     /// Where `key` is on the local disk, for the file system store.
@@ -397,9 +430,10 @@ impl ByteStore {
     }
 }
 
-/// Runs queued for the hashing thread at most: beyond this, receiving waits
-/// for the hash to catch up (memory stays bounded by a few runs).
-const HASH_QUEUE: usize = 2;
+/// Runs queued for the hashing thread at most (2 MiB): beyond this,
+/// receiving waits for the hash to catch up, so memory stays bounded; a
+/// 1 MB upload never waits, a large one runs at the hash's pace.
+const HASH_QUEUE: usize = 8;
 
 /// The MD5 of an upload (its eTag), computed beside the upload rather than
 /// in its way: MD5 runs at about 0.5 GB/s on one core, as slow as the whole
@@ -902,6 +936,40 @@ mod tests {
         ];
         kept.sort();
         assert_eq!(left, kept);
+    }
+
+    #[tokio::test]
+    async fn the_file_system_store_prepares_every_shard_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("store");
+        let op =
+            Operator::new(opendal::services::Fs::default().root(root.to_str().unwrap())).unwrap();
+        let store = ByteStore::new(op);
+        store.prepare().await.unwrap();
+        let shards = || {
+            let mut names: Vec<String> = std::fs::read_dir(root.join("objects"))
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().into_string().unwrap())
+                .collect();
+            names.sort();
+            names
+        };
+        let expected: Vec<String> = (0..=255u8).map(|s| format!("{s:02x}")).collect();
+        assert_eq!(shards(), expected);
+        // a shard that went missing is made again; the others are kept
+        std::fs::write(root.join("objects/7f/kept"), b"x").unwrap();
+        std::fs::remove_dir(root.join("objects/a0")).unwrap();
+        store.prepare().await.unwrap();
+        assert_eq!(shards(), expected);
+        assert!(root.join("objects/7f/kept").exists());
+        // every version's key lands in a prepared shard
+        assert!(
+            root.join(object_key(&new_version()))
+                .parent()
+                .unwrap()
+                .is_dir()
+        );
     }
 
     #[test]
