@@ -303,19 +303,21 @@ pub(crate) async fn upload_checks(
     // A refused statement leaves its transaction to `Pooled`, which rolls
     // it back; the statements after it are skipped.
     let (replies, error) = batch.run().await;
-    let bucket = match replies[2].rows().first().and_then(|row| row.text(0)) {
-        Some(json) => serde_json::from_str::<BucketRow>(json)
-            .map_err(|e| StorageError::internal("reading a bucket row", e))?,
-        None => return Err(error.map_or(StorageError::BucketNotFound, StorageError::from)),
-    };
-    // The bucket's transaction committed (else its row would be missing or
-    // the error be its own): an error now is the test insert's.
+    // The bucket's statements come first: when its commit was skipped, the
+    // error is theirs; else any error is the test insert's.
     if matches!(replies[3], Reply::Skipped) {
         return Err(error.map_or_else(
             || StorageError::internal("reading a bucket row", "commit skipped"),
             StorageError::from,
         ));
     }
+    // A missing bucket is reported as such, whatever the test insert met
+    // first (row-level security is checked before the bucket reference).
+    let bucket = match replies[2].rows().first().and_then(|row| row.text(0)) {
+        Some(json) => serde_json::from_str::<BucketRow>(json)
+            .map_err(|e| StorageError::internal("reading a bucket row", e))?,
+        None => return Err(StorageError::BucketNotFound),
+    };
     let allowed = match (insert, error.map(StorageError::from)) {
         (_, None) => Ok(()),
         (Some(TestInsert { upsert: true, .. }), Some(StorageError::Duplicate)) => Ok(()),

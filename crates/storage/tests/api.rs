@@ -1140,6 +1140,26 @@ async fn list_shows_files_and_folders_with_search_sort_and_paging() {
 }
 
 #[tokio::test]
+async fn an_upload_to_a_missing_bucket_is_told_so_whoever_asks() {
+    let app = spawn_app().await;
+    let alice = Uuid::new_v4();
+    // anon and a user outside their folder would also be refused by the
+    // insert policies; the missing bucket is what they hear
+    for (token, name) in [
+        (app.anon.clone(), "a.txt".to_owned()),
+        (app.user(alice), format!("{}/a.txt", Uuid::new_v4())),
+        (app.user(alice), format!("{alice}/a.txt")),
+        (app.service.clone(), "a.txt".to_owned()),
+    ] {
+        let response = app.upload(&token, "nope", &name, b"x", "text/plain").await;
+        let body = assert_error(response, StatusCode::BAD_REQUEST, "404", "NoSuchBucket").await;
+        assert_eq!(body["message"], "Bucket not found");
+    }
+    // and nothing was written
+    assert!(app.object_files().is_empty(), "{:?}", app.object_files());
+}
+
+#[tokio::test]
 async fn remove_returns_the_deleted_rows_and_removes_the_bytes() {
     let app = spawn_app().await;
     let alice = Uuid::new_v4();
