@@ -318,12 +318,23 @@ pub(crate) async fn upload_checks(
             .map_err(|e| StorageError::internal("reading a bucket row", e))?,
         None => return Err(StorageError::BucketNotFound),
     };
-    let allowed = match (insert, error.map(StorageError::from)) {
-        (_, None) => Ok(()),
-        (Some(TestInsert { upsert: true, .. }), Some(StorageError::Duplicate)) => Ok(()),
-        (_, Some(e)) => Err(e),
+    let allowed = match &insert {
+        Some(insert) => insert.verdict(error),
+        None => error.map_or(Ok(()), |e| Err(e.into())),
     };
     Ok((bucket, allowed))
+}
+
+impl TestInsert<'_> {
+    /// What the test insert's outcome means: allowed, or the refusal. An
+    /// existing object is in the way only without upsert.
+    fn verdict(&self, error: Option<plinth_db::pipeline::WireError>) -> Result<(), StorageError> {
+        match error.map(StorageError::from) {
+            None => Ok(()),
+            Some(StorageError::Duplicate) if self.upsert => Ok(()),
+            Some(e) => Err(e),
+        }
+    }
 }
 
 /// Queues the test insert (in a transaction of its own, rolled back).
@@ -519,11 +530,7 @@ pub(crate) async fn precheck_insert(
     // A refused insert leaves the transaction to `Pooled`, which rolls it
     // back.
     let (_, error) = batch.run().await;
-    match error.map(StorageError::from) {
-        None => Ok(()),
-        Some(StorageError::Duplicate) if upsert => Ok(()),
-        Some(e) => Err(e),
-    }
+    insert.verdict(error)
 }
 
 /// Marks a transaction as the storage service's own, so that the trigger

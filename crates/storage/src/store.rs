@@ -28,8 +28,6 @@ const TMP: &str = "tmp/";
 /// large enough that a run's blocking-pool hand-off costs little, small
 /// enough that the first writes start while the body is still arriving.
 const COALESCE: usize = 256 * 1024;
-/// A first run shorter than this is hashed where it is (see [`Hasher`]).
-const INLINE_HASH: usize = 256 * 1024;
 
 /// A completely received upload: its bytes are durable at the key of
 /// `version`, which no row names yet.
@@ -153,14 +151,11 @@ impl ByteStore {
             return Ok(());
         };
         joined(tokio::task::spawn_blocking(move || {
-            let objects = root.join("objects");
-            let mut made = create_dirs(&objects.join("00").join("-"))?;
+            let mut made = Vec::new();
             for shard in 0..=255u8 {
-                let dir = objects.join(format!("{shard:02x}"));
-                if !dir.is_dir() {
-                    std::fs::create_dir(&dir)?;
-                    made.push(dir);
-                }
+                // (a key in the shard: its folders are what is missing)
+                let key = root.join(object_key(&format!("{shard:02x}")));
+                made.extend(create_dirs(&key)?);
             }
             // Each made folder's name is durable once its parent is synced.
             let parents: std::collections::BTreeSet<&std::path::Path> =
@@ -317,8 +312,7 @@ impl ByteStore {
                 let made = create_dirs(&to)?;
                 std::fs::copy(&from, &to)?;
                 std::fs::File::open(&to)?.sync_all()?;
-                made.iter().try_for_each(|dir| sync_parent(dir))?;
-                sync_parent(&to)
+                sync_names(&made, &to)
             }))
             .await
             .map_err(|e| {
@@ -446,9 +440,9 @@ const HASH_QUEUE: usize = 8;
 /// The MD5 of an upload (its eTag), computed beside the upload rather than
 /// in its way: MD5 runs at about 0.5 GB/s on one core, as slow as the whole
 /// copy-and-fsync of the bytes, so runs are hashed on a blocking thread
-/// while the next ones arrive and are written; an upload whose first run is
-/// under [`INLINE_HASH`] (most are small) is hashed where it is, without a
-/// thread hand-off.
+/// while the next ones arrive and are written; an upload shorter than one
+/// run (its only run is under [`COALESCE`]; most are) is hashed where it
+/// is, without a thread hand-off.
 #[derive(Default)]
 struct Hasher {
     /// Off: nothing is hashed and [`Hasher::finish`] answers `None`.
@@ -467,7 +461,7 @@ impl Hasher {
             return;
         }
         if self.thread.is_none() {
-            if run.len() < INLINE_HASH {
+            if run.len() < COALESCE {
                 self.inline.update(&run);
                 return;
             }
@@ -607,6 +601,13 @@ fn sync_parent(path: &std::path::Path) -> std::io::Result<()> {
     }
 }
 
+/// Makes the names of the folders `create_dirs` made and of the file at
+/// `path` durable.
+fn sync_names(made: &[std::path::PathBuf], path: &std::path::Path) -> std::io::Result<()> {
+    made.iter().try_for_each(|dir| sync_parent(dir))?;
+    sync_parent(path)
+}
+
 /// Creates the missing folders above `path`; returns them, outermost
 /// first (their names become durable with an fsync of each one's parent).
 fn create_dirs(path: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
@@ -644,8 +645,7 @@ impl LocalFile {
             early_sync: None,
             // beside the body's arrival; `close` waits for it
             named: Some(tokio::task::spawn_blocking(move || {
-                made.iter().try_for_each(|dir| sync_parent(dir))?;
-                sync_parent(&path)
+                sync_names(&made, &path)
             })),
         })
     }
