@@ -346,9 +346,14 @@ fn push_test_insert(
     let owner = insert.caller.owner_uuid().map(|u| u.to_string());
     batch.push("BEGIN", &[], &[]);
     insert.caller.ctx.push_settings(batch);
+    const INSERT: &str = "insert into storage.objects (bucket_id, name, owner, owner_id, metadata) \
+         values ($1, $2, $3::uuid, $4, '{}'::jsonb)";
+    // With upsert an existing object is no refusal: `do nothing` meets it
+    // without an error (row-level security's insert check still applies).
+    static UPSERT: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| format!("{INSERT} on conflict (bucket_id, name) do nothing"));
     batch.push(
-        "insert into storage.objects (bucket_id, name, owner, owner_id, metadata) \
-         values ($1, $2, $3::uuid, $4, '{}'::jsonb)",
+        if insert.upsert { &UPSERT } else { INSERT },
         &[Type::TEXT; 4],
         &[&bucket, &insert.name, &owner, &insert.caller.sub()],
     );

@@ -1160,6 +1160,58 @@ async fn an_upload_to_a_missing_bucket_is_told_so_whoever_asks() {
 }
 
 #[tokio::test]
+async fn a_refused_upload_writes_nothing_whether_the_name_exists_or_not() {
+    // The bucket and the insert policy are asked while the body arrives
+    // (held in memory meanwhile): a refusal, with upsert or without, leaves
+    // no bytes and the existing object as it was.
+    let app = spawn_app().await;
+    let (alice, bob) = (Uuid::new_v4(), Uuid::new_v4());
+    let name = format!("{alice}/big.bin");
+    let original = vec![7u8; 200_000];
+    let response = app
+        .upload(
+            &app.user(alice),
+            "private",
+            &name,
+            &original,
+            "application/octet-stream",
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    let big = vec![9u8; 200_000];
+    for target in [name.clone(), format!("{alice}/new.bin")] {
+        for upsert in ["true", "false"] {
+            let response = app
+                .request(
+                    reqwest::Method::POST,
+                    &format!("/object/private/{target}"),
+                    &app.user(bob),
+                )
+                .header("x-upsert", upsert)
+                .header("content-type", "application/octet-stream")
+                .body(big.clone())
+                .send()
+                .await
+                .unwrap();
+            assert_error(response, StatusCode::BAD_REQUEST, "403", "AccessDenied").await;
+        }
+    }
+    let response = app
+        .upload(&app.anon, "nope", "a.bin", &big, "application/octet-stream")
+        .await;
+    assert_error(response, StatusCode::BAD_REQUEST, "404", "NoSuchBucket").await;
+    assert_eq!(app.object_files().len(), 1, "{:?}", app.object_files());
+    let kept = app
+        .get(&format!("/object/private/{name}"), &app.user(alice))
+        .await;
+    assert_eq!(kept.bytes().await.unwrap().as_ref(), original.as_slice());
+    assert_eq!(
+        app.row_count("private", &format!("{alice}/new.bin")).await,
+        0
+    );
+}
+
+#[tokio::test]
 async fn remove_returns_the_deleted_rows_and_removes_the_bytes() {
     let app = spawn_app().await;
     let alice = Uuid::new_v4();
