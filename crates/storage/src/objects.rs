@@ -155,7 +155,9 @@ async fn receive_upload(
         Err(e) => return Err(refuse(&mut request.into_body().into_data_stream(), e).await),
     };
     // The bucket and, unless a signed URL already decided, the test insert
-    // (reported after the bucket's own limits), in one round trip.
+    // (reported after the bucket's own limits), in one round trip, which
+    // goes on while the body starts to arrive: its answer is the gate of
+    // `ByteStore::receive_gated`, and nothing is written before it allows.
     let insert = match mode {
         Mode::Signed { .. } => None,
         Mode::Create | Mode::Update => Some(TestInsert {
@@ -164,11 +166,8 @@ async fn receive_upload(
             upsert,
         }),
     };
-    let (bucket_row, mut allowed) = match meta::upload_checks(state, bucket, insert).await {
-        Ok(checked) => checked,
-        Err(e) => return Err(refuse(&mut request.into_body().into_data_stream(), e).await),
-    };
-    let limit = bucket_row.size_limit(state.inner.config.file_size_limit);
+    let mut checks = Some(meta::upload_checks(state, bucket, insert));
+    let global_limit = state.inner.config.file_size_limit;
     let default_cache = state.inner.config.default_cache_control;
 
     let content_type = header_str(request.headers(), "content-type")
@@ -177,9 +176,19 @@ async fn receive_upload(
     let received;
     let upload_meta;
     if wire::essence(&content_type) == "multipart/form-data" {
-        let mut form = Multipart::from_request(request, &())
-            .await
-            .map_err(|e| StorageError::InvalidRequest(format!("invalid multipart body: {e}")))?;
+        let mut form = match Multipart::from_request(request, &()).await {
+            Ok(form) => form,
+            Err(e) => {
+                // The bucket's refusal comes first, as when it was asked
+                // before the body.
+                if let Some(checks) = checks.take() {
+                    let _ = checks.await?;
+                }
+                return Err(StorageError::InvalidRequest(format!(
+                    "invalid multipart body: {e}"
+                )));
+            }
+        };
         let mut cache_field: Option<String> = None;
         let mut metadata_field: Option<Value> = None;
         let mut file: Option<(Received, String)> = None;
@@ -191,6 +200,9 @@ async fn receive_upload(
                     if let Some((received, _)) = &file {
                         state.inner.store.remove_version(&received.version).await;
                     }
+                    if let Some(checks) = checks.take() {
+                        let _ = checks.await?;
+                    }
                     return Err(StorageError::InvalidRequest(format!(
                         "invalid multipart body: {e}"
                     )));
@@ -198,30 +210,21 @@ async fn receive_upload(
             };
             let is_file =
                 field.file_name().is_some() || field.name().unwrap_or_default().is_empty();
-            if is_file && file.is_none() {
+            if is_file && let Some(checks) = checks.take() {
                 let mut field = field;
                 let declared_type =
                     declared(field.content_type().unwrap_or("application/octet-stream"));
-                let allowed = async {
-                    let mimetype = declared_type?;
-                    check_mime(&bucket_row, &mimetype)?;
-                    std::mem::replace(&mut allowed, Ok(()))?;
-                    Ok(mimetype)
-                }
-                .await;
-                let mimetype = match allowed {
-                    Ok(mimetype) => mimetype,
-                    Err(e) => return Err(refuse(&mut field, e).await),
+                let mut mimetype = None;
+                let gate = async {
+                    let (bucket_row, allowed) = checks.await?;
+                    let declared_type = declared_type?;
+                    check_mime(&bucket_row, &declared_type)?;
+                    allowed?;
+                    mimetype = Some(declared_type);
+                    Ok(bucket_row.size_limit(global_limit))
                 };
-                let got = state.inner.store.receive(&mut field, limit).await;
-                match got {
-                    Ok(got) => file = Some((got, mimetype)),
-                    Err(ReceiveError::TooLarge) => {
-                        drain(&mut field).await;
-                        return Err(StorageError::TooLarge);
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+                let got = state.inner.store.receive_gated(&mut field, gate).await;
+                file = Some(receipt(state, got, mimetype, &mut field).await?);
             } else if !is_file {
                 let field_name = field.name().unwrap_or_default().to_owned();
                 let text = small_text(field).await;
@@ -234,6 +237,9 @@ async fn receive_upload(
             }
         }
         let Some((got, mimetype)) = file else {
+            if let Some(checks) = checks.take() {
+                let _ = checks.await?;
+            }
             return Err(StorageError::InvalidRequest(
                 "the form has no file part".into(),
             ));
@@ -252,32 +258,29 @@ async fn receive_upload(
             wire::cache_control(header_str(headers, "cache-control"), default_cache);
         let user_metadata = header_str(headers, "x-metadata").and_then(decode_x_metadata);
         let mut body = request.into_body().into_data_stream();
-        let allowed = async {
-            let mimetype = if content_type.is_empty() {
+        let mut mimetype = None;
+        let gate = async {
+            let (bucket_row, allowed) = match checks.take() {
+                Some(checks) => checks.await?,
+                None => return Err(StorageError::internal("receiving an upload", "no checks")),
+            };
+            let limit = bucket_row.size_limit(global_limit);
+            let declared_type = if content_type.is_empty() {
                 "application/octet-stream".to_owned()
             } else {
                 declared(&content_type)?
             };
-            check_mime(&bucket_row, &mimetype)?;
+            check_mime(&bucket_row, &declared_type)?;
             if declared_length.is_some_and(|len| len > limit) {
                 return Err(StorageError::TooLarge);
             }
-            std::mem::replace(&mut allowed, Ok(()))?;
-            Ok(mimetype)
-        }
-        .await;
-        let mimetype = match allowed {
-            Ok(mimetype) => mimetype,
-            Err(e) => return Err(refuse(&mut body, e).await),
+            allowed?;
+            mimetype = Some(declared_type);
+            Ok(limit)
         };
-        match state.inner.store.receive(&mut body, limit).await {
-            Ok(got) => received = got,
-            Err(ReceiveError::TooLarge) => {
-                drain(&mut body).await;
-                return Err(StorageError::TooLarge);
-            }
-            Err(e) => return Err(e.into()),
-        }
+        let got = state.inner.store.receive_gated(&mut body, gate).await;
+        let (got, mimetype) = receipt(state, got, mimetype, &mut body).await?;
+        received = got;
         upload_meta = UploadMeta {
             mimetype,
             cache_control,
@@ -303,6 +306,34 @@ async fn receive_upload(
     )
     .await?;
     Ok((id, format!("{bucket}/{name}")))
+}
+
+/// What receiving an upload came to: its bytes and the type the gate
+/// allowed, or the error to answer (a refused or oversized body is read
+/// away first, see [`drain`]).
+async fn receipt<S, E>(
+    state: &StorageState,
+    got: std::result::Result<Received, ReceiveError>,
+    mimetype: Option<String>,
+    body: &mut S,
+) -> Result<(Received, String)>
+where
+    S: Stream<Item = std::result::Result<Bytes, E>> + Unpin,
+{
+    match (got, mimetype) {
+        (Ok(got), Some(mimetype)) => Ok((got, mimetype)),
+        (Ok(got), None) => {
+            // (the gate allows only with a type)
+            state.inner.store.remove_version(&got.version).await;
+            Err(StorageError::internal("receiving an upload", "no type"))
+        }
+        (Err(ReceiveError::Refused(e)), _) => Err(refuse(body, e).await),
+        (Err(ReceiveError::TooLarge), _) => {
+            drain(body).await;
+            Err(StorageError::TooLarge)
+        }
+        (Err(e), _) => Err(e.into()),
+    }
 }
 
 /// The declared type of an upload as it is stored (see

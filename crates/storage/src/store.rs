@@ -49,6 +49,8 @@ pub(crate) enum ReceiveError {
     Body(String),
     /// The byte store failed.
     Store(opendal::Error),
+    /// The gate refused the upload (see [`ByteStore::receive_gated`]).
+    Refused(StorageError),
 }
 
 impl From<ReceiveError> for StorageError {
@@ -59,6 +61,7 @@ impl From<ReceiveError> for StorageError {
                 StorageError::InvalidRequest(format!("the request body could not be read: {why}"))
             }
             ReceiveError::Store(e) => StorageError::internal("writing an upload", e),
+            ReceiveError::Refused(e) => e,
         }
     }
 }
@@ -184,6 +187,24 @@ impl ByteStore {
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
     {
+        self.receive_gated(body, std::future::ready(Ok(limit)))
+            .await
+    }
+
+    /// As [`ByteStore::receive`], with the upload's permission still being
+    /// decided: `gate` answers the byte limit, or why the upload is
+    /// refused (then nothing was written and the key is gone). Until it
+    /// answers, the body keeps arriving and being hashed, up to [`HOLD`]
+    /// bytes held in memory; none is written before it allows.
+    pub async fn receive_gated<S, E>(
+        &self,
+        body: S,
+        gate: impl Future<Output = Result<u64, StorageError>>,
+    ) -> Result<Received, ReceiveError>
+    where
+        S: Stream<Item = Result<Bytes, E>> + Unpin,
+        E: std::fmt::Display,
+    {
         let _receiving = self
             .receiving
             .acquire()
@@ -191,7 +212,7 @@ impl ByteStore {
             .map_err(|_| ReceiveError::Body("the node is shutting down".into()))?;
         let version = new_version();
         let key = object_key(&version);
-        let result = self.receive_into(&key, body, limit).await;
+        let result = self.receive_into(&key, body, gate).await;
         match result {
             Ok((size, etag)) => Ok(Received {
                 version,
@@ -209,26 +230,25 @@ impl ByteStore {
         &self,
         key: &str,
         mut body: S,
-        limit: u64,
+        gate: impl Future<Output = Result<u64, StorageError>>,
     ) -> Result<(u64, String), ReceiveError>
     where
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
     {
-        let mut writer = match self.local_path(key) {
-            Some(path) => Sink::Local(LocalFile::create(path).await.map_err(io_error)?),
-            None => Sink::Store(
-                self.op
-                    .writer_with(key)
-                    .chunk(self.write_chunk())
-                    .await
-                    .map_err(ReceiveError::Store)?,
-            ),
-        };
+        // The file is made now, beside the gate and the body's first bytes.
+        let mut opening = Some(self.open(key));
+        let mut gate = std::pin::pin!(gate);
+        let mut limit: Option<u64> = None;
         let mut size: u64 = 0;
-        let mut hasher = Hasher {
-            enabled: self.hash,
-            ..Hasher::default()
+        let mut intake = Intake {
+            hasher: Hasher {
+                enabled: self.hash,
+                ..Hasher::default()
+            },
+            writer: None,
+            held: Vec::new(),
+            held_len: 0,
         };
         // Small body pieces are gathered into one contiguous buffer: each
         // write to the file system is a blocking-pool round trip, so handing
@@ -239,53 +259,63 @@ impl ByteStore {
         // large folios, and reading it back (every download) is several
         // times faster than after writes at odd offsets.
         let mut pending = BytesMut::new();
-        let outcome = loop {
-            match body.next().await {
-                None => break Ok(()),
-                Some(Err(e)) => break Err(ReceiveError::Body(e.to_string())),
-                Some(Ok(chunk)) => {
-                    size += chunk.len() as u64;
-                    if size > limit {
-                        break Err(ReceiveError::TooLarge);
-                    }
-                    let mut chunk = chunk;
-                    if pending.is_empty() && chunk.len() >= COALESCE {
-                        let run = chunk.split_to(whole_runs(chunk.len()));
-                        hasher.update(run.clone()).await;
-                        if let Err(e) = writer.write(run).await {
-                            break Err(e);
-                        }
-                        if chunk.is_empty() {
+        let outcome: Result<(), ReceiveError> = async {
+            loop {
+                let next = if limit.is_some() {
+                    body.next().await
+                } else if intake.held_len < HOLD {
+                    tokio::select! {
+                        biased;
+                        answer = &mut gate => {
+                            limit = Some(admit(answer, size, &mut opening, &mut intake).await?);
                             continue;
                         }
+                        next = body.next() => next,
                     }
-                    if pending.capacity() == 0 {
-                        pending.reserve(2 * COALESCE);
-                    }
-                    pending.extend_from_slice(&chunk);
-                    if pending.len() >= COALESCE {
-                        let run = pending.split_to(whole_runs(pending.len())).freeze();
-                        hasher.update(run.clone()).await;
-                        if let Err(e) = writer.write(run).await {
-                            break Err(e);
-                        }
+                } else {
+                    let answer = (&mut gate).await;
+                    limit = Some(admit(answer, size, &mut opening, &mut intake).await?);
+                    continue;
+                };
+                let mut chunk = match next {
+                    None => break,
+                    Some(Err(e)) => return Err(ReceiveError::Body(e.to_string())),
+                    Some(Ok(chunk)) => chunk,
+                };
+                size += chunk.len() as u64;
+                if limit.is_some_and(|limit| size > limit) {
+                    return Err(ReceiveError::TooLarge);
+                }
+                if pending.is_empty() && chunk.len() >= COALESCE {
+                    intake.run(chunk.split_to(whole_runs(chunk.len()))).await?;
+                    if chunk.is_empty() {
+                        continue;
                     }
                 }
+                if pending.capacity() == 0 {
+                    pending.reserve(2 * COALESCE);
+                }
+                pending.extend_from_slice(&chunk);
+                if pending.len() >= COALESCE {
+                    let run = pending.split_to(whole_runs(pending.len())).freeze();
+                    intake.run(run).await?;
+                }
             }
-        };
-        let outcome = match outcome {
-            Ok(()) if !pending.is_empty() => {
-                let run = pending.split().freeze();
-                hasher.update(run.clone()).await;
-                writer.write(run).await
+            if limit.is_none() {
+                let answer = (&mut gate).await;
+                admit(answer, size, &mut opening, &mut intake).await?;
             }
-            other => other,
-        };
-        match outcome {
-            Ok(()) => {
+            if !pending.is_empty() {
+                intake.run(pending.split().freeze()).await?;
+            }
+            Ok(())
+        }
+        .await;
+        match (outcome, intake.writer) {
+            (Ok(()), Some(mut writer)) => {
                 // The store's flush (an fsync on the file system) and the
                 // hash of the last run go on together.
-                let (closed, md5) = tokio::join!(writer.close(), hasher.finish());
+                let (closed, md5) = tokio::join!(writer.close(), intake.hasher.finish());
                 closed?;
                 let etag = match md5? {
                     Some(md5) => md5,
@@ -293,12 +323,30 @@ impl ByteStore {
                 };
                 Ok((size, etag))
             }
-            Err(e) => {
-                if let Err(abort) = writer.abort().await {
+            (outcome, writer) => {
+                let e = outcome
+                    .err()
+                    .unwrap_or_else(|| ReceiveError::Body("the upload was never admitted".into()));
+                if let Some(mut writer) = writer
+                    && let Err(abort) = writer.abort().await
+                {
                     tracing::debug!(?abort, key, "aborting a failed upload");
+                }
+                // (so that the key's removal comes after the file is made)
+                if let Some(opening) = opening {
+                    opening.settle().await;
                 }
                 Err(e)
             }
+        }
+    }
+
+    /// Starts making the writer of `key`: on the file system the file is
+    /// created at once, on a task of its own.
+    fn open(&self, key: &str) -> Opening {
+        match self.local_path(key) {
+            Some(path) => Opening::Local(tokio::spawn(LocalFile::create(path))),
+            None => Opening::Store(self.op.clone(), key.to_owned(), self.write_chunk()),
         }
     }
 
@@ -428,6 +476,92 @@ impl ByteStore {
         match modified {
             Some(at) => now.duration_since(at).unwrap_or_default() >= grace,
             None => grace.is_zero(),
+        }
+    }
+}
+
+/// Bytes of an upload held in memory, received and hashed but not yet
+/// written, while its permission is being decided (see
+/// [`ByteStore::receive_gated`]): the most a refused caller gets the node
+/// to take in, and no more than the hash queue's share of the upload's
+/// memory.
+const HOLD: usize = COALESCE * HASH_QUEUE;
+
+/// The runs of an upload on their way to the store: each is hashed as it
+/// comes, and written once the upload is admitted (held until then).
+struct Intake {
+    hasher: Hasher,
+    writer: Option<Sink>,
+    held: Vec<Bytes>,
+    held_len: usize,
+}
+
+impl Intake {
+    async fn run(&mut self, run: Bytes) -> Result<(), ReceiveError> {
+        self.hasher.update(run.clone()).await;
+        match &mut self.writer {
+            Some(writer) => writer.write(run).await,
+            None => {
+                self.held_len += run.len();
+                self.held.push(run);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The gate's answer: the byte limit once the upload is admitted (the
+/// writer is then ready and has the held runs), or why not.
+async fn admit(
+    answer: Result<u64, StorageError>,
+    size: u64,
+    opening: &mut Option<Opening>,
+    intake: &mut Intake,
+) -> Result<u64, ReceiveError> {
+    let limit = answer.map_err(ReceiveError::Refused)?;
+    if size > limit {
+        return Err(ReceiveError::TooLarge);
+    }
+    let Some(opened) = opening.take() else {
+        return Err(ReceiveError::Body("the upload was admitted twice".into()));
+    };
+    intake.writer = Some(opened.writer().await?);
+    let held = std::mem::take(&mut intake.held);
+    intake.held_len = 0;
+    if let Some(writer) = &mut intake.writer {
+        for run in held {
+            writer.write(run).await?;
+        }
+    }
+    Ok(limit)
+}
+
+/// The writer of an upload being made (see [`ByteStore::open`]).
+enum Opening {
+    Local(tokio::task::JoinHandle<std::io::Result<LocalFile>>),
+    Store(Operator, String, usize),
+}
+
+impl Opening {
+    async fn writer(self) -> Result<Sink, ReceiveError> {
+        match self {
+            Opening::Local(task) => Ok(Sink::Local(joined(task).await.map_err(io_error)?)),
+            Opening::Store(op, key, chunk) => op
+                .writer_with(&key)
+                .chunk(chunk)
+                .await
+                .map(Sink::Store)
+                .map_err(ReceiveError::Store),
+        }
+    }
+
+    /// Waits for the file being made (and for the sync of its name), so
+    /// that removing the key comes after.
+    async fn settle(self) {
+        if let Opening::Local(task) = self
+            && let Ok(Ok(mut file)) = task.await
+        {
+            file.settle().await;
         }
     }
 }
@@ -947,6 +1081,113 @@ mod tests {
         ];
         kept.sort();
         assert_eq!(left, kept);
+    }
+
+    /// The objects on the disk of a file system store: (version, length).
+    fn stored(root: &std::path::Path) -> Vec<(String, u64)> {
+        let mut files: Vec<(String, u64)> = std::fs::read_dir(root.join("objects"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|shard| std::fs::read_dir(shard.path()).unwrap().flatten())
+            .map(|file| {
+                let name = file.file_name().to_string_lossy().into_owned();
+                (name, file.metadata().unwrap().len())
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    #[tokio::test]
+    async fn a_gated_upload_writes_nothing_before_it_is_admitted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let store =
+            ByteStore::new(Operator::new(opendal::services::Fs::default().root(root)).unwrap());
+        let run = |i: usize| Bytes::from(vec![i as u8; COALESCE]);
+        let taken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        // A body fed piece by piece, counting the pieces taken from it.
+        let body = |rx: tokio::sync::mpsc::Receiver<Result<Bytes, String>>| {
+            let taken = taken.clone();
+            tokio_stream_from(rx).inspect(move |_| {
+                taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            })
+        };
+        let gated = |rx, answer: tokio::sync::oneshot::Receiver<Result<u64, StorageError>>| {
+            let store = store.clone();
+            let body = body(rx);
+            tokio::spawn(async move {
+                let gate = async move { answer.await.unwrap_or(Ok(0)) };
+                store.receive_gated(body, gate).await
+            })
+        };
+
+        // Admitted late: the first runs arrive and wait in memory, the file
+        // is made but stays empty; past HOLD, receiving waits for the gate.
+        let (feed, rx) = tokio::sync::mpsc::channel(64);
+        let (open, answer) = tokio::sync::oneshot::channel();
+        let upload = gated(rx, answer);
+        let mut all = Vec::new();
+        for i in 0..HASH_QUEUE + 4 {
+            feed.send(Ok(run(i))).await.unwrap();
+            all.extend_from_slice(&run(i));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let files = stored(dir.path());
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert_eq!(files[0].1, 0, "bytes were written before the gate allowed");
+        assert_eq!(taken.load(std::sync::atomic::Ordering::SeqCst), HASH_QUEUE);
+        assert!(!upload.is_finished());
+        open.send(Ok(u64::MAX)).unwrap();
+        feed.send(Ok(Bytes::from_static(b"tail"))).await.unwrap();
+        all.extend_from_slice(b"tail");
+        drop(feed);
+        let received = upload.await.unwrap().unwrap();
+        assert_eq!(received.size, all.len() as u64);
+        let md5: String = Md5::digest(&all)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(received.etag, md5);
+        let key = dir.path().join(object_key(&received.version));
+        assert_eq!(std::fs::read(key).unwrap(), all);
+
+        // Refused: the refusal comes back (the caller drains what is left
+        // of the body), and no file is left.
+        taken.store(0, std::sync::atomic::Ordering::SeqCst);
+        let (feed, rx) = tokio::sync::mpsc::channel(64);
+        let (open, answer) = tokio::sync::oneshot::channel();
+        let upload = gated(rx, answer);
+        for i in 0..3 {
+            feed.send(Ok(run(i))).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        open.send(Err(StorageError::BucketNotFound)).unwrap();
+        let refused = upload.await.unwrap().unwrap_err();
+        assert!(
+            matches!(refused, ReceiveError::Refused(StorageError::BucketNotFound)),
+            "{refused:?}"
+        );
+        assert_eq!(taken.load(std::sync::atomic::Ordering::SeqCst), 3);
+        assert_eq!(
+            stored(dir.path()),
+            [(received.version.clone(), all.len() as u64)]
+        );
+
+        // Admitted with a limit below what already arrived: too large, and
+        // no file is left either.
+        let (feed, rx) = tokio::sync::mpsc::channel(64);
+        let (open, answer) = tokio::sync::oneshot::channel();
+        let upload = gated(rx, answer);
+        for i in 0..3 {
+            feed.send(Ok(run(i))).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        open.send(Ok(2 * COALESCE as u64)).unwrap();
+        let too_large = upload.await.unwrap().unwrap_err();
+        assert!(matches!(too_large, ReceiveError::TooLarge), "{too_large:?}");
+        assert_eq!(stored(dir.path()), [(received.version, all.len() as u64)]);
     }
 
     #[tokio::test]
