@@ -439,6 +439,62 @@ pub(crate) async fn write_object(
     object: &NewObject<'_>,
     upsert: bool,
 ) -> Result<(Uuid, Option<String>), Unwritten> {
+    row_batch(state, caller, object, upsert, true)
+        .await
+        .map(|staged| (staged.id, staged.replaced))
+}
+
+/// An object row written by a transaction still open (see
+/// [`stage_object`]): it commits with [`Staged::commit`], and dropping it
+/// rolls the row back.
+pub(crate) struct Staged {
+    conn: Pooled,
+    id: Uuid,
+    replaced: Option<String>,
+}
+
+/// As [`write_object`] without the commit, for an upload whose bytes are
+/// still being made durable: the row's statements run meanwhile, and only
+/// the commit waits for the bytes. Nothing is committed, so a failure
+/// always leaves no row.
+pub(crate) async fn stage_object(
+    state: &StorageState,
+    caller: &Caller,
+    object: &NewObject<'_>,
+    upsert: bool,
+) -> Result<Staged, Unwritten> {
+    row_batch(state, caller, object, upsert, false)
+        .await
+        .map_err(|unwritten| Unwritten {
+            surely: true,
+            ..unwritten
+        })
+}
+
+impl Staged {
+    /// Commits the row; returns the object's id and the version it
+    /// replaced, as [`write_object`] does.
+    pub(crate) async fn commit(mut self) -> Result<(Uuid, Option<String>), Unwritten> {
+        let mut batch = self.conn.batch();
+        batch.push("COMMIT", &[], &[]);
+        match batch.run().await {
+            (_, Some(e)) => Err(Unwritten {
+                surely: e.as_db_error().is_some(),
+                error: e.into(),
+            }),
+            (_, None) => Ok((self.id, self.replaced)),
+        }
+    }
+}
+
+/// The batch of [`write_object`], with its `COMMIT` or without.
+async fn row_batch(
+    state: &StorageState,
+    caller: &Caller,
+    object: &NewObject<'_>,
+    upsert: bool,
+    commit: bool,
+) -> Result<Staged, Unwritten> {
     const INSERT: &str = "insert into storage.objects \
          (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
          values ($1, $2, $3::uuid, $4, $5::jsonb, $6::jsonb, $7)";
@@ -487,7 +543,9 @@ pub(crate) async fn write_object(
             &object.version,
         ],
     );
-    batch.push("COMMIT", &[], &[]);
+    if commit {
+        batch.push("COMMIT", &[], &[]);
+    }
     // A refused statement leaves the transaction to `Pooled`, which rolls
     // it back.
     let (replies, error) = batch.run().await;
@@ -511,7 +569,8 @@ pub(crate) async fn write_object(
             error: StorageError::internal("writing an object row", "no id returned"),
             surely: false,
         })?;
-    Ok((id, locked.and_then(|row| row.text(0)).map(str::to_owned)))
+    let replaced = locked.and_then(|row| row.text(0)).map(str::to_owned);
+    Ok(Staged { conn, id, replaced })
 }
 
 /// Checks, before any byte is received, that `caller` may create the object

@@ -20,7 +20,7 @@ use crate::meta::{
     object_as, system_bucket,
 };
 use crate::names::{file_name, list_folder, validate_bucket_name, validate_object_name};
-use crate::store::{ReceiveError, Received};
+use crate::store::{Landing, ReceiveError};
 use crate::wire::{self, RangeRequest};
 use crate::{StorageState, now_secs};
 
@@ -173,7 +173,7 @@ async fn receive_upload(
     let content_type = header_str(request.headers(), "content-type")
         .unwrap_or_default()
         .to_owned();
-    let received;
+    let landing;
     let upload_meta;
     if wire::essence(&content_type) == "multipart/form-data" {
         let mut form = match Multipart::from_request(request, &()).await {
@@ -191,14 +191,14 @@ async fn receive_upload(
         };
         let mut cache_field: Option<String> = None;
         let mut metadata_field: Option<Value> = None;
-        let mut file: Option<(Received, String)> = None;
+        let mut file: Option<(Landing, String)> = None;
         loop {
             let field = match form.next_field().await {
                 Ok(Some(field)) => field,
                 Ok(None) => break,
                 Err(e) => {
-                    if let Some((received, _)) = &file {
-                        state.inner.store.remove_version(&received.version).await;
+                    if let Some((landing, _)) = file.take() {
+                        landing.discard().await;
                     }
                     if let Some(checks) = checks.take() {
                         let _ = checks.await?;
@@ -224,7 +224,7 @@ async fn receive_upload(
                     Ok(bucket_row.size_limit(global_limit))
                 };
                 let got = state.inner.store.receive_gated(&mut field, gate).await;
-                file = Some(receipt(state, got, mimetype, &mut field).await?);
+                file = Some(receipt(got, mimetype, &mut field).await?);
             } else if !is_file {
                 let field_name = field.name().unwrap_or_default().to_owned();
                 let text = small_text(field).await;
@@ -244,7 +244,7 @@ async fn receive_upload(
                 "the form has no file part".into(),
             ));
         };
-        received = got;
+        landing = got;
         upload_meta = UploadMeta {
             mimetype,
             cache_control: wire::cache_control(cache_field.as_deref(), default_cache),
@@ -279,8 +279,8 @@ async fn receive_upload(
             Ok(limit)
         };
         let got = state.inner.store.receive_gated(&mut body, gate).await;
-        let (got, mimetype) = receipt(state, got, mimetype, &mut body).await?;
-        received = got;
+        let (got, mimetype) = receipt(got, mimetype, &mut body).await?;
+        landing = got;
         upload_meta = UploadMeta {
             mimetype,
             cache_control,
@@ -289,18 +289,18 @@ async fn receive_upload(
     }
 
     let metadata = meta::object_metadata(
-        received.size,
-        &received.etag,
+        landing.received.size,
+        &landing.received.etag,
         &upload_meta.mimetype,
         &upload_meta.cache_control,
     );
-    let id = commit_object(
+    let id = commit_landing(
         state,
         &caller,
         bucket,
         name,
         upsert,
-        &received.version,
+        landing,
         metadata,
         upload_meta.user_metadata,
     )
@@ -312,11 +312,10 @@ async fn receive_upload(
 /// allowed, or the error to answer (a refused or oversized body is read
 /// away first, see [`drain`]).
 async fn receipt<S, E>(
-    state: &StorageState,
-    got: std::result::Result<Received, ReceiveError>,
+    got: std::result::Result<Landing, ReceiveError>,
     mimetype: Option<String>,
     body: &mut S,
-) -> Result<(Received, String)>
+) -> Result<(Landing, String)>
 where
     S: Stream<Item = std::result::Result<Bytes, E>> + Unpin,
 {
@@ -324,7 +323,7 @@ where
         (Ok(got), Some(mimetype)) => Ok((got, mimetype)),
         (Ok(got), None) => {
             // (the gate allows only with a type)
-            state.inner.store.remove_version(&got.version).await;
+            got.discard().await;
             Err(StorageError::internal("receiving an upload", "no type"))
         }
         (Err(ReceiveError::Refused(e)), _) => Err(refuse(body, e).await),
@@ -427,7 +426,6 @@ pub(crate) async fn commit_object(
     metadata: Value,
     user_metadata: Option<Value>,
 ) -> Result<uuid::Uuid> {
-    let store = &state.inner.store;
     let object = NewObject {
         bucket,
         name,
@@ -435,7 +433,72 @@ pub(crate) async fn commit_object(
         metadata,
         user_metadata,
     };
-    match meta::write_object(state, caller, &object, upsert).await {
+    let written = meta::write_object(state, caller, &object, upsert).await;
+    settle_row(state, version, written).await
+}
+
+/// As [`commit_object`] for an upload whose bytes are still being made
+/// durable: the row's statements run meanwhile and only its commit waits
+/// for the bytes, rather than the whole row.
+#[allow(clippy::too_many_arguments)]
+async fn commit_landing(
+    state: &StorageState,
+    caller: &Caller,
+    bucket: &str,
+    name: &str,
+    upsert: bool,
+    landing: Landing,
+    metadata: Value,
+    user_metadata: Option<Value>,
+) -> Result<uuid::Uuid> {
+    if landing.settled() {
+        // Durable already (the hash came last): the row in one batch.
+        let received = landing.durable().await?;
+        let version = &received.version;
+        return commit_object(
+            state,
+            caller,
+            bucket,
+            name,
+            upsert,
+            version,
+            metadata,
+            user_metadata,
+        )
+        .await;
+    }
+    let version = landing.received.version.clone();
+    let object = NewObject {
+        bucket,
+        name,
+        version: &version,
+        metadata,
+        user_metadata,
+    };
+    let (staged, durable) = tokio::join!(
+        meta::stage_object(state, caller, &object, upsert),
+        landing.durable()
+    );
+    let written = match (staged, durable) {
+        (Ok(staged), Ok(_)) => staged.commit().await,
+        // The bytes' key is gone already; a staged row rolls back as it
+        // is dropped.
+        (_, Err(e)) => return Err(e.into()),
+        (Err(unwritten), Ok(_)) => Err(unwritten),
+    };
+    settle_row(state, &version, written).await
+}
+
+/// After an object row's write: the bytes of a row that surely was not
+/// written are removed, and (in the background) those of the version the
+/// row replaced.
+async fn settle_row(
+    state: &StorageState,
+    version: &str,
+    written: std::result::Result<(uuid::Uuid, Option<String>), meta::Unwritten>,
+) -> Result<uuid::Uuid> {
+    let store = &state.inner.store;
+    match written {
         Ok((id, replaced)) => {
             if let Some(old) = replaced {
                 // Off the response's path (unlinking a large file takes a

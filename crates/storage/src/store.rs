@@ -8,7 +8,7 @@
 //!
 //! An upload is written straight to the key of a fresh version and made
 //! durable there (on the file system: the file's fsync, and the fsync of
-//! its folder, which makes its name durable) before its row is written; a
+//! its folder, which makes its name durable) before its row commits; a
 //! key that no row names is an orphan, removed by the orphan sweep
 //! ([`crate::sweep`]) once older than the grace period. Earlier releases
 //! received uploads under `tmp/<uuid>` first;
@@ -188,6 +188,8 @@ impl ByteStore {
         E: std::fmt::Display,
     {
         self.receive_gated(body, std::future::ready(Ok(limit)))
+            .await?
+            .durable()
             .await
     }
 
@@ -195,29 +197,37 @@ impl ByteStore {
     /// decided: `gate` answers the byte limit, or why the upload is
     /// refused (then nothing was written and the key is gone). Until it
     /// answers, the body keeps arriving and being hashed, up to [`HOLD`]
-    /// bytes held in memory; none is written before it allows.
+    /// bytes held in memory; none is written before it allows. Answers
+    /// once the whole body is written and its eTag known, while the bytes
+    /// are being made durable (see [`Landing`]).
     pub async fn receive_gated<S, E>(
         &self,
         body: S,
         gate: impl Future<Output = Result<u64, StorageError>>,
-    ) -> Result<Received, ReceiveError>
+    ) -> Result<Landing, ReceiveError>
     where
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
     {
-        let _receiving = self
+        let receiving = self
             .receiving
-            .acquire()
+            .clone()
+            .acquire_owned()
             .await
             .map_err(|_| ReceiveError::Body("the node is shutting down".into()))?;
         let version = new_version();
         let key = object_key(&version);
         let result = self.receive_into(&key, body, gate).await;
         match result {
-            Ok((size, etag)) => Ok(Received {
-                version,
-                size,
-                etag,
+            Ok((size, etag, closing)) => Ok(Landing {
+                received: Received {
+                    version,
+                    size,
+                    etag,
+                },
+                closing,
+                store: self.clone(),
+                _receiving: receiving,
             }),
             Err(e) => {
                 self.remove(&key).await;
@@ -231,7 +241,7 @@ impl ByteStore {
         key: &str,
         mut body: S,
         gate: impl Future<Output = Result<u64, StorageError>>,
-    ) -> Result<(u64, String), ReceiveError>
+    ) -> Result<(u64, String, Closing), ReceiveError>
     where
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
@@ -313,15 +323,21 @@ impl ByteStore {
         .await;
         match (outcome, intake.writer) {
             (Ok(()), Some(mut writer)) => {
-                // The store's flush (an fsync on the file system) and the
-                // hash of the last run go on together.
-                let (closed, md5) = tokio::join!(writer.close(), intake.hasher.finish());
-                closed?;
-                let etag = match md5? {
-                    Some(md5) => md5,
-                    None => mtime_etag(SystemTime::now(), size),
-                };
-                Ok((size, etag))
+                // The store's flush (an fsync on the file system) starts
+                // now, beside the hash of the last runs and the caller's
+                // next steps.
+                let closing = tokio::spawn(async move { writer.close().await });
+                match intake.hasher.finish().await {
+                    Ok(md5) => {
+                        let etag = md5.unwrap_or_else(|| mtime_etag(SystemTime::now(), size));
+                        Ok((size, etag, closing))
+                    }
+                    Err(e) => {
+                        // (so that the key's removal comes after)
+                        let _ = closing.await;
+                        Err(e)
+                    }
+                }
             }
             (outcome, writer) => {
                 let e = outcome
@@ -476,6 +492,55 @@ impl ByteStore {
         match modified {
             Some(at) => now.duration_since(at).unwrap_or_default() >= grace,
             None => grace.is_zero(),
+        }
+    }
+}
+
+/// The store's flush of an upload's bytes, under way on a task of its own.
+type Closing = tokio::task::JoinHandle<Result<(), ReceiveError>>;
+
+/// An upload whose body is all written and whose eTag is known, while its
+/// bytes are being made durable: its row may be written meanwhile, and
+/// committed once [`Landing::durable`] has answered (never before, so that
+/// no row names bytes a crash could lose). Dropped, the bytes are left to
+/// the orphan sweep.
+pub(crate) struct Landing {
+    pub received: Received,
+    closing: Closing,
+    store: ByteStore,
+    /// The upload's place in the memory budget, until its last writes end.
+    _receiving: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl Landing {
+    /// Whether making the bytes durable has ended, well or not.
+    pub fn settled(&self) -> bool {
+        self.closing.is_finished()
+    }
+
+    /// Waits until the bytes are durable; if they cannot be, their key is
+    /// removed.
+    pub async fn durable(self) -> Result<Received, ReceiveError> {
+        let closed = self.closing.await.unwrap_or_else(|e| {
+            Err(ReceiveError::Store(
+                opendal::Error::new(ErrorKind::Unexpected, "making an upload durable stopped")
+                    .set_source(e),
+            ))
+        });
+        match closed {
+            Ok(()) => Ok(self.received),
+            Err(e) => {
+                self.store.remove(&object_key(&self.received.version)).await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Removes the upload's bytes, once nothing more is written to them.
+    pub async fn discard(self) {
+        let store = self.store.clone();
+        if let Ok(received) = self.durable().await {
+            store.remove_version(&received.version).await;
         }
     }
 }
@@ -1119,7 +1184,7 @@ mod tests {
             let body = body(rx);
             tokio::spawn(async move {
                 let gate = async move { answer.await.unwrap_or(Ok(0)) };
-                store.receive_gated(body, gate).await
+                store.receive_gated(body, gate).await?.durable().await
             })
         };
 

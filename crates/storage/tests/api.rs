@@ -43,6 +43,27 @@ const GLOBAL_LIMIT: u64 = 256 * 1024;
 struct Faults {
     /// Opening a writer for an object key fails.
     writes: AtomicBool,
+    /// Closing a writer for an object key (which makes its bytes durable)
+    /// fails.
+    closes: AtomicBool,
+}
+
+/// A writer whose bytes never become durable: its close fails.
+struct FailingClose(oio::Writer);
+
+impl oio::Write for FailingClose {
+    async fn write(&mut self, bs: opendal::Buffer) -> opendal::Result<()> {
+        self.0.write(bs).await
+    }
+
+    async fn close(&mut self) -> opendal::Result<opendal::Metadata> {
+        let _ = self.0.abort().await;
+        Err(injected("close"))
+    }
+
+    async fn abort(&mut self) -> opendal::Result<()> {
+        self.0.abort().await
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -122,7 +143,11 @@ impl Service for FaultService {
         if self.faults.writes.load(Ordering::SeqCst) && path.starts_with("objects/") {
             return Err(injected("write"));
         }
-        self.inner.write_dyn(ctx, path, args)
+        let writer = self.inner.write_dyn(ctx, path, args)?;
+        if self.faults.closes.load(Ordering::SeqCst) && path.starts_with("objects/") {
+            return Ok(Box::new(FailingClose(writer)));
+        }
+        Ok(writer)
     }
 
     fn delete(&self, ctx: &OperationContext) -> opendal::Result<oio::Deleter> {
@@ -2033,6 +2058,67 @@ async fn concurrent_uploads_to_one_name_have_one_winner_and_intact_bytes() {
     assert_eq!(app.row_count("private", &name).await, 1);
     let files = app.stored_files_once(|f| f.len() == 1).await;
     assert_eq!(files.len(), 1, "{files:?}");
+}
+
+#[tokio::test]
+async fn bytes_that_cannot_be_made_durable_leave_no_row() {
+    // An upload's row is written while its bytes are made durable and
+    // commits only after them: when they cannot be, the row is rolled back
+    // and the bytes removed, for a new name and for an upsert. (Through
+    // the store's writer, which S3 uploads use; the file system store's
+    // own fsync cannot be made to fail from here, and its uploads take the
+    // same path in `commit_landing`.)
+    let app = spawn_app().await;
+    let alice = Uuid::new_v4();
+    let token = app.user(alice);
+    let kept = format!("{alice}/kept.txt");
+    let response = app
+        .upload(&token, "private", &kept, b"original", "text/plain")
+        .await;
+    assert_eq!(response.status(), 200);
+    let before = app.stored_files();
+    app.faults.closes.store(true, Ordering::SeqCst);
+    let fresh = app
+        .upload(
+            &token,
+            "private",
+            &format!("{alice}/new.txt"),
+            b"lost",
+            "text/plain",
+        )
+        .await;
+    let upsert = app
+        .request(
+            reqwest::Method::POST,
+            &format!("/object/private/{kept}"),
+            &token,
+        )
+        .header("x-upsert", "true")
+        .header("content-type", "text/plain")
+        .body("replacement")
+        .send()
+        .await
+        .unwrap();
+    app.faults.closes.store(false, Ordering::SeqCst);
+    if matches!(app.backend, Backend::FileSystem { .. }) {
+        assert_eq!(
+            (fresh.status(), upsert.status()),
+            (StatusCode::OK, StatusCode::OK)
+        );
+        return;
+    }
+    for response in [fresh, upsert] {
+        assert_eq!(response.status(), 500);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["message"], "Internal Server Error");
+    }
+    assert_eq!(
+        app.row_count("private", &format!("{alice}/new.txt")).await,
+        0
+    );
+    let response = app.get(&format!("/object/private/{kept}"), &token).await;
+    assert_eq!(response.bytes().await.unwrap().as_ref(), b"original");
+    assert_eq!(app.stored_files(), before);
 }
 
 #[tokio::test]
