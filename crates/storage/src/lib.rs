@@ -16,8 +16,8 @@
 //!   a key made from the row's `version` (a fresh UUID per write), never from
 //!   the object name. An upload streams into the key of a fresh version and
 //!   is made durable there (name included) before the row that names it
-//!   commits: the row's statements run while the bytes are synced, and its
-//!   COMMIT waits for them. A failed byte write leaves no row (a row already
+//!   commits (on the file system the row's statements run while the bytes
+//!   are synced, and its COMMIT waits for them). A failed byte write leaves no row (a row already
 //!   written is rolled back), a refused row write removes the bytes, replaced or
 //!   deleted bytes are removed only after the commit, and a crash (or a
 //!   commit whose outcome is unknown) leaves at most bytes that no row names,

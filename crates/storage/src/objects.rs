@@ -438,8 +438,8 @@ pub(crate) async fn commit_object(
 }
 
 /// As [`commit_object`] for an upload whose bytes are still being made
-/// durable: the row's statements run meanwhile and only its commit waits
-/// for the bytes, rather than the whole row.
+/// durable: beside a local fsync, the row's statements run meanwhile and
+/// only its commit waits for the bytes (see [`Landing::stages_row`]).
 #[allow(clippy::too_many_arguments)]
 async fn commit_landing(
     state: &StorageState,
@@ -451,8 +451,9 @@ async fn commit_landing(
     metadata: Value,
     user_metadata: Option<Value>,
 ) -> Result<uuid::Uuid> {
-    if landing.settled() {
-        // Durable already (the hash came last): the row in one batch.
+    if !landing.stages_row() {
+        // Durable already (the hash came last), or a remote store: the
+        // row in one batch once the bytes are durable.
         let received = landing.durable().await?;
         let version = &received.version;
         return commit_object(
@@ -1240,6 +1241,92 @@ pub(crate) async fn sign_upload(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A storage state on a fresh database, with bucket `b` and its bytes
+    /// on the file system in `root`.
+    async fn state_in(root: &std::path::Path) -> (plinth_db::testing::TestDb, StorageState) {
+        let test_db = plinth_db::testing::TestDb::new(&[
+            plinth_db::platform_migrations(),
+            crate::migrations(),
+        ])
+        .await;
+        sqlx::raw_sql("insert into storage.buckets (id, name) values ('b', 'b')")
+            .execute(&test_db.db.owner)
+            .await
+            .unwrap();
+        let config = crate::StorageConfig {
+            backend: crate::Backend::FileSystem {
+                root: root.to_owned(),
+            },
+            ..crate::StorageConfig::default()
+        };
+        let jwt = plinth_db::JwtSecret::new("a-test-secret-of-at-least-32-chars!!").unwrap();
+        let state = StorageState::new(test_db.db.clone(), jwt, config)
+            .await
+            .unwrap();
+        (test_db, state)
+    }
+
+    async fn rows(test_db: &plinth_db::testing::TestDb, name: &str) -> i64 {
+        sqlx::query_scalar("select count(*) from storage.objects where name = $1")
+            .bind(name)
+            .fetch_one(&test_db.db.owner)
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_row_written_beside_the_fsync_commits_only_after_it() {
+        let root = tempfile::tempdir().unwrap();
+        let (test_db, state) = state_in(root.path()).await;
+        let store = &state.inner.store;
+        let body = || futures_util::stream::iter([Ok::<_, String>(Bytes::from_static(b"bytes"))]);
+        let allowed = || std::future::ready(Ok(1024));
+        let file_of = |version: &str| root.path().join(crate::store::object_key(version));
+        for (name, durable) in [("kept.txt", true), ("lost.txt", false)] {
+            // The upload's flush is held until the test lets it end, well
+            // or not.
+            let (finish, finished) = tokio::sync::oneshot::channel::<bool>();
+            let flush = tokio::spawn(async move {
+                match finished.await {
+                    Ok(true) => Ok(()),
+                    _ => Err(ReceiveError::Body("the fsync failed".into())),
+                }
+            });
+            let landing = store
+                .receive_gated(body(), allowed())
+                .await
+                .unwrap()
+                .flushed_by(flush)
+                .await;
+            assert!(landing.stages_row());
+            let version = landing.received.version.clone();
+            let metadata = meta::object_metadata(5, "e", "text/plain", "max-age=3600");
+            let commit = tokio::spawn({
+                let state = state.clone();
+                async move {
+                    let caller = Caller::system(None);
+                    commit_landing(&state, &caller, "b", name, false, landing, metadata, None).await
+                }
+            });
+            // The row is written but not committed while the flush lasts.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            assert!(!commit.is_finished());
+            assert_eq!(rows(&test_db, name).await, 0);
+            finish.send(durable).unwrap();
+            let outcome = commit.await.unwrap();
+            if durable {
+                outcome.unwrap();
+                assert_eq!(rows(&test_db, name).await, 1);
+                assert!(file_of(&version).exists());
+            } else {
+                // rolled back, and the bytes removed
+                assert!(outcome.is_err());
+                assert_eq!(rows(&test_db, name).await, 0);
+                assert!(!file_of(&version).exists());
+            }
+        }
+    }
 
     #[test]
     fn like_patterns_are_escaped() {

@@ -226,6 +226,7 @@ impl ByteStore {
                     etag,
                 },
                 closing,
+                local: self.local_root.is_some(),
                 store: self.clone(),
                 _receiving: receiving,
             }),
@@ -507,15 +508,21 @@ type Closing = tokio::task::JoinHandle<Result<(), ReceiveError>>;
 pub(crate) struct Landing {
     pub received: Received,
     closing: Closing,
+    /// Whether the flush is the local disk's fsync (short and bounded),
+    /// rather than a remote store's last part and completion.
+    local: bool,
     store: ByteStore,
     /// The upload's place in the memory budget, until its last writes end.
     _receiving: tokio::sync::OwnedSemaphorePermit,
 }
 
 impl Landing {
-    /// Whether making the bytes durable has ended, well or not.
-    pub fn settled(&self) -> bool {
-        self.closing.is_finished()
+    /// Whether the row is best written while the bytes are made durable:
+    /// only beside a local fsync still under way. A remote store's flush
+    /// can take seconds, too long to hold a database connection (shared
+    /// with the REST gateway) and the row's lock.
+    pub fn stages_row(&self) -> bool {
+        self.local && !self.closing.is_finished()
     }
 
     /// Waits until the bytes are durable; if they cannot be, their key is
@@ -534,6 +541,16 @@ impl Landing {
                 Err(e)
             }
         }
+    }
+
+    /// For tests: this landing with its flush replaced by `flush` (after
+    /// the real one has ended), as a local fsync.
+    #[cfg(test)]
+    pub async fn flushed_by(mut self, flush: Closing) -> Self {
+        let _ = (&mut self.closing).await;
+        self.closing = flush;
+        self.local = true;
+        self
     }
 
     /// Removes the upload's bytes, once nothing more is written to them.
@@ -1218,18 +1235,27 @@ mod tests {
         let key = dir.path().join(object_key(&received.version));
         assert_eq!(std::fs::read(key).unwrap(), all);
 
+        // Three runs, then the gate's answer.
+        let answered = |answer_with: Result<u64, StorageError>| {
+            let (feed, rx) = tokio::sync::mpsc::channel(64);
+            let (open, answer) = tokio::sync::oneshot::channel();
+            let upload = gated(rx, answer);
+            async move {
+                for i in 0..3 {
+                    feed.send(Ok(run(i))).await.unwrap();
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                open.send(answer_with).unwrap();
+                upload.await.unwrap()
+            }
+        };
+
         // Refused: the refusal comes back (the caller drains what is left
         // of the body), and no file is left.
         taken.store(0, std::sync::atomic::Ordering::SeqCst);
-        let (feed, rx) = tokio::sync::mpsc::channel(64);
-        let (open, answer) = tokio::sync::oneshot::channel();
-        let upload = gated(rx, answer);
-        for i in 0..3 {
-            feed.send(Ok(run(i))).await.unwrap();
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        open.send(Err(StorageError::BucketNotFound)).unwrap();
-        let refused = upload.await.unwrap().unwrap_err();
+        let refused = answered(Err(StorageError::BucketNotFound))
+            .await
+            .unwrap_err();
         assert!(
             matches!(refused, ReceiveError::Refused(StorageError::BucketNotFound)),
             "{refused:?}"
@@ -1242,15 +1268,7 @@ mod tests {
 
         // Admitted with a limit below what already arrived: too large, and
         // no file is left either.
-        let (feed, rx) = tokio::sync::mpsc::channel(64);
-        let (open, answer) = tokio::sync::oneshot::channel();
-        let upload = gated(rx, answer);
-        for i in 0..3 {
-            feed.send(Ok(run(i))).await.unwrap();
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        open.send(Ok(2 * COALESCE as u64)).unwrap();
-        let too_large = upload.await.unwrap().unwrap_err();
+        let too_large = answered(Ok(2 * COALESCE as u64)).await.unwrap_err();
         assert!(matches!(too_large, ReceiveError::TooLarge), "{too_large:?}");
         assert_eq!(stored(dir.path()), [(received.version, all.len() as u64)]);
     }

@@ -2062,12 +2062,12 @@ async fn concurrent_uploads_to_one_name_have_one_winner_and_intact_bytes() {
 
 #[tokio::test]
 async fn bytes_that_cannot_be_made_durable_leave_no_row() {
-    // An upload's row is written while its bytes are made durable and
-    // commits only after them: when they cannot be, the row is rolled back
-    // and the bytes removed, for a new name and for an upsert. (Through
-    // the store's writer, which S3 uploads use; the file system store's
-    // own fsync cannot be made to fail from here, and its uploads take the
-    // same path in `commit_landing`.)
+    // An upload's row commits only after its bytes are durable: when they
+    // cannot be, there is no row and the bytes are removed, for a new name
+    // and for an upsert, whose old object stays. (Through the store's
+    // writer, which S3 uploads use; the file system store's fsync cannot
+    // be made to fail from here: a row written beside a failing fsync is
+    // tested in `objects.rs`.)
     let app = spawn_app().await;
     let alice = Uuid::new_v4();
     let token = app.user(alice);
