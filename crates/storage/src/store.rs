@@ -209,12 +209,31 @@ impl ByteStore {
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
     {
-        let receiving = self
-            .receiving
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| ReceiveError::Body("the node is shutting down".into()))?;
+        // The gate is asked while the upload waits for its place in the
+        // memory budget: a refusal does not wait in line.
+        let mut gate = std::pin::pin!(gate);
+        let mut answered = None;
+        let waiting = self.receiving.clone().acquire_owned();
+        tokio::pin!(waiting);
+        let place = tokio::select! {
+            biased;
+            place = &mut waiting => place,
+            answer = &mut gate => match answer {
+                Err(e) => return Err(ReceiveError::Refused(e)),
+                Ok(limit) => {
+                    answered = Some(limit);
+                    waiting.await
+                }
+            },
+        };
+        let receiving =
+            place.map_err(|_| ReceiveError::Body("the node is shutting down".into()))?;
+        let gate = async move {
+            match answered {
+                Some(limit) => Ok(limit),
+                None => gate.await,
+            }
+        };
         let version = new_version();
         let key = object_key(&version);
         let result = self.receive_into(&key, body, gate).await;
@@ -957,6 +976,20 @@ mod tests {
         };
         feed.send(Ok(Bytes::from_static(b"first"))).await.unwrap();
         tokio::time::sleep(Duration::from_millis(50)).await;
+        // A refusal is heard without waiting for a place.
+        let refused = tokio::time::timeout(
+            Duration::from_secs(5),
+            store.receive_gated(
+                chunks(&[b"second"]),
+                std::future::ready(Err(StorageError::BucketNotFound)),
+            ),
+        )
+        .await
+        .expect("the refusal waited for the first upload");
+        assert!(matches!(
+            refused,
+            Err(ReceiveError::Refused(StorageError::BucketNotFound))
+        ));
         let second = {
             let store = store.clone();
             tokio::spawn(async move {
