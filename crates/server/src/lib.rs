@@ -17,4 +17,4 @@ pub mod services;
 pub mod startup;
 
 pub use app::{AppState, router};
-pub use startup::{migration_sets, run};
+pub use startup::{migration_sets, run, run_with};

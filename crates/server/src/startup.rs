@@ -226,6 +226,12 @@ pub async fn bind(host: &str, port: u16) -> anyhow::Result<TcpListener> {
     })
 }
 
+/// How long a client may take to send a request's line and headers: a
+/// connection that trickles them (or sends none) is closed after this, so
+/// slow clients cannot hold connections open for free (hyper's own default
+/// once a timer is set, which `axum::serve` does not set).
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Serves `router` on `listener` until `shutdown` completes, then drains
 /// in-flight requests.
 pub async fn run(
@@ -233,16 +239,79 @@ pub async fn run(
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    run_with(listener, router, shutdown, HEADER_READ_TIMEOUT).await
+}
+
+/// [`run`] with the time a client has for its request head.
+pub async fn run_with(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    header_read_timeout: std::time::Duration,
+) -> std::io::Result<()> {
+    use axum::extract::ConnectInfo;
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+    use tower::ServiceExt;
+
     // Trailing slashes are trimmed before routing (`/rest/v1/` is the
     // OpenAPI document, as `/rest/v1`); the peer address reaches handlers
     // (rate limits per client address).
     let app = NormalizePathLayer::trim_trailing_slash().layer(router);
-    axum::serve(
-        listener,
-        axum::ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(app),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    // Shutdown: every connection is told to finish its request under way
+    // and close; serving ends when the last one has.
+    let (stopping, stop) = tokio::sync::watch::channel(());
+    let (open, mut closed) = tokio::sync::watch::channel(());
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // (out of file descriptors, a connection reset before
+                    // it was accepted: the listener itself goes on)
+                    tracing::debug!(%e, "accepting a connection");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let service =
+            app.clone()
+                .map_request(move |request: axum::http::Request<hyper::body::Incoming>| {
+                    let mut request = request.map(axum::body::Body::new);
+                    request.extensions_mut().insert(ConnectInfo(peer));
+                    request
+                });
+        let connection = http
+            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
+            .with_upgrades();
+        let mut stop = stop.clone();
+        let open = open.clone();
+        tokio::spawn(async move {
+            let mut connection = std::pin::pin!(connection);
+            let served = tokio::select! {
+                served = connection.as_mut() => served,
+                _ = stop.changed() => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(e) = served {
+                tracing::trace!(%e, "a connection ended");
+            }
+            drop(open);
+        });
+    }
+    drop(listener);
+    let _ = stopping.send(());
+    drop(open);
+    let _ = closed.changed().await;
+    Ok(())
 }
 
 /// SIGINT (Ctrl-C) or SIGTERM. The handlers are installed when this is

@@ -550,3 +550,87 @@ async fn item_12_newsletter_answers_alike_for_new_and_existing_subscribers() {
         "one row per address; a known subscriber's name is not overwritten"
     );
 }
+
+/// A client that trickles its request head (slowloris) or sends none is
+/// cut off after the header read timeout; one that sends its request in
+/// time is answered, and a shutdown lets a request under way finish.
+#[tokio::test]
+async fn a_request_head_that_never_ends_is_cut_off() {
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let router = axum::Router::new()
+        .route(
+            "/",
+            axum::routing::get(
+                |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<
+                    std::net::SocketAddr,
+                >| async move { peer.ip().to_string() },
+            ),
+        )
+        .route(
+            "/slow",
+            axum::routing::get(|| async {
+                tokio::time::sleep(Duration::from_millis(400)).await;
+                "slow"
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(plinth_server::run_with(
+        listener,
+        router,
+        async move {
+            let _ = stopped.await;
+        },
+        Duration::from_millis(300),
+    ));
+
+    // Trickled: a byte at a time, never the blank line that ends the head.
+    let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut cut_off = false;
+    for byte in b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+        if slow.write_all(&[*byte]).await.is_err() {
+            cut_off = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut rest)).await;
+    assert!(
+        cut_off || matches!(read, Ok(Ok(_)) | Ok(Err(_))),
+        "the trickling connection was still open after {:?}",
+        started.elapsed()
+    );
+    assert!(!String::from_utf8_lossy(&rest).contains("200 OK"));
+
+    // Silent: connected, nothing sent.
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut buf = [0u8; 64];
+    let read = tokio::time::timeout(Duration::from_secs(5), silent.read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "{read:?}");
+
+    // In time: answered, with the peer's address known to handlers.
+    let client = reqwest::Client::new();
+    let answer = client.get(format!("http://{addr}/")).send().await.unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.text().await.unwrap(), "127.0.0.1");
+
+    // A request under way when the shutdown comes is answered first.
+    let under_way = tokio::spawn({
+        let client = client.clone();
+        async move { client.get(format!("http://{addr}/slow")).send().await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.send(()).unwrap();
+    let answer = under_way.await.unwrap().unwrap();
+    assert_eq!(answer.text().await.unwrap(), "slow");
+    tokio::time::timeout(Duration::from_secs(5), server)
+        .await
+        .expect("serving did not end after the shutdown")
+        .unwrap()
+        .unwrap();
+}
