@@ -318,23 +318,13 @@ pub(crate) async fn upload_checks(
             .map_err(|e| StorageError::internal("reading a bucket row", e))?,
         None => return Err(StorageError::BucketNotFound),
     };
-    let allowed = match &insert {
-        Some(insert) => insert.verdict(error),
-        None => error.map_or(Ok(()), |e| Err(e.into())),
-    };
-    Ok((bucket, allowed))
+    Ok((bucket, refusal(error)))
 }
 
-impl TestInsert<'_> {
-    /// What the test insert's outcome means: allowed, or the refusal. An
-    /// existing object is in the way only without upsert.
-    fn verdict(&self, error: Option<plinth_db::pipeline::WireError>) -> Result<(), StorageError> {
-        match error.map(StorageError::from) {
-            None => Ok(()),
-            Some(StorageError::Duplicate) if self.upsert => Ok(()),
-            Some(e) => Err(e),
-        }
-    }
+/// What a test insert came to: allowed, or its refusal (an existing object
+/// is one only without upsert, see [`push_test_insert`]).
+fn refusal(error: Option<plinth_db::pipeline::WireError>) -> Result<(), StorageError> {
+    error.map_or(Ok(()), |e| Err(e.into()))
 }
 
 /// Queues the test insert (in a transaction of its own, rolled back).
@@ -594,7 +584,7 @@ pub(crate) async fn precheck_insert(
     // A refused insert leaves the transaction to `Pooled`, which rolls it
     // back.
     let (_, error) = batch.run().await;
-    insert.verdict(error)
+    refusal(error)
 }
 
 /// Marks a transaction as the storage service's own, so that the trigger

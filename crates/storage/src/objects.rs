@@ -166,7 +166,7 @@ async fn receive_upload(
             upsert,
         }),
     };
-    let mut checks = Some(meta::upload_checks(state, bucket, insert));
+    let checks = meta::upload_checks(state, bucket, insert);
     let global_limit = state.inner.config.file_size_limit;
     let default_cache = state.inner.config.default_cache_control;
 
@@ -176,14 +176,11 @@ async fn receive_upload(
     let landing;
     let upload_meta;
     if wire::essence(&content_type) == "multipart/form-data" {
+        let mut checks = Some(checks);
         let mut form = match Multipart::from_request(request, &()).await {
             Ok(form) => form,
             Err(e) => {
-                // The bucket's refusal comes first, as when it was asked
-                // before the body.
-                if let Some(checks) = checks.take() {
-                    let _ = checks.await?;
-                }
+                bucket_refusal(checks).await?;
                 return Err(StorageError::InvalidRequest(format!(
                     "invalid multipart body: {e}"
                 )));
@@ -200,9 +197,7 @@ async fn receive_upload(
                     if let Some((landing, _)) = file.take() {
                         landing.discard().await;
                     }
-                    if let Some(checks) = checks.take() {
-                        let _ = checks.await?;
-                    }
+                    bucket_refusal(checks).await?;
                     return Err(StorageError::InvalidRequest(format!(
                         "invalid multipart body: {e}"
                     )));
@@ -214,17 +209,9 @@ async fn receive_upload(
                 let mut field = field;
                 let declared_type =
                     declared(field.content_type().unwrap_or("application/octet-stream"));
-                let mut mimetype = None;
-                let gate = async {
-                    let (bucket_row, allowed) = checks.await?;
-                    let declared_type = declared_type?;
-                    check_mime(&bucket_row, &declared_type)?;
-                    allowed?;
-                    mimetype = Some(declared_type);
-                    Ok(bucket_row.size_limit(global_limit))
-                };
+                let gate = async { admission(checks.await?, declared_type, None, global_limit) };
                 let got = state.inner.store.receive_gated(&mut field, gate).await;
-                file = Some(receipt(got, mimetype, &mut field).await?);
+                file = Some(receipt(got, &mut field).await?);
             } else if !is_file {
                 let field_name = field.name().unwrap_or_default().to_owned();
                 let text = small_text(field).await;
@@ -237,9 +224,7 @@ async fn receive_upload(
             }
         }
         let Some((got, mimetype)) = file else {
-            if let Some(checks) = checks.take() {
-                let _ = checks.await?;
-            }
+            bucket_refusal(checks).await?;
             return Err(StorageError::InvalidRequest(
                 "the form has no file part".into(),
             ));
@@ -258,28 +243,14 @@ async fn receive_upload(
             wire::cache_control(header_str(headers, "cache-control"), default_cache);
         let user_metadata = header_str(headers, "x-metadata").and_then(decode_x_metadata);
         let mut body = request.into_body().into_data_stream();
-        let mut mimetype = None;
-        let gate = async {
-            let (bucket_row, allowed) = match checks.take() {
-                Some(checks) => checks.await?,
-                None => return Err(StorageError::internal("receiving an upload", "no checks")),
-            };
-            let limit = bucket_row.size_limit(global_limit);
-            let declared_type = if content_type.is_empty() {
-                "application/octet-stream".to_owned()
-            } else {
-                declared(&content_type)?
-            };
-            check_mime(&bucket_row, &declared_type)?;
-            if declared_length.is_some_and(|len| len > limit) {
-                return Err(StorageError::TooLarge);
-            }
-            allowed?;
-            mimetype = Some(declared_type);
-            Ok(limit)
+        let declared_type = if content_type.is_empty() {
+            Ok("application/octet-stream".to_owned())
+        } else {
+            declared(&content_type)
         };
+        let gate = async { admission(checks.await?, declared_type, declared_length, global_limit) };
         let got = state.inner.store.receive_gated(&mut body, gate).await;
-        let (got, mimetype) = receipt(got, mimetype, &mut body).await?;
+        let (got, mimetype) = receipt(got, &mut body).await?;
         landing = got;
         upload_meta = UploadMeta {
             mimetype,
@@ -312,26 +283,52 @@ async fn receive_upload(
 /// allowed, or the error to answer (a refused or oversized body is read
 /// away first, see [`drain`]).
 async fn receipt<S, E>(
-    got: std::result::Result<Landing, ReceiveError>,
-    mimetype: Option<String>,
+    got: std::result::Result<(Landing, String), ReceiveError>,
     body: &mut S,
 ) -> Result<(Landing, String)>
 where
     S: Stream<Item = std::result::Result<Bytes, E>> + Unpin,
 {
-    match (got, mimetype) {
-        (Ok(got), Some(mimetype)) => Ok((got, mimetype)),
-        (Ok(got), None) => {
-            // (the gate allows only with a type)
-            got.discard().await;
-            Err(StorageError::internal("receiving an upload", "no type"))
-        }
-        (Err(ReceiveError::Refused(e)), _) => Err(refuse(body, e).await),
-        (Err(ReceiveError::TooLarge), _) => {
+    match got {
+        Ok(got) => Ok(got),
+        Err(ReceiveError::Refused(e)) => Err(refuse(body, e).await),
+        Err(ReceiveError::TooLarge) => {
             drain(body).await;
             Err(StorageError::TooLarge)
         }
-        (Err(e), _) => Err(e.into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Whether the checked bucket takes an upload of `declared_type` (and of
+/// `declared_length` bytes, when told): its byte limit and the type to
+/// store, or the refusal. The bucket's own limits come before the insert
+/// policy's answer, as the platform reports them.
+fn admission(
+    (bucket, allowed): (BucketRow, Result<()>),
+    declared_type: Result<String>,
+    declared_length: Option<u64>,
+    global_limit: u64,
+) -> Result<(u64, String)> {
+    let limit = bucket.size_limit(global_limit);
+    let declared_type = declared_type?;
+    check_mime(&bucket, &declared_type)?;
+    if declared_length.is_some_and(|len| len > limit) {
+        return Err(StorageError::TooLarge);
+    }
+    allowed?;
+    Ok((limit, declared_type))
+}
+
+/// The bucket's refusal when the checks have not been asked yet (a form
+/// that never reached its file part): it comes before the form's own
+/// errors, as when the bucket was asked before the body.
+async fn bucket_refusal(
+    checks: Option<impl Future<Output = Result<(BucketRow, Result<()>)>>>,
+) -> Result<()> {
+    match checks {
+        Some(checks) => checks.await.map(drop),
+        None => Ok(()),
     }
 }
 
@@ -1281,7 +1278,7 @@ mod tests {
         let (test_db, state) = state_in(root.path()).await;
         let store = &state.inner.store;
         let body = || futures_util::stream::iter([Ok::<_, String>(Bytes::from_static(b"bytes"))]);
-        let allowed = || std::future::ready(Ok(1024));
+        let allowed = || std::future::ready(Ok((1024, ())));
         let file_of = |version: &str| root.path().join(crate::store::object_key(version));
         for (name, durable) in [("kept.txt", true), ("lost.txt", false)] {
             // The upload's flush is held until the test lets it end, well
@@ -1297,6 +1294,7 @@ mod tests {
                 .receive_gated(body(), allowed())
                 .await
                 .unwrap()
+                .0
                 .flushed_by(flush)
                 .await;
             assert!(landing.stages_row());

@@ -187,24 +187,25 @@ impl ByteStore {
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
     {
-        self.receive_gated(body, std::future::ready(Ok(limit)))
-            .await?
-            .durable()
-            .await
+        let (landing, ()) = self
+            .receive_gated(body, std::future::ready(Ok((limit, ()))))
+            .await?;
+        landing.durable().await
     }
 
     /// As [`ByteStore::receive`], with the upload's permission still being
-    /// decided: `gate` answers the byte limit, or why the upload is
-    /// refused (then nothing was written and the key is gone). Until it
+    /// decided: `gate` answers the byte limit and what the caller learnt
+    /// deciding (given back with the upload), or why the upload is refused
+    /// (then nothing was written and the key is gone). Until it
     /// answers, the body keeps arriving and being hashed, up to [`HOLD`]
     /// bytes held in memory; none is written before it allows. Answers
     /// once the whole body is written and its eTag known, while the bytes
     /// are being made durable (see [`Landing`]).
-    pub async fn receive_gated<S, E>(
+    pub async fn receive_gated<S, E, T>(
         &self,
         body: S,
-        gate: impl Future<Output = Result<u64, StorageError>>,
-    ) -> Result<Landing, ReceiveError>
+        gate: impl Future<Output = Result<(u64, T), StorageError>>,
+    ) -> Result<(Landing, T), ReceiveError>
     where
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
@@ -213,15 +214,14 @@ impl ByteStore {
         // memory budget: a refusal does not wait in line.
         let mut gate = std::pin::pin!(gate);
         let mut answered = None;
-        let waiting = self.receiving.clone().acquire_owned();
-        tokio::pin!(waiting);
+        let mut waiting = std::pin::pin!(self.receiving.clone().acquire_owned());
         let place = tokio::select! {
             biased;
             place = &mut waiting => place,
             answer = &mut gate => match answer {
                 Err(e) => return Err(ReceiveError::Refused(e)),
-                Ok(limit) => {
-                    answered = Some(limit);
+                Ok(admitted) => {
+                    answered = Some(admitted);
                     waiting.await
                 }
             },
@@ -230,7 +230,7 @@ impl ByteStore {
             place.map_err(|_| ReceiveError::Body("the node is shutting down".into()))?;
         let gate = async move {
             match answered {
-                Some(limit) => Ok(limit),
+                Some(admitted) => Ok(admitted),
                 None => gate.await,
             }
         };
@@ -238,17 +238,19 @@ impl ByteStore {
         let key = object_key(&version);
         let result = self.receive_into(&key, body, gate).await;
         match result {
-            Ok((size, etag, closing)) => Ok(Landing {
-                received: Received {
-                    version,
-                    size,
-                    etag,
+            Ok((size, etag, closing, learnt)) => Ok((
+                Landing {
+                    received: Received {
+                        version,
+                        size,
+                        etag,
+                    },
+                    closing,
+                    store: self.clone(),
+                    _receiving: receiving,
                 },
-                closing,
-                local: self.local_root.is_some(),
-                store: self.clone(),
-                _receiving: receiving,
-            }),
+                learnt,
+            )),
             Err(e) => {
                 self.remove(&key).await;
                 Err(e)
@@ -256,12 +258,12 @@ impl ByteStore {
         }
     }
 
-    async fn receive_into<S, E>(
+    async fn receive_into<S, E, T>(
         &self,
         key: &str,
         mut body: S,
-        gate: impl Future<Output = Result<u64, StorageError>>,
-    ) -> Result<(u64, String, Closing), ReceiveError>
+        gate: impl Future<Output = Result<(u64, T), StorageError>>,
+    ) -> Result<(u64, String, Closing, T), ReceiveError>
     where
         S: Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
@@ -269,7 +271,8 @@ impl ByteStore {
         // The file is made now, beside the gate and the body's first bytes.
         let mut opening = Some(self.open(key));
         let mut gate = std::pin::pin!(gate);
-        let mut limit: Option<u64> = None;
+        // The gate's answer, once it has allowed.
+        let mut admitted: Option<(u64, T)> = None;
         let mut size: u64 = 0;
         let mut intake = Intake {
             hasher: Hasher {
@@ -291,20 +294,20 @@ impl ByteStore {
         let mut pending = BytesMut::new();
         let outcome: Result<(), ReceiveError> = async {
             loop {
-                let next = if limit.is_some() {
+                let next = if admitted.is_some() {
                     body.next().await
                 } else if intake.held_len < HOLD {
                     tokio::select! {
                         biased;
                         answer = &mut gate => {
-                            limit = Some(admit(answer, size, &mut opening, &mut intake).await?);
+                            admitted = Some(admit(answer, size, &mut opening, &mut intake).await?);
                             continue;
                         }
                         next = body.next() => next,
                     }
                 } else {
                     let answer = (&mut gate).await;
-                    limit = Some(admit(answer, size, &mut opening, &mut intake).await?);
+                    admitted = Some(admit(answer, size, &mut opening, &mut intake).await?);
                     continue;
                 };
                 let mut chunk = match next {
@@ -313,7 +316,7 @@ impl ByteStore {
                     Some(Ok(chunk)) => chunk,
                 };
                 size += chunk.len() as u64;
-                if limit.is_some_and(|limit| size > limit) {
+                if admitted.as_ref().is_some_and(|(limit, _)| size > *limit) {
                     return Err(ReceiveError::TooLarge);
                 }
                 if pending.is_empty() && chunk.len() >= COALESCE {
@@ -331,9 +334,9 @@ impl ByteStore {
                     intake.run(run).await?;
                 }
             }
-            if limit.is_none() {
+            if admitted.is_none() {
                 let answer = (&mut gate).await;
-                admit(answer, size, &mut opening, &mut intake).await?;
+                admitted = Some(admit(answer, size, &mut opening, &mut intake).await?);
             }
             if !pending.is_empty() {
                 intake.run(pending.split().freeze()).await?;
@@ -341,8 +344,8 @@ impl ByteStore {
             Ok(())
         }
         .await;
-        match (outcome, intake.writer) {
-            (Ok(()), Some(mut writer)) => {
+        match (outcome, intake.writer, admitted) {
+            (Ok(()), Some(mut writer), Some((_, learnt))) => {
                 // The store's flush (an fsync on the file system) starts
                 // now, beside the hash of the last runs and the caller's
                 // next steps.
@@ -350,7 +353,7 @@ impl ByteStore {
                 match intake.hasher.finish().await {
                     Ok(md5) => {
                         let etag = md5.unwrap_or_else(|| mtime_etag(SystemTime::now(), size));
-                        Ok((size, etag, closing))
+                        Ok((size, etag, closing, learnt))
                     }
                     Err(e) => {
                         // (so that the key's removal comes after)
@@ -359,7 +362,7 @@ impl ByteStore {
                     }
                 }
             }
-            (outcome, writer) => {
+            (outcome, writer, _) => {
                 let e = outcome
                     .err()
                     .unwrap_or_else(|| ReceiveError::Body("the upload was never admitted".into()));
@@ -527,9 +530,6 @@ type Closing = tokio::task::JoinHandle<Result<(), ReceiveError>>;
 pub(crate) struct Landing {
     pub received: Received,
     closing: Closing,
-    /// Whether the flush is the local disk's fsync (short and bounded),
-    /// rather than a remote store's last part and completion.
-    local: bool,
     store: ByteStore,
     /// The upload's place in the memory budget, until its last writes end.
     _receiving: tokio::sync::OwnedSemaphorePermit,
@@ -541,7 +541,8 @@ impl Landing {
     /// can take seconds, too long to hold a database connection (shared
     /// with the REST gateway) and the row's lock.
     pub fn stages_row(&self) -> bool {
-        self.local && !self.closing.is_finished()
+        // (the local disk's fsync is short and bounded)
+        self.store.local_root.is_some() && !self.closing.is_finished()
     }
 
     /// Waits until the bytes are durable; if they cannot be, their key is
@@ -563,12 +564,11 @@ impl Landing {
     }
 
     /// For tests: this landing with its flush replaced by `flush` (after
-    /// the real one has ended), as a local fsync.
+    /// the real one has ended).
     #[cfg(test)]
     pub async fn flushed_by(mut self, flush: Closing) -> Self {
         let _ = (&mut self.closing).await;
         self.closing = flush;
-        self.local = true;
         self
     }
 
@@ -613,13 +613,13 @@ impl Intake {
 
 /// The gate's answer: the byte limit once the upload is admitted (the
 /// writer is then ready and has the held runs), or why not.
-async fn admit(
-    answer: Result<u64, StorageError>,
+async fn admit<T>(
+    answer: Result<(u64, T), StorageError>,
     size: u64,
     opening: &mut Option<Opening>,
     intake: &mut Intake,
-) -> Result<u64, ReceiveError> {
-    let limit = answer.map_err(ReceiveError::Refused)?;
+) -> Result<(u64, T), ReceiveError> {
+    let (limit, learnt) = answer.map_err(ReceiveError::Refused)?;
     if size > limit {
         return Err(ReceiveError::TooLarge);
     }
@@ -634,7 +634,7 @@ async fn admit(
             writer.write(run).await?;
         }
     }
-    Ok(limit)
+    Ok((limit, learnt))
 }
 
 /// The writer of an upload being made (see [`ByteStore::open`]).
@@ -981,7 +981,7 @@ mod tests {
             Duration::from_secs(5),
             store.receive_gated(
                 chunks(&[b"second"]),
-                std::future::ready(Err(StorageError::BucketNotFound)),
+                std::future::ready(Err::<(u64, ()), _>(StorageError::BucketNotFound)),
             ),
         )
         .await
@@ -1233,8 +1233,8 @@ mod tests {
             let store = store.clone();
             let body = body(rx);
             tokio::spawn(async move {
-                let gate = async move { answer.await.unwrap_or(Ok(0)) };
-                store.receive_gated(body, gate).await?.durable().await
+                let gate = async move { answer.await.unwrap_or(Ok(0)).map(|limit| (limit, ())) };
+                store.receive_gated(body, gate).await?.0.durable().await
             })
         };
 
