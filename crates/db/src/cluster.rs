@@ -335,6 +335,9 @@ pub struct Layout {
     /// (`plinth serve` with `PLINTH_BACKUP_TO` creates it): point-in-time
     /// recovery replays it over a base backup.
     pub wal_archive: PathBuf,
+    /// The superuser's password for TCP logins, written when the cluster is
+    /// made (readable by the data folder's owner only).
+    pub password: PathBuf,
 }
 
 impl Layout {
@@ -356,6 +359,7 @@ impl Layout {
             socket_dir,
             log: data_dir.join("postgres.log"),
             wal_archive: data_dir.join("wal-archive"),
+            password: data_dir.join("postgres-password"),
         }
     }
 }
@@ -503,6 +507,13 @@ impl Cluster {
     /// The loopback TCP port the server also listens on.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The superuser's password for logins over the loopback TCP port
+    /// (`None` when the file is gone or unreadable).
+    pub fn superuser_password(&self) -> Option<String> {
+        let password = fs::read_to_string(&self.layout.password).ok()?;
+        Some(password.trim().to_owned()).filter(|p| !p.is_empty())
     }
 
     pub fn layout(&self) -> &Layout {
@@ -1011,12 +1022,9 @@ async fn init(layout: &Layout, binaries: &Binaries, run_as: &RunAs) -> Result<()
             detail: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
         });
     }
-    if let Some(data_dir) = layout.pgdata.parent() {
-        let secret = data_dir.join("postgres-password");
-        fs::write(&secret, &password).map_err(io_error(&secret))?;
-        fs::set_permissions(&secret, fs::Permissions::from_mode(0o600))
-            .map_err(io_error(&secret))?;
-    }
+    let secret = &layout.password;
+    fs::write(secret, &password).map_err(io_error(secret))?;
+    fs::set_permissions(secret, fs::Permissions::from_mode(0o600)).map_err(io_error(secret))?;
     Ok(())
 }
 

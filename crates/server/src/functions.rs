@@ -62,18 +62,37 @@ pub fn host(
     })
 }
 
-/// `SUPABASE_DB_URL`: `DATABASE_URL`, or the embedded cluster's socket.
+/// `SUPABASE_DB_URL`: `DATABASE_URL`, or the embedded cluster's superuser
+/// over its loopback TCP port with the cluster's password, as the platform
+/// hands functions the `postgres` user's URL. A worker may use the network
+/// but may not enter the cluster's socket folder, so a socket URL would not
+/// serve it; without the password file (a cluster made by hand) the socket
+/// URL is all there is.
 fn database_url(db: &DbArgs, backend: &Backend) -> String {
     match (&db.database_url, &backend.cluster) {
         (Some(url), _) => url.expose().to_owned(),
-        (None, Some(cluster)) => format!(
-            "postgresql://{}@localhost:{}/postgres?host={}",
-            plinth_db::cluster::SUPERUSER,
-            cluster.port(),
-            cluster.layout().socket_dir.display()
-        ),
+        (None, Some(cluster)) => match cluster.superuser_password() {
+            Some(password) => tcp_url(cluster.port(), &password),
+            None => format!(
+                "postgresql://{}@localhost:{}/postgres?host={}",
+                plinth_db::cluster::SUPERUSER,
+                cluster.port(),
+                cluster.layout().socket_dir.display()
+            ),
+        },
         (None, None) => String::new(),
     }
+}
+
+/// The superuser's URL over loopback TCP (the password percent-encoded
+/// whole: `url`'s user-info set would leave a `%` as it is).
+fn tcp_url(port: u16, password: &str) -> String {
+    use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+    format!(
+        "postgresql://{}:{}@127.0.0.1:{port}/postgres",
+        plinth_db::cluster::SUPERUSER,
+        utf8_percent_encode(password, NON_ALPHANUMERIC)
+    )
 }
 
 /// `plinth functions ...`.
@@ -290,5 +309,16 @@ mod tests {
         assert!(read_pairs(&["NOVALUE".into()], None).is_err());
         assert!(read_pairs(&["SUPABASE_URL=x".into()], None).is_err());
         assert!(read_pairs(&["BAD-NAME=x".into()], None).is_err());
+    }
+
+    #[test]
+    fn the_embedded_database_url_carries_the_password_encoded() {
+        let url = tcp_url(5433, "p@ss/w:rd%");
+        let parsed = url::Url::parse(&url).unwrap();
+        assert_eq!(parsed.host_str(), Some("127.0.0.1"));
+        assert_eq!(parsed.port(), Some(5433));
+        assert_eq!(parsed.username(), "postgres");
+        assert_eq!(parsed.password(), Some("p%40ss%2Fw%3Ard%25"));
+        assert_eq!(parsed.path(), "/postgres");
     }
 }

@@ -379,3 +379,79 @@ async fn a_server_that_asks_authenticator_for_a_password_gets_one_at_start_up() 
         .unwrap();
     assert!(a.interrupt().success());
 }
+
+/// `SUPABASE_DB_URL` on the embedded default: a function's worker may use
+/// the network but may not enter the cluster's socket folder, so its URL is
+/// the superuser over the loopback port with the cluster's password. The
+/// function reaches that port from inside its sandbox, and the URL logs in
+/// over TCP (a password-less or socket URL would not).
+#[tokio::test]
+async fn a_function_is_given_a_database_url_it_can_use() {
+    let dir = reachable_tempdir();
+    let function = dir.path().join("functions/db-url");
+    std::fs::create_dir_all(&function).unwrap();
+    std::fs::write(
+        function.join("index.ts"),
+        r#"Deno.serve(async () => {
+  const url = new URL(Deno.env.get('SUPABASE_DB_URL') ?? 'missing:')
+  let reached: boolean | string = false
+  try {
+    const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) })
+    conn.close()
+    reached = true
+  } catch (e) {
+    reached = String(e)
+  }
+  return Response.json({ url: url.href, reached })
+})
+"#,
+    )
+    .unwrap();
+    let port = free_port();
+    let mut cmd = plinth(dir.path());
+    cmd.args([
+        "serve",
+        "--port",
+        &port.to_string(),
+        "--migrations",
+        "none",
+        "--policies",
+        "none",
+    ])
+    .env(
+        "PLINTH_DENO_BIN",
+        std::env::var("PLINTH_DENO_BIN").unwrap_or_else(|_| "deno".into()),
+    );
+    let running = Running::start(cmd);
+    let lines = running
+        .wait_for("Plinth is ready", Duration::from_secs(90))
+        .unwrap_or_else(|seen| panic!("never became ready: {seen:#?}"));
+    let anon = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("ANON_KEY="))
+        .unwrap()
+        .to_owned();
+    let answer: serde_json::Value = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/functions/v1/db-url"))
+        .bearer_auth(&anon)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["reached"], true, "{answer}");
+    let url = answer["url"].as_str().unwrap();
+    let options: PgConnectOptions = url.parse().unwrap();
+    assert_eq!(options.get_host(), "127.0.0.1", "{url}");
+    let mut conn = PgConnection::connect_with(&options).await.unwrap();
+    let superuser: bool =
+        sqlx::query_scalar("select rolsuper from pg_roles where rolname = current_user")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert!(superuser);
+    conn.close().await.unwrap();
+    let status = running.interrupt();
+    assert!(status.success(), "exit status {status:?}");
+}
