@@ -128,6 +128,57 @@ impl Destination {
     }
 }
 
+impl Destination {
+    /// Whether what the location already holds is encrypted: its newest log
+    /// segment decides, else its newest archive; `None` while it holds
+    /// neither.
+    pub async fn sealed(&self) -> anyhow::Result<Option<bool>> {
+        let mut segments = list_files(&self.op, "wal/").await?;
+        segments.retain(|key| wal_name_allowed(key.trim_start_matches("wal/")));
+        segments.sort();
+        if let Some(newest) = segments.last() {
+            let head = match self.op.read_with(newest).range(0..MAGIC.len() as u64).await {
+                Ok(head) => head.to_vec(),
+                // (shorter than the mark: not sealed)
+                Err(e) if e.kind() == opendal::ErrorKind::RangeNotSatisfied => Vec::new(),
+                Err(e) => return Err(e).with_context(|| format!("reading {newest}")),
+            };
+            return Ok(Some(head == MAGIC));
+        }
+        Ok(self
+            .archives()
+            .await?
+            .last()
+            .map(|newest| newest.encryption.is_some()))
+    }
+
+    /// Refuses to add to the location what is not sealed as what it holds:
+    /// without a passphrase beside encrypted backups (the copies would be
+    /// stored in the clear), or with one beside unencrypted backups (a
+    /// restore reads every log segment it needs sealed alike, and only
+    /// unsealed ones where nothing is encrypted).
+    pub async fn check_sealing(&self, passphrase: Option<&str>) -> anyhow::Result<()> {
+        let sealed = self.sealed().await?;
+        self.refuse_mismatch(sealed, passphrase.is_some())
+    }
+
+    /// The refusal of [`Destination::check_sealing`] for a location whose
+    /// sealing is known.
+    pub fn refuse_mismatch(&self, sealed: Option<bool>, sealing: bool) -> anyhow::Result<()> {
+        match (sealed, sealing) {
+            (Some(true), false) => bail!(
+                "{} holds encrypted backups: set PLINTH_BACKUP_PASSPHRASE (without it, backups and log copies would be stored there in the clear)",
+                self.description
+            ),
+            (Some(false), true) => bail!(
+                "{} holds unencrypted backups: send encrypted ones to a new location (one location holds one kind, so that a restore can read all it needs)",
+                self.description
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Manifest {
     format: u32,
@@ -186,6 +237,7 @@ pub async fn backup(
     dest: &Destination,
     passphrase: Option<&str>,
 ) -> anyhow::Result<String> {
+    dest.check_sealing(passphrase).await?;
     let started_at = Utc::now();
     let id = format!("{PREFIX}{}", started_at.format("%Y%m%dT%H%M%S%.3fZ"));
     let staging = Staging::new(&std::env::temp_dir().join(format!("{id}.staging")))?;
@@ -284,19 +336,22 @@ pub async fn sync_wal(
         return Ok(0);
     };
     let present: BTreeSet<String> = list_files(&dest.op, "wal/").await?.into_iter().collect();
-    let key = passphrase.map(Key::new).transpose()?;
     let mut copied = 0;
     let mut names: Vec<String> = dir
         .flatten()
         .filter(|e| e.path().is_file())
         .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| !present.contains(&format!("wal/{name}")))
         .collect();
+    if names.is_empty() {
+        return Ok(0);
+    }
+    // (asked again each time: a backup taken meanwhile may have decided)
+    dest.check_sealing(passphrase).await?;
+    let key = passphrase.map(Key::new).transpose()?;
     names.sort();
     for name in names {
         let target = format!("wal/{name}");
-        if present.contains(&target) {
-            continue;
-        }
         let local = archive.join(&name);
         match &key {
             Some(key) => {
@@ -1128,6 +1183,114 @@ mod tests {
         assert_eq!(wal, expected);
         // Keeping more than there are removes nothing.
         assert_eq!(prune(&dest, 10).await.unwrap(), 0);
+    }
+
+    fn wal_segment(n: u32) -> String {
+        format!("00000001000000000000{n:04X}")
+    }
+
+    /// Seals `plain` into `to` under `key`.
+    fn sealed_file(key: &Key, plain: &[u8], to: &Path) {
+        let from = to.with_extension("plain");
+        fs::write(&from, plain).unwrap();
+        key.encrypt_file(&from, to).unwrap();
+        fs::remove_file(&from).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_location_holds_one_kind_of_backup_and_refuses_the_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = Destination::parse(dir.path().to_str().unwrap()).unwrap();
+        let key = Key::new("correct horse").unwrap();
+        let refusal = |r: anyhow::Result<()>| r.unwrap_err().to_string();
+        // An empty location takes either.
+        assert_eq!(dest.sealed().await.unwrap(), None);
+        dest.check_sealing(None).await.unwrap();
+        dest.check_sealing(Some("correct horse")).await.unwrap();
+
+        // An encrypted archive and no log yet: the archive decides.
+        let id = format!("{PREFIX}20261201T000000.000Z");
+        let manifest = Manifest {
+            format: 1,
+            id: id.clone(),
+            plinth_version: "test".into(),
+            started_at: Utc::now(),
+            finished_at: Utc::now(),
+            database: DatabasePart::Logical,
+            encryption: Some(key.describe()),
+            entries: Vec::new(),
+        };
+        fs::create_dir_all(dir.path().join(&id)).unwrap();
+        fs::write(
+            dir.path().join(&id).join(MANIFEST),
+            serde_json::to_vec(&manifest).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(dest.sealed().await.unwrap(), Some(true));
+        let error = refusal(dest.check_sealing(None).await);
+        assert!(error.contains("holds encrypted backups"), "{error}");
+        assert!(error.contains("PLINTH_BACKUP_PASSPHRASE"), "{error}");
+        dest.check_sealing(Some("correct horse")).await.unwrap();
+
+        // The newest log segment decides over the archives: an unsealed one
+        // (and one shorter than the mark) ...
+        fs::create_dir_all(dir.path().join("wal")).unwrap();
+        fs::write(dir.path().join("wal").join(wal_segment(1)), b"wal").unwrap();
+        assert_eq!(dest.sealed().await.unwrap(), Some(false));
+        let error = refusal(dest.check_sealing(Some("correct horse")).await);
+        assert!(error.contains("holds unencrypted backups"), "{error}");
+        dest.check_sealing(None).await.unwrap();
+        // ... then a sealed one after it.
+        sealed_file(&key, b"wal", &dir.path().join("wal").join(wal_segment(2)));
+        assert_eq!(dest.sealed().await.unwrap(), Some(true));
+        assert!(refusal(dest.check_sealing(None).await).contains("holds encrypted backups"));
+    }
+
+    #[tokio::test]
+    async fn log_copies_are_sealed_as_the_location_is_or_not_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let (data, location) = (dir.path().join("data"), dir.path().join("backups"));
+        fs::create_dir_all(data.join("wal-archive")).unwrap();
+        fs::write(
+            data.join("wal-archive").join(wal_segment(3)),
+            b"segment three",
+        )
+        .unwrap();
+        fs::create_dir_all(location.join("wal")).unwrap();
+        let key = Key::new("correct horse").unwrap();
+        sealed_file(&key, b"two", &location.join("wal").join(wal_segment(2)));
+        let dest = Destination::parse(location.to_str().unwrap()).unwrap();
+
+        // Without the passphrase, nothing is copied in the clear.
+        let error = sync_wal(&data, &dest, None).await.unwrap_err().to_string();
+        assert!(error.contains("holds encrypted backups"), "{error}");
+        assert!(!location.join("wal").join(wal_segment(3)).exists());
+        // A backup without it is refused before it starts.
+        let source = Source {
+            data_dir: &data,
+            cluster: None,
+            database_url: None,
+            pg_bin_dir: None,
+            storage: plinth_storage::Backend::FileSystem {
+                root: data.join("storage"),
+            },
+        };
+        let error = backup(&source, &dest, None).await.unwrap_err().to_string();
+        assert!(error.contains("holds encrypted backups"), "{error}");
+        assert!(dest.archives().await.unwrap().is_empty());
+
+        // With it, the segment goes sealed, and comes back whole.
+        assert_eq!(
+            sync_wal(&data, &dest, Some("correct horse")).await.unwrap(),
+            1
+        );
+        let stored = location.join("wal").join(wal_segment(3));
+        assert_eq!(&fs::read(&stored).unwrap()[..MAGIC.len()], MAGIC);
+        let plain = dir.path().join("plain");
+        key.decrypt_file(&stored, &plain).unwrap();
+        assert_eq!(fs::read(&plain).unwrap(), b"segment three");
+        // Nothing new: nothing to copy or check.
+        assert_eq!(sync_wal(&data, &dest, None).await.unwrap(), 0);
     }
 
     /// Writes a finished, unencrypted archive in folder `folder` of `dir`

@@ -376,6 +376,22 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
         None => None,
     };
+    let backup_passphrase = args
+        .backup
+        .backup_passphrase
+        .as_ref()
+        .map(|s| s.expose().to_owned());
+    if let Some(dest) = &backup_dest
+        && !args.read_replica
+    {
+        // A passphrase that does not match what the location holds stops
+        // the start; a location out of reach now is tried again by the
+        // scheduled copies (which refuse a mismatch too).
+        match dest.sealed().await {
+            Ok(sealed) => dest.refuse_mismatch(sealed, backup_passphrase.is_some())?,
+            Err(e) => tracing::warn!("cannot read the backup location now: {e:#}"),
+        }
+    }
     let data_dir = absolute(&args.db.data_dir)?;
     if backup_dest.is_some() && args.db.database_url.is_none() && !args.read_replica {
         // The embedded cluster archives its log from this start on.
@@ -393,11 +409,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 database_url: args.db.database_url.as_ref().map(|s| s.expose().to_owned()),
                 pg_bin_dir: args.db.pg_bin_dir.clone(),
                 storage: args.storage.to_config(&data_dir)?.backend,
-                passphrase: args
-                    .backup
-                    .backup_passphrase
-                    .as_ref()
-                    .map(|s| s.expose().to_owned()),
+                passphrase: backup_passphrase,
                 every: backup_every,
                 keep: args.backup.backup_keep,
                 data_dir,

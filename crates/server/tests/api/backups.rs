@@ -210,6 +210,27 @@ async fn an_online_backup_restores_the_same_keys_rows_and_files_and_to_a_moment(
     let (ok, _, stderr) = output(cmd);
     assert!(!ok);
     assert!(stderr.contains("PLINTH_BACKUP_PASSPHRASE"), "{stderr}");
+    // Nor a backup, nor a node copying its log, in the clear beside them.
+    let mut cmd = plinth(dir.path());
+    cmd.args(["backup", "--to", backups.to_str().unwrap()])
+        .args(["--data-dir", "data"]);
+    let (ok, _, stderr) = output(cmd);
+    assert!(!ok);
+    assert!(stderr.contains("holds encrypted backups"), "{stderr}");
+    let mut cmd = plinth(dir.path());
+    cmd.args(["serve", "--port", &free_port().to_string()])
+        .args(["--data-dir", "data"])
+        .env("PLINTH_BACKUP_TO", &backups)
+        .env("PLINTH_APP_DIR", "/nonexistent");
+    let mut refused = Running::start(cmd);
+    refused
+        .wait_for("holds encrypted backups", Duration::from_secs(60))
+        .unwrap_or_else(|seen| panic!("the node did not refuse: {seen:#?}"));
+    let status = refused.child.wait().unwrap();
+    assert!(!status.success(), "{status:?}");
+    let mut after = Vec::new();
+    walk(&backups, &mut after);
+    assert_eq!(after.len(), stored.len(), "something was written");
 
     // The newest archive: same keys, rows and files.
     let (ok, out, stderr) = plinth_command(
