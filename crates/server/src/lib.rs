@@ -8,6 +8,7 @@ pub mod backup;
 pub mod config;
 pub mod functions;
 pub mod grants_args;
+mod idle_body;
 pub mod keys;
 pub mod memory;
 pub mod metrics;
@@ -17,4 +18,4 @@ pub mod services;
 pub mod startup;
 
 pub use app::{AppState, router};
-pub use startup::{migration_sets, run, run_with};
+pub use startup::{ReadTimeouts, migration_sets, run, run_with};

@@ -226,11 +226,32 @@ pub async fn bind(host: &str, port: u16) -> anyhow::Result<TcpListener> {
     })
 }
 
-/// How long a client may take to send a request's line and headers: a
-/// connection that trickles them (or sends none) is closed after this, so
-/// slow clients cannot hold connections open for free (hyper's own default
-/// once a timer is set, which `axum::serve` does not set).
-pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long a client may take over what it sends.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadTimeouts {
+    /// For a request's line and headers: a connection that trickles them
+    /// (or sends none) is closed after this, so slow clients cannot hold
+    /// connections open for free (hyper's own default once a timer is set,
+    /// which `axum::serve` does not set).
+    pub head: std::time::Duration,
+    /// Between two pieces of a request's body, while the server is reading
+    /// it: a body that stops arriving fails the request (the handler sees a
+    /// broken body), so a client cannot hold an upload's place, its memory
+    /// and its connection by going silent halfway. Time the server spends
+    /// not reading (an upload waiting for its place) does not count.
+    pub body_idle: std::time::Duration,
+}
+
+impl Default for ReadTimeouts {
+    /// 30 s for the head, 60 s between pieces of a body (nginx's
+    /// `client_body_timeout`).
+    fn default() -> Self {
+        Self {
+            head: std::time::Duration::from_secs(30),
+            body_idle: std::time::Duration::from_secs(60),
+        }
+    }
+}
 
 /// Serves `router` on `listener` until `shutdown` completes, then drains
 /// in-flight requests.
@@ -239,16 +260,17 @@ pub async fn run(
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    run_with(listener, router, shutdown, HEADER_READ_TIMEOUT).await
+    run_with(listener, router, shutdown, ReadTimeouts::default()).await
 }
 
-/// [`run`] with the time a client has for its request head.
+/// [`run`] with the times a client has for what it sends.
 pub async fn run_with(
     listener: TcpListener,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
-    header_read_timeout: std::time::Duration,
+    timeouts: ReadTimeouts,
 ) -> std::io::Result<()> {
+    use crate::idle_body::IdleTimeoutBody;
     use axum::extract::ConnectInfo;
     use hyper_util::rt::{TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
@@ -260,7 +282,7 @@ pub async fn run_with(
     let app = NormalizePathLayer::trim_trailing_slash().layer(router);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(header_read_timeout);
+        .header_read_timeout(timeouts.head);
     // Shutdown: every connection is told to finish its request under way
     // and close; serving ends when the last one has.
     let (stopping, stop) = tokio::sync::watch::channel(());
@@ -283,7 +305,9 @@ pub async fn run_with(
         let service =
             app.clone()
                 .map_request(move |request: axum::http::Request<hyper::body::Incoming>| {
-                    let mut request = request.map(axum::body::Body::new);
+                    let mut request = request.map(|body| {
+                        axum::body::Body::new(IdleTimeoutBody::new(body, timeouts.body_idle))
+                    });
                     request.extensions_mut().insert(ConnectInfo(peer));
                     request
                 });

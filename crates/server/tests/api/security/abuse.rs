@@ -584,7 +584,10 @@ async fn a_request_head_that_never_ends_is_cut_off() {
         async move {
             let _ = stopped.await;
         },
-        Duration::from_millis(300),
+        plinth_server::ReadTimeouts {
+            head: Duration::from_millis(300),
+            ..Default::default()
+        },
     ));
 
     // Trickled: a byte at a time, never the blank line that ends the head.
@@ -633,4 +636,70 @@ async fn a_request_head_that_never_ends_is_cut_off() {
         .expect("serving did not end after the shutdown")
         .unwrap()
         .unwrap();
+}
+
+/// A body that stops arriving halfway fails its request once the server has
+/// waited the body timeout for the next piece, and its connection closes;
+/// a slow body that keeps coming is read whole, however long it takes in
+/// all.
+#[tokio::test]
+async fn a_request_body_that_stops_arriving_is_cut_off() {
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let router = axum::Router::new().route(
+        "/",
+        axum::routing::post(|body: axum::body::Bytes| async move { body.len().to_string() }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(plinth_server::run_with(
+        listener,
+        router,
+        std::future::pending(),
+        plinth_server::ReadTimeouts {
+            body_idle: Duration::from_millis(300),
+            ..Default::default()
+        },
+    ));
+    const HEAD: &[u8] = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n";
+
+    // Ten bytes of a hundred, then silence.
+    let mut stalled = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stalled.write_all(HEAD).await.unwrap();
+    stalled.write_all(&[b'a'; 10]).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    let read =
+        tokio::time::timeout(Duration::from_secs(10), stalled.read_to_end(&mut answer)).await;
+    assert!(
+        matches!(read, Ok(Ok(_)) | Ok(Err(_))),
+        "the stalled connection was still open after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        started.elapsed()
+    );
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(!answer.contains("200 OK"), "{answer}");
+
+    // A hundred bytes, ten every 100 ms: a second in all, never 300 ms
+    // without a piece.
+    let mut trickled = tokio::net::TcpStream::connect(addr).await.unwrap();
+    trickled.write_all(HEAD).await.unwrap();
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        trickled.write_all(&[b'b'; 10]).await.unwrap();
+    }
+    let mut answer = vec![0u8; 1024];
+    let n = tokio::time::timeout(Duration::from_secs(5), trickled.read(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(answer.ends_with("\r\n\r\n100"), "{answer}");
+    server.abort();
 }
