@@ -86,6 +86,8 @@ struct Inner {
     database_up: Gauge,
     database_ping: Gauge<f64, std::sync::atomic::AtomicU64>,
     resident_memory: Gauge,
+    /// When storage was last counted (see [`STORAGE_RECOUNT`]).
+    storage_counted: std::sync::Mutex<Option<Instant>>,
     /// The console's activity book, which sees every request (console on).
     activity: std::sync::OnceLock<plinth_console::Activity>,
 }
@@ -199,6 +201,7 @@ impl Metrics {
                 database_up,
                 database_ping,
                 resident_memory,
+                storage_counted: std::sync::Mutex::new(None),
                 activity: std::sync::OnceLock::new(),
             }),
         }
@@ -286,17 +289,12 @@ impl Metrics {
         let up = db.ping_within(Duration::from_secs(1)).await.is_ok();
         inner.database_up.set(i64::from(up));
         inner.database_ping.set(started.elapsed().as_secs_f64());
-        if up {
-            let stored = sqlx::query_as::<_, (i64, i64)>(
-                "select count(*), coalesce(sum((metadata->>'size')::bigint), 0)::bigint from storage.objects",
-            )
-            .fetch_one(&db.owner);
-            if let Ok(Ok((objects, bytes))) =
-                tokio::time::timeout(Duration::from_secs(1), stored).await
-            {
-                inner.storage_objects.set(objects);
-                inner.storage_bytes.set(bytes);
-            }
+        if up
+            && self.storage_count_due()
+            && let Ok((objects, bytes)) = count_storage(&db.owner).await
+        {
+            inner.storage_objects.set(objects);
+            inner.storage_bytes.set(bytes);
         }
         if let Some(rss) = resident_memory() {
             inner.resident_memory.set(rss);
@@ -306,6 +304,21 @@ impl Metrics {
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &inner.registry);
         text
+    }
+
+    /// Whether storage is to be counted now (then not again for
+    /// [`STORAGE_RECOUNT`], whoever scrapes meanwhile).
+    fn storage_count_due(&self) -> bool {
+        let mut counted = self
+            .inner
+            .storage_counted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if counted.is_some_and(|at| at.elapsed() < STORAGE_RECOUNT) {
+            return false;
+        }
+        *counted = Some(Instant::now());
+        true
     }
 
     fn pool(&self, pool: &'static str, in_use: i64, idle: i64, max: i64) {
@@ -318,6 +331,27 @@ impl Metrics {
         }
         inner.pool_max.get_or_create(&PoolName { pool }).set(max);
     }
+}
+
+/// The storage gauges are a scan of every object's row: a scrape counts at
+/// most once a minute (the gauges keep the last count between), so a
+/// scraper every few seconds does not scan a large table as often.
+const STORAGE_RECOUNT: Duration = Duration::from_secs(60);
+
+/// Objects and their bytes; the scan stops (in the database too) after a
+/// second.
+async fn count_storage(owner: &sqlx::PgPool) -> Result<(i64, i64), sqlx::Error> {
+    let mut tx = owner.begin().await?;
+    sqlx::query("set local statement_timeout = 1000")
+        .execute(&mut *tx)
+        .await?;
+    let counted = sqlx::query_as::<_, (i64, i64)>(
+        "select count(*), coalesce(sum((metadata->>'size')::bigint), 0)::bigint from storage.objects",
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(counted)
 }
 
 fn count(n: usize) -> i64 {
