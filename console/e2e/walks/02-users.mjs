@@ -26,6 +26,13 @@ export const walks = [
       await page.getByLabel('Provider').selectOption('')
       await search(page, '')
       await expectNoSidewaysPan(page, 'the users list')
+      // A link to a page past the last one lands on the last one.
+      const pastEnd = new URL(page.url())
+      pastEnd.searchParams.set('page', '40')
+      await page.goto(pastEnd.toString())
+      await page.waitForURL((u) => !u.searchParams.has('page'))
+      await page.getByText('Page 1 of 1').waitFor()
+      await table.getByRole('link', { name: 'maya@demo.plinth.dev' }).waitFor()
 
       // Invite: the invitation lands in the dev mailbox.
       const invited = `${unique(`invited-${ctx.viewport}`)}@example.test`

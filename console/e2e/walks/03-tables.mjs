@@ -42,6 +42,15 @@ export const walks = [
       await waitUntil(async () => (await status(page)).includes('showing 11–'), 'the second page')
       await page.getByRole('button', { name: 'Previous page' }).click()
       await waitUntil(async () => (await status(page)).includes('showing 1–10'), 'the first page again')
+      // A link to a page past the last one lands on the last one.
+      const pastEnd = new URL(page.url())
+      pastEnd.searchParams.set('page', '9')
+      await page.goto(pastEnd.toString())
+      await page.waitForURL((u) => u.searchParams.get('page') === '2')
+      await waitUntil(async () => (await status(page)).includes('showing 11–'), 'the last page after a link past it')
+      await page.getByText('Page 2 of 2').waitFor()
+      await page.getByRole('button', { name: 'Previous page' }).click()
+      await waitUntil(async () => (await status(page)).includes('showing 1–10'), 'the first page once more')
 
       // Sorting by clicking the header: ascending, then descending.
       await title.click()
@@ -111,6 +120,10 @@ export const walks = [
       await dialog.getByRole('button', { name: 'Cancel' }).click()
       await expectNoSidewaysPan(page, 'the categories grid')
     },
-    expectedFailures: [{ status: 400, path: '/_/console/api/rest/v1/categories' }],
+    expectedFailures: [
+      { status: 400, path: '/_/console/api/rest/v1/categories' },
+      // PostgREST's answer to the page past the last one, before the browser moves to the last one.
+      { status: 416, path: '/_/console/api/rest/v1/templates' },
+    ],
   },
 ]

@@ -22,15 +22,26 @@ export function useRows(q: GridQuery | null) {
     placeholderData: keepPreviousData,
     queryFn: async () => {
       const { schema, table, page, pageSize, order, stableOrder, filters } = q!
-      let request = admin().schema(schema).from(table).select('*', { count: 'exact' })
-      for (const f of filters) {
-        const { column, operator, value } = toPostgrest(f)
-        request = request.filter(column, operator, value)
+      const filtered = (head: boolean) => {
+        let request = admin().schema(schema).from(table).select('*', { count: 'exact', head })
+        for (const f of filters) {
+          const { column, operator, value } = toPostgrest(f)
+          request = request.filter(column, operator, value)
+        }
+        return request
       }
+      let request = filtered(false)
       if (order) request = request.order(order.column, { ascending: order.ascending })
       else for (const c of stableOrder) request = request.order(c, { ascending: true })
       const from = (page - 1) * pageSize
       const answer = await request.range(from, from + pageSize - 1)
+      if (answer.error?.code === 'PGRST103') {
+        // A page past the last one: no rows, and the count, so that the
+        // browser can go to the last page there is.
+        const counted = await filtered(true)
+        unwrap(counted)
+        return { rows: [] as Row[], count: counted.count ?? 0 }
+      }
       const rows = unwrap(answer) as Row[]
       return { rows, count: answer.count ?? rows.length }
     },

@@ -7,6 +7,7 @@ import { Field, Select } from '@/components/ui/field'
 import { PageHeader } from '@/components/ui/page'
 import { cn, formatCount } from '@/lib/format'
 import { useSchema, type Relation } from '@/lib/schema'
+import { usePageInRange } from '@/lib/use-page-in-range'
 import { useRows, type Row } from '../api/rows'
 import { decodeFilter, encodeFilter, type Filter } from '../lib/filters'
 import { tablesPath } from '../lib/url'
@@ -128,6 +129,7 @@ export function TablesBrowser() {
 
   const count = rows.data?.count ?? 0
   const pages = Math.max(1, Math.ceil(count / PAGE_SIZE))
+  usePageInRange(page, rows.data && !rows.isPlaceholderData ? pages : undefined, (last) => update({ page: last }))
   const editable = !!relation && relation.kind === 'table' && relation.primary_key.length > 0
 
   return (

@@ -7,6 +7,7 @@ import { ChoiceField, Field, Input } from '@/components/ui/field'
 import { PageHeader } from '@/components/ui/page'
 import { DataTable, Td, Th, Tr } from '@/components/ui/table'
 import { formatCount, formatDateTime } from '@/lib/format'
+import { usePageInRange } from '@/lib/use-page-in-range'
 import { PER_PAGE, useUsers } from '../api/users'
 import { StatusBadge } from './status-badge'
 import { CreateUserDialog, InviteUserDialog } from './user-dialogs'
@@ -45,6 +46,9 @@ export function UsersList() {
   const users = useUsers({ q, provider, status, page })
   const total = users.data?.total ?? 0
   const pages = Math.max(1, Math.ceil(total / PER_PAGE))
+  usePageInRange(page, users.data && !users.isPlaceholderData ? pages : undefined, (last) =>
+    set({ page: last > 1 ? String(last) : '' }),
+  )
 
   return (
     <>
