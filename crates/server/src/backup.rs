@@ -1119,35 +1119,19 @@ mod tests {
     #[tokio::test]
     async fn pruning_keeps_the_newest_archives_and_the_log_they_need() {
         let dir = tempfile::tempdir().unwrap();
-        let segment = |n: u32| format!("00000001000000000000{n:04X}");
         for (i, start) in [3, 5, 7].into_iter().enumerate() {
             let id = format!("{PREFIX}2026112{i}T000000.000Z");
-            let manifest = Manifest {
-                format: 1,
-                id: id.clone(),
-                plinth_version: "test".into(),
-                started_at: Utc::now(),
-                finished_at: Utc::now(),
-                database: DatabasePart::Physical {
-                    wal_start: segment(start),
-                },
-                encryption: None,
-                entries: Vec::new(),
+            let database = DatabasePart::Physical {
+                wal_start: wal_segment(start),
             };
-            let folder = dir.path().join(&id);
-            fs::create_dir_all(folder.join("database")).unwrap();
-            fs::write(folder.join("database/base.tar"), b"tar").unwrap();
-            fs::write(
-                folder.join(MANIFEST),
-                serde_json::to_vec(&manifest).unwrap(),
-            )
-            .unwrap();
+            write_manifest(dir.path(), &id, &manifest(&id, database, None, Vec::new()));
+            fs::write(dir.path().join(&id).join("database/base.tar"), b"tar").unwrap();
         }
         // An unfinished archive (no manifest) is not counted, nor removed.
         fs::create_dir_all(dir.path().join(format!("{PREFIX}20261129T000000.000Z"))).unwrap();
         fs::create_dir_all(dir.path().join("wal")).unwrap();
         for n in 1..=8 {
-            fs::write(dir.path().join("wal").join(segment(n)), b"wal").unwrap();
+            fs::write(dir.path().join("wal").join(wal_segment(n)), b"wal").unwrap();
         }
         fs::write(dir.path().join("wal/00000002.history"), b"history").unwrap();
 
@@ -1177,12 +1161,39 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         wal.sort();
-        let mut expected: Vec<String> = (5..=8).map(segment).collect();
+        let mut expected: Vec<String> = (5..=8).map(wal_segment).collect();
         expected.push("00000002.history".into());
         expected.sort();
         assert_eq!(wal, expected);
         // Keeping more than there are removes nothing.
         assert_eq!(prune(&dest, 10).await.unwrap(), 0);
+    }
+
+    /// A finished archive's manifest, made now.
+    fn manifest(
+        id: &str,
+        database: DatabasePart,
+        encryption: Option<Encryption>,
+        entries: Vec<Entry>,
+    ) -> Manifest {
+        Manifest {
+            format: 1,
+            id: id.to_owned(),
+            plinth_version: "test".into(),
+            started_at: Utc::now(),
+            finished_at: Utc::now(),
+            database,
+            encryption,
+            entries,
+        }
+    }
+
+    /// Writes `manifest` into folder `folder` of `dir` (made, with its
+    /// `database/`).
+    fn write_manifest(dir: &Path, folder: &str, manifest: &Manifest) {
+        let root = dir.join(folder);
+        fs::create_dir_all(root.join("database")).unwrap();
+        fs::write(root.join(MANIFEST), serde_json::to_vec(manifest).unwrap()).unwrap();
     }
 
     fn wal_segment(n: u32) -> String {
@@ -1210,22 +1221,8 @@ mod tests {
 
         // An encrypted archive and no log yet: the archive decides.
         let id = format!("{PREFIX}20261201T000000.000Z");
-        let manifest = Manifest {
-            format: 1,
-            id: id.clone(),
-            plinth_version: "test".into(),
-            started_at: Utc::now(),
-            finished_at: Utc::now(),
-            database: DatabasePart::Logical,
-            encryption: Some(key.describe()),
-            entries: Vec::new(),
-        };
-        fs::create_dir_all(dir.path().join(&id)).unwrap();
-        fs::write(
-            dir.path().join(&id).join(MANIFEST),
-            serde_json::to_vec(&manifest).unwrap(),
-        )
-        .unwrap();
+        let sealed = manifest(&id, DatabasePart::Logical, Some(key.describe()), Vec::new());
+        write_manifest(dir.path(), &id, &sealed);
         assert_eq!(dest.sealed().await.unwrap(), Some(true));
         let error = refusal(dest.check_sealing(None).await);
         assert!(error.contains("holds encrypted backups"), "{error}");
@@ -1311,18 +1308,11 @@ mod tests {
                 sha256: plinth_db::hex(&Sha256::digest(b"planted")),
             });
         }
-        let manifest = Manifest {
-            format: 1,
-            id: id.to_owned(),
-            plinth_version: "test".into(),
-            started_at: Utc::now(),
-            finished_at: Utc::now(),
-            database: DatabasePart::Logical,
-            encryption: None,
-            entries,
-        };
-        fs::create_dir_all(&root).unwrap();
-        fs::write(root.join(MANIFEST), serde_json::to_vec(&manifest).unwrap()).unwrap();
+        write_manifest(
+            dir,
+            folder,
+            &manifest(id, DatabasePart::Logical, None, entries),
+        );
     }
 
     #[tokio::test]
