@@ -30,7 +30,7 @@ for _ in $(seq 1 100); do
 done
 
 # The marketplace's requests, as the app sends them (columns of
-# app/src/features/templates/api/columns.ts).
+# app/src/lib/templates/list-columns.ts).
 COLUMNS='id,user_id,title,description,preview_image_url,preview_images,template_file_url,price,price_in_cents,downloads_count,total_views,average_rating,total_ratings,created_at,updated_at,tags,features_included,requirements,category_id,is_published,status,author,about_template,template_url'
 TEMPLATE=$(psql "$BENCH_DB_URL" -qAt -c "select id from public.templates where is_published order by created_at limit 1")
 [ -n "$TEMPLATE" ] || { echo "the demo seed has no published template"; exit 1; }

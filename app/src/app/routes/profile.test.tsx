@@ -3,7 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { renderApp } from '@/testing/render'
 import { marketplace, MAYA } from '@/testing/fixtures'
-import { avatarDimensionWarnings, avatarFileError } from '@/features/profiles/image-checks'
+import { avatarDimensionWarnings, avatarFileError } from '@/features/account/image-checks'
 
 const STATS = { id: 'u-maya', templates_count: 2, total_downloads: 1880, total_upvotes: 5, rating: 4.5, weekly_growth_percentage: 25, categories: ['Productivity', 'Finance'] }
 const PENDING = [

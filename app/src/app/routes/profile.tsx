@@ -9,12 +9,15 @@ import { Container } from '@/components/ui/layout'
 import { usePageTitle } from '@/lib/page-title'
 import { useSession } from '@/lib/session'
 import { toastError } from '@/lib/toast'
+import { personName } from '@/lib/types'
 import { useProfile } from '@/features/profiles/api/get-profile'
 import { useCreatorStatistics } from '@/features/profiles/api/get-creator-statistics'
 import { usePendingTemplates } from '@/features/profiles/api/get-pending-templates'
 import { ProfileHeader } from '@/features/profiles/components/profile-header'
 import { CreatorStatsBlock } from '@/features/profiles/components/creator-stats-block'
 import { PendingTemplates } from '@/features/profiles/components/pending-templates'
+import { AvatarUpload } from '@/features/account/components/avatar-upload'
+import { BioEditor } from '@/features/account/components/bio-editor'
 import { useUserTemplates } from '@/features/templates/api/get-user-templates'
 import { TemplateGrid, TemplateGridSkeleton } from '@/features/templates/components/template-card'
 
@@ -71,7 +74,14 @@ export default function ProfileRoute() {
   const downloads = list.reduce((sum, t) => sum + (Number(t.downloads_count) || 0), 0)
   return (
     <Container className="space-y-8 py-8">
-      <ProfileHeader profile={profile.data} viewerId={user?.id ?? null} templateCount={list.length} downloads={downloads} />
+      <ProfileHeader
+        profile={profile.data}
+        viewerId={user?.id ?? null}
+        templateCount={list.length}
+        downloads={downloads}
+        ownerAvatar={<AvatarUpload userId={profile.data.id} url={profile.data.avatar_url} name={personName(profile.data)} />}
+        ownerBio={<BioEditor userId={profile.data.id} bio={profile.data.bio} />}
+      />
       {stats.data && <CreatorStatsBlock stats={stats.data} />}
       <Tabs.Root
         value={current}

@@ -1,6 +1,9 @@
-// /upload (signed-in) and /dashboard/admin/upload (admins): the Upload screen.
+// /upload (signed-in) and /dashboard/admin/upload (admins): the Upload screen,
+// with the categories its Category field offers.
+import { useCategories } from '@/features/categories/api/get-categories'
 import { UploadPage } from '@/features/upload/components/upload-page'
 
 export default function UploadRoute() {
-  return <UploadPage />
+  const categories = useCategories()
+  return <UploadPage categories={categories} />
 }

@@ -5,8 +5,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
 import type { Template, TemplateRow } from '@/lib/types'
-import { TEMPLATE_LIST_COLUMNS } from '@/features/templates/api/columns'
-import { enrichTemplates } from '@/features/templates/api/enrich'
+import { TEMPLATE_LIST_COLUMNS } from '@/lib/templates/list-columns'
+import { enrichTemplates } from '@/lib/templates/enrich'
 
 interface WishlistRow {
   template_id: string

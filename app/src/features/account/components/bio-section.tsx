@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { Button } from '@/components/ui/button'
 import { Label, Textarea } from '@/components/ui/field'
-import { useUpdateBio } from '@/features/profiles/api/update-bio'
+import { useUpdateBio } from '../api/update-bio'
 import { BIO_MAX_LENGTH } from '../constants'
 import { Section } from './section'
 

@@ -4,7 +4,7 @@
 import { Loader2, Upload } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
 import { Button } from '@/components/ui/button'
-import { useAvatarChooser } from '@/features/profiles/hooks/use-avatar-chooser'
+import { useAvatarChooser } from '../hooks/use-avatar-chooser'
 import { DASHBOARD_AVATAR_RECOMMENDED } from '../constants'
 import { Section } from './section'
 import { IMAGE_ACCEPT } from '@/lib/file-types'

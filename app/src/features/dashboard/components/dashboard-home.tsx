@@ -22,8 +22,7 @@ import {
 import { LoadError, Skeleton } from '@/components/ui/feedback'
 import { cn, count, formatCount, formatRating } from '@/lib/format'
 import { toastError } from '@/lib/toast'
-import { personName } from '@/lib/types'
-import { useOwnProfile } from '@/features/profiles/api/get-own-profile'
+import { personName, type ProfileSummary } from '@/lib/types'
 import { useStatusCounts, type StatusCounts } from '../api/get-status-counts'
 import { useEngagement } from '../api/get-engagement'
 import type { TemplateKind } from '../model'
@@ -139,8 +138,11 @@ const STATUS_TILES: Array<{ kind: TemplateKind; label: string; icon: Icon }> = [
   { kind: 'rejected', label: 'Rejected', icon: XCircle },
 ]
 
-export function DashboardHome({ userId, fallbackName }: { userId: string; fallbackName: string }) {
-  const profile = useOwnProfile(userId)
+/**
+ * `profile`: the user's own profile summary, read by the route (undefined
+ * while it is read): it names the user and decides the setup cards.
+ */
+export function DashboardHome({ userId, profile: p, fallbackName }: { userId: string; profile: ProfileSummary | null | undefined; fallbackName: string }) {
   const counts = useStatusCounts(userId)
   const engagement = useEngagement(userId)
 
@@ -149,7 +151,6 @@ export function DashboardHome({ userId, fallbackName }: { userId: string; fallba
     if (failed) toastError('Failed to load templates. Please try again.')
   }, [failed])
 
-  const p = profile.data
   const needsProfile = !!p && (!p.display_name?.trim() || !p.avatar_url)
   const needsUsername = !!p && !p.username
   const e = engagement.data

@@ -5,8 +5,8 @@ import { Badge } from '@/components/ui/badge'
 import { Button, ButtonLink } from '@/components/ui/button'
 import { formatDate, formatPrice } from '@/lib/format'
 import { CARD_RENDITION, imageSize, renditionUrl } from '@/lib/image-url'
+import { cardTags } from '@/lib/templates/card-tags'
 import { TEMPLATES_BUCKET } from '@/config/constants'
-import { cardTags } from '@/features/templates/components/template-card'
 import { canDelete, editLink, KIND_LABEL, type MyTemplate, type TemplateKind } from '../model'
 
 const BADGES: Record<TemplateKind, { tone: 'neutral' | 'warning' | 'success'; className?: string; icon: typeof Clock }> = {

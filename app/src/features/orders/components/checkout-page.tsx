@@ -3,9 +3,10 @@
 // success, and the secure download page a second later, or the error text.
 // The provider the server names decides the form: 'simulated' (no network:
 // a local card form) or 'stripe' (Stripe Elements, loaded only then).
+// The template being bought is read by the route (app/routes/checkout.tsx).
 import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react'
-import { Link, Navigate, useNavigate, useSearchParams } from 'react-router'
-import { useQueryClient } from '@tanstack/react-query'
+import { Link, Navigate, useNavigate } from 'react-router'
+import { useQueryClient, type UseQueryResult } from '@tanstack/react-query'
 import { CheckCircle2, Lock } from 'lucide-react'
 import type { CreatePaymentIntentResponse } from '@plinth/sdk'
 import { Button } from '@/components/ui/button'
@@ -14,7 +15,7 @@ import { Container } from '@/components/ui/layout'
 import { PAYMENT_REDIRECT_MS } from '@/config/constants'
 import { isFree } from '@/lib/format'
 import { useSession } from '@/lib/session'
-import { useTemplate } from '@/features/templates/api/get-template'
+import type { Template } from '@/lib/types'
 import { paymentIntentQueryOptions, usePaymentIntent, type CheckoutRequest } from '../api/create-payment-intent'
 import { useConfirmSimulatedPayment } from '../api/confirm-simulated-payment'
 import { formatAmount, secureDownloadPath } from '../format'
@@ -43,30 +44,34 @@ function ErrorText({ children }: { children: ReactNode }) {
   )
 }
 
-export function CheckoutPage() {
-  const [params] = useSearchParams()
+/** The purchase of ?templateId=&buyerEmail=&buyerId=, or null when templateId or buyerEmail is missing. */
+export function checkoutRequestFrom(params: URLSearchParams): CheckoutRequest | null {
   const templateId = params.get('templateId')?.trim() ?? ''
   const buyerEmail = params.get('buyerEmail')?.trim() ?? ''
   const buyerId = params.get('buyerId')?.trim() || undefined
-  if (!templateId || !buyerEmail) {
-    return (
-      <Shell>
-        <ErrorText>Missing required parameters: templateId and/or buyerEmail.</ErrorText>
-        <Link to="/discover" className="mt-6 inline-block text-sm font-medium text-brand-700 underline">
-          Back to Marketplace
-        </Link>
-      </Shell>
-    )
-  }
-  return <Checkout request={{ templateId, buyerEmail, buyerId }} />
+  if (!templateId || !buyerEmail) return null
+  return { templateId, buyerEmail, buyerId }
 }
+
+export function MissingCheckoutParameters() {
+  return (
+    <Shell>
+      <ErrorText>Missing required parameters: templateId and/or buyerEmail.</ErrorText>
+      <Link to="/discover" className="mt-6 inline-block text-sm font-medium text-brand-700 underline">
+        Back to Marketplace
+      </Link>
+    </Shell>
+  )
+}
+
+/** The read of the template being bought (null: no such published template). */
+export type CheckoutTemplate = Pick<UseQueryResult<Template | null>, 'data' | 'isPending' | 'isError' | 'refetch'>
 
 type Stage = { kind: 'ready' } | { kind: 'paying' } | { kind: 'failed'; message: string } | { kind: 'paid' }
 
-function Checkout({ request }: { request: CheckoutRequest }) {
+export function CheckoutPage({ request, template }: { request: CheckoutRequest; template: CheckoutTemplate }) {
   // The session decides the bearer the function gets: wait for it.
   const { loading } = useSession()
-  const template = useTemplate(request.templateId)
   // A free template has nothing to pay: its page offers the free download
   // (no payment is asked for, so no 'use create-free-order' refusal shows).
   const free = !!template.data && isFree(template.data.price)

@@ -1,10 +1,9 @@
+import type { ReactNode } from 'react'
 import { AtSign, CalendarDays, Camera, Globe, PlayCircle } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
 import { formatCount, formatDate } from '@/lib/format'
 import { personName, type Profile } from '@/lib/types'
 import { useFollowCounts } from '../api/get-follow-counts'
-import { AvatarUpload } from './avatar-upload'
-import { BioEditor } from './bio-editor'
 import { FollowButton } from './follow-button'
 
 // twitter is shown under the network's new name; github as a video-network link (spec section 3).
@@ -25,16 +24,25 @@ function safeHref(url: string | undefined): string | null {
   }
 }
 
+/**
+ * `ownerAvatar` and `ownerBio`: the owner's editors of their avatar and bio
+ * (the route composes them), shown instead of the avatar and the bio when the
+ * viewer is the profile's owner.
+ */
 export function ProfileHeader({
   profile,
   viewerId,
   templateCount,
   downloads,
+  ownerAvatar,
+  ownerBio,
 }: {
   profile: Profile
   viewerId: string | null
   templateCount: number
   downloads: number
+  ownerAvatar: ReactNode
+  ownerBio: ReactNode
 }) {
   const owner = viewerId === profile.id
   const counts = useFollowCounts(profile.id)
@@ -51,17 +59,13 @@ export function ProfileHeader({
       <div className="h-28 bg-gradient-to-r from-brand-500 via-indigo-500 to-violet-500 sm:h-36" />
       <div className="px-6 pb-6 sm:px-8">
         <div className="-mt-14 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
-          {owner ? (
-            <AvatarUpload userId={profile.id} url={profile.avatar_url} name={name} />
-          ) : (
-            <Avatar url={profile.avatar_url} name={name} size="xl" className="ring-4" />
-          )}
+          {owner ? ownerAvatar : <Avatar url={profile.avatar_url} name={name} size="xl" className="ring-4" />}
           {!owner && <FollowButton viewerId={viewerId} profileId={profile.id} />}
         </div>
         <h1 className="mt-4 text-2xl font-bold text-slate-900 sm:text-3xl">{name}</h1>
         {profile.username && <p className="text-slate-600">@{profile.username}</p>}
         <div className="mt-3 max-w-2xl">
-          {owner ? <BioEditor userId={profile.id} bio={profile.bio} /> : profile.bio && <p className="whitespace-pre-line text-slate-700">{profile.bio}</p>}
+          {owner ? ownerBio : profile.bio && <p className="whitespace-pre-line text-slate-700">{profile.bio}</p>}
         </div>
         <div className="mt-4 flex flex-wrap items-center gap-x-5 gap-y-2 text-sm text-slate-600">
           <span className="flex items-center gap-1.5"><CalendarDays className="h-4 w-4" aria-hidden /> Joined {formatDate(profile.created_at)}</span>

@@ -1,8 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
 import type { Template, TemplateRow } from '@/lib/types'
-import { TEMPLATE_LIST_COLUMNS } from './columns'
-import { enrichTemplates } from './enrich'
+import { TEMPLATE_LIST_COLUMNS } from '@/lib/templates/list-columns'
+import { enrichTemplates } from '@/lib/templates/enrich'
 
 /** Published templates of one category, newest first. */
 export async function getCategoryTemplates(categoryId: string): Promise<Template[]> {

@@ -3,8 +3,8 @@ import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
 import { LATEST_TEMPLATES_LIMIT } from '@/config/constants'
 import type { Template, TemplateRow } from '@/lib/types'
-import { TEMPLATE_LIST_COLUMNS } from './columns'
-import { enrichTemplates } from './enrich'
+import { TEMPLATE_LIST_COLUMNS } from '@/lib/templates/list-columns'
+import { enrichTemplates } from '@/lib/templates/enrich'
 
 /** The newest published templates; a failure is logged and thrown (the section's retry state, issue 24). */
 export async function getLatestTemplates(): Promise<Template[]> {

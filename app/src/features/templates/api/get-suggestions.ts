@@ -5,8 +5,8 @@ import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
 import { SUGGESTIONS_LIMIT } from '@/config/constants'
 import type { Template, TemplateRow } from '@/lib/types'
-import { TEMPLATE_LIST_COLUMNS } from './columns'
-import { enrichTemplates } from './enrich'
+import { TEMPLATE_LIST_COLUMNS } from '@/lib/templates/list-columns'
+import { enrichTemplates } from '@/lib/templates/enrich'
 
 export interface SuggestionSource {
   id: string

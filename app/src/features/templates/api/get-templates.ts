@@ -5,8 +5,8 @@ import { queryOptions, useQuery } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
 import { MOST_POPULAR_MIN_UPVOTES } from '@/config/constants'
 import type { Template, TemplateRow } from '@/lib/types'
-import { TEMPLATE_LIST_COLUMNS } from './columns'
-import { enrichTemplates } from './enrich'
+import { TEMPLATE_LIST_COLUMNS } from '@/lib/templates/list-columns'
+import { enrichTemplates } from '@/lib/templates/enrich'
 
 export const SORTS = ['newest', 'oldest', 'most-popular', 'price-low', 'price-high'] as const
 export type Sort = (typeof SORTS)[number]

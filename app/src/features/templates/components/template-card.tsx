@@ -1,16 +1,11 @@
 import { Link } from 'react-router'
 import { Download, Heart, ImageIcon } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
-import { CARD_TAGS_SHOWN, TEMPLATES_BUCKET } from '@/config/constants'
+import { TEMPLATES_BUCKET } from '@/config/constants'
 import { CARD_RENDITION, imageSize, renditionUrl } from '@/lib/image-url'
 import { cn, formatCompact, formatPrice } from '@/lib/format'
+import { cardTags } from '@/lib/templates/card-tags'
 import { personName, type Template } from '@/lib/types'
-
-/** The tags a card shows: the first two, then '+N' for the rest. */
-export function cardTags(tags: string[] | null | undefined): { shown: string[]; more: number } {
-  const all = tags ?? []
-  return { shown: all.slice(0, CARD_TAGS_SHOWN), more: Math.max(0, all.length - CARD_TAGS_SHOWN) }
-}
 
 /**
  * A template's card. `eager`: its preview is among the first things the page

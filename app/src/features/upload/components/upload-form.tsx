@@ -3,6 +3,7 @@
 // review. Inactive tabs unmount; the values (chosen files included) live here.
 import { useEffect, useRef, useState } from 'react'
 import { useNavigate } from 'react-router'
+import type { UseQueryResult } from '@tanstack/react-query'
 import * as Tabs from '@radix-ui/react-tabs'
 import { AlertCircle, CheckCircle2, Circle, Loader2 } from 'lucide-react'
 import { MarkdownEditor } from '@/components/markdown-editor'
@@ -13,7 +14,7 @@ import { logQuiet } from '@/lib/log'
 import { scrollMotion } from '@/lib/use-media-query'
 import { useSession } from '@/lib/session'
 import { toastError, toastSuccess } from '@/lib/toast'
-import { useCategories } from '@/features/categories/api/get-categories'
+import type { Category } from '@/lib/types'
 import {
   ABOUT_MAX,
   DESCRIPTION_HINT,
@@ -65,18 +66,22 @@ export interface Rejection {
   date: string
 }
 
+/** The categories' read, made by the route: the Category field's options, its loading text and its retry. */
+export type CategoriesRead = Pick<UseQueryResult<Category[]>, 'data' | 'isLoading' | 'isError' | 'isFetching' | 'refetch'>
+
 export function UploadForm({
   initial,
   source,
   rejection,
+  categories,
 }: {
   initial: UploadFormValues
   source: UploadSource
   rejection?: Rejection
+  categories: CategoriesRead
 }) {
   const { user } = useSession()
   const navigate = useNavigate()
-  const categories = useCategories()
   const saveDraft = useSaveDraft()
   const submit = useSubmitTemplate()
   const [values, setValues] = useState(initial)

@@ -22,9 +22,9 @@ import { EMPTY_FORM, formFromRow, type UploadFormValues } from '../form'
 import type { UploadSource } from '../source'
 import { useDraftForUpload } from '../api/get-draft-for-upload'
 import { SubmissionLoadError, useSubmissionForUpload } from '../api/get-submission-for-upload'
-import { UploadForm, type Rejection } from './upload-form'
+import { UploadForm, type CategoriesRead, type Rejection } from './upload-form'
 
-export function UploadPage() {
+export function UploadPage({ categories }: { categories: CategoriesRead }) {
   const [params] = useSearchParams()
   const { pathname } = useLocation()
   const inDashboard = pathname.startsWith('/dashboard')
@@ -139,6 +139,7 @@ export function UploadPage() {
           initial={initial}
           source={source}
           rejection={rejection}
+          categories={categories}
         />
       )}
     </div>

@@ -1,3 +1,5 @@
+// The owner's avatar with its change button on their public profile (the
+// profile route puts it in the profile header).
 import { Camera, Loader2 } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
 import { useAvatarChooser } from '../hooks/use-avatar-chooser'

@@ -1,6 +1,7 @@
 // Profiles, categories and upvote counts are read by ids and merged into the
 // template rows (spec section 7). A failure of these side reads is quiet: the
-// templates still show, with counts defaulting to 0.
+// templates still show, with counts defaulting to 0. Shared by every read of
+// template rows (the templates feature's lists and detail, the wishlist).
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
 import type { Category, ProfileSummary, Template, TemplateRow } from '@/lib/types'

@@ -1,3 +1,5 @@
+// The owner's bio, edited in place on their public profile (the profile route
+// puts it in the profile header).
 import { useState } from 'react'
 import { Pencil } from 'lucide-react'
 import { Button } from '@/components/ui/button'
