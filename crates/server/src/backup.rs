@@ -1421,17 +1421,20 @@ pub struct Scheduled {
     /// `None`: only the log is copied (backups are taken by `plinth backup`).
     pub every: Option<Duration>,
     pub keep: usize,
+    /// How often the log is copied and a backup's time looked at
+    /// ([`WAL_SYNC_EVERY`]).
+    pub tick: Duration,
 }
 
 /// How often archived log segments are copied to the destination.
-const WAL_SYNC_EVERY: Duration = Duration::from_secs(60);
+pub const WAL_SYNC_EVERY: Duration = Duration::from_secs(60);
 
-/// Runs until the node stops: copies the archived log every minute and takes
-/// a backup (then prunes) every `every`.
+/// Runs until the node stops: copies the archived log every `tick` (a
+/// minute) and takes a backup (then prunes) every `every`.
 pub async fn run_scheduled(plan: Scheduled) {
     let mut next_backup = plan.every.map(|every| tokio::time::Instant::now() + every);
     loop {
-        tokio::time::sleep(WAL_SYNC_EVERY).await;
+        tokio::time::sleep(plan.tick).await;
         if next_backup.is_some_and(|at| tokio::time::Instant::now() >= at) {
             let source = Source {
                 data_dir: &plan.data_dir,

@@ -436,6 +436,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 passphrase: backup_passphrase,
                 every: backup_every,
                 keep: args.backup.backup_keep,
+                tick: crate::backup::WAL_SYNC_EVERY,
                 data_dir,
             },
         ))),

@@ -294,3 +294,101 @@ async fn an_online_backup_restores_the_same_keys_rows_and_files_and_to_a_moment(
     assert!(!ok);
     assert!(stderr.contains("not empty"), "{stderr}");
 }
+
+/// `plinth serve`'s schedule (`PLINTH_BACKUP_SCHEDULE`, `PLINTH_BACKUP_KEEP`)
+/// on a server of one's own: backups are taken on their own, each a
+/// `pg_dump` of the database with the stored files, and the oldest are
+/// pruned to the number kept. (The loop runs here with a tick of 100 ms and
+/// a backup every 300 ms instead of a minute and an hour.)
+#[tokio::test]
+async fn scheduled_backups_are_taken_and_pruned_on_their_own() {
+    use plinth_server::backup::{Destination, Scheduled, run_scheduled};
+
+    let test_db = plinth_db::testing::TestDb::new(&[]).await;
+    let url = format!(
+        "{}/{}",
+        plinth_db::testing::server_url().rsplit_once('/').unwrap().0,
+        test_db.name
+    );
+    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::raw_sql("create table public.things (id int); insert into public.things values (7);")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    conn.close().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let backups = dir.path().join("backups");
+    let stored = dir.path().join("storage/objects/ab/abcdef");
+    std::fs::create_dir_all(stored.parent().unwrap()).unwrap();
+    std::fs::write(&stored, b"a stored file").unwrap();
+
+    let schedule = tokio::spawn(run_scheduled(Scheduled {
+        dest: Destination::parse(backups.to_str().unwrap()).unwrap(),
+        data_dir: dir.path().join("data"),
+        cluster: None,
+        database_url: Some(url),
+        pg_bin_dir: None,
+        storage: plinth_storage::Backend::FileSystem {
+            root: dir.path().join("storage"),
+        },
+        passphrase: None,
+        every: Some(Duration::from_millis(300)),
+        keep: 2,
+        tick: Duration::from_millis(100),
+    }));
+    let archives = || -> Vec<String> {
+        let mut found: Vec<String> = std::fs::read_dir(&backups)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().into_string().unwrap())
+                    .filter(|n| n.starts_with("plinth-backup-"))
+                    .filter(|n| backups.join(n).join("manifest.json").exists())
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.sort();
+        found
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let started = std::time::Instant::now();
+    while seen.len() < 4 && started.elapsed() < Duration::from_secs(60) {
+        seen.extend(archives());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    schedule.abort();
+    let _ = schedule.await;
+    assert!(seen.len() >= 4, "backups taken: {seen:?}");
+    // Pruned to the two newest (a backup may have finished since the
+    // last look, never one more than kept).
+    let kept = archives();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(
+        kept.iter()
+            .all(|id| seen.contains(id) || id > seen.last().unwrap())
+    );
+    assert!(!backups.join(seen.first().unwrap()).exists());
+
+    // The newest holds a dump of the database and the stored file, as its
+    // manifest says.
+    let newest = backups.join(kept.last().unwrap());
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(newest.join("manifest.json")).unwrap()).unwrap();
+    let names: Vec<&str> = manifest["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"database/dump"), "{names:?}");
+    assert!(names.contains(&"files/objects/ab/abcdef"), "{names:?}");
+    let dump = std::fs::read(newest.join("database/dump")).unwrap();
+    assert!(dump.starts_with(b"PGDMP"), "not a pg_dump archive");
+    assert!(
+        dump.windows(b"things".len()).any(|w| w == b"things"),
+        "the dump lacks the table"
+    );
+    assert_eq!(
+        std::fs::read(newest.join("files/objects/ab/abcdef")).unwrap(),
+        b"a stored file"
+    );
+}
