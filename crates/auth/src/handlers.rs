@@ -1520,7 +1520,6 @@ pub async fn settings(State(state): State<AuthState>) -> Json<Value> {
     let c = state.config();
     let mut external = Map::new();
     for provider in [
-        "apple",
         "azure",
         "bitbucket",
         "discord",
@@ -1548,7 +1547,13 @@ pub async fn settings(State(state): State<AuthState>) -> Json<Value> {
     external.insert("email".into(), json!(c.email_enabled));
     external.insert("phone".into(), json!(c.sms.phone_enabled));
     external.insert("github".into(), json!(c.github.enabled));
-    external.insert("google".into(), json!(c.google.enabled));
+    // One switch on the platform for a provider's redirect sign-in and its
+    // ID tokens; here Google has both and Apple ID tokens only.
+    external.insert(
+        "google".into(),
+        json!(c.google.enabled || c.id_token_google.enabled),
+    );
+    external.insert("apple".into(), json!(c.id_token_apple.enabled));
     Json(json!({
         "external": external,
         "disable_signup": c.disable_signup,

@@ -1315,6 +1315,7 @@ async fn settings_health_and_jwks() {
     assert_eq!(settings.status, 200);
     assert_eq!(settings.body["external"]["github"], true);
     assert_eq!(settings.body["external"]["google"], false);
+    assert_eq!(settings.body["external"]["apple"], false);
     assert_eq!(settings.body["external"]["email"], true);
     assert_eq!(settings.body["disable_signup"], true);
     assert_eq!(settings.body["mailer_autoconfirm"], false);

@@ -1524,6 +1524,11 @@ async fn id_token_grant_for_apple_reads_its_string_booleans() {
         c.id_token_apple.client_ids = vec!["com.example.app".into()];
     })
     .await;
+    // The platform's settings say Apple sign-in is on (and Google, whose
+    // ID tokens this app takes though its redirect sign-in is off).
+    let settings = app.call(Method::GET, "/settings", None, None).await;
+    assert_eq!(settings.body["external"]["apple"], true);
+    assert_eq!(settings.body["external"]["google"], true);
     let token = app.id_token(json!({
         "aud": "com.example.app", "sub": "001234.apple", "email": "relay@privaterelay.example.com",
         "email_verified": "true", "is_private_email": "true",
