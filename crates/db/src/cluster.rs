@@ -142,7 +142,7 @@ pub fn candidate_dirs(explicit: Option<&Path>, path_var: &str, roots: &[&Path]) 
                 Some((major, e.path().join("bin")))
             })
             .collect();
-        versions.sort_by(|a, b| b.0.cmp(&a.0));
+        versions.sort_by_key(|(major, _)| std::cmp::Reverse(*major));
         dirs.extend(versions.into_iter().map(|(_, dir)| dir));
     }
     dirs

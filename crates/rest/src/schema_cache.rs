@@ -281,7 +281,7 @@ impl SchemaCache {
                 targets: node_tree::target_origins(&definition).unwrap_or_default(),
             });
         }
-        let exposed = |q: &QualifiedName| schemas.iter().any(|s| *s == q.schema);
+        let exposed = |q: &QualifiedName| schemas.contains(&q.schema);
         for con in constraints.iter().filter(|c| c.kind == 'p') {
             if let Some(t) = tables.get_mut(&con.table) {
                 t.primary_key = con.cols.clone();

@@ -374,7 +374,7 @@ fn render_relations(
                 let one_to_one = extra
                     .unique
                     .get(&tkey)
-                    .is_some_and(|sets| sets.iter().any(|u| *u == set));
+                    .is_some_and(|sets| sets.contains(&set));
                 let cols: Vec<String> = fk.columns.iter().map(|c| string(c)).collect();
                 let refs: Vec<String> = fk.ref_columns.iter().map(|c| string(c)).collect();
                 let _ = writeln!(

@@ -88,7 +88,6 @@ impl Backend {
                 .authenticator_password
                 .as_ref()
                 .map(|s| s.expose().to_owned()),
-            ..PoolSettings::default()
         };
         match &args.database_url {
             Some(url) => {
