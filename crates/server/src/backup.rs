@@ -32,6 +32,7 @@ use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -241,7 +242,7 @@ pub async fn backup(
     let started_at = Utc::now();
     let id = format!("{PREFIX}{}", started_at.format("%Y%m%dT%H%M%S%.3fZ"));
     let staging = Staging::new(&std::env::temp_dir().join(format!("{id}.staging")))?;
-    let key = passphrase.map(Key::new).transpose()?;
+    let key = passphrase.map(Key::new).transpose()?.map(Arc::new);
     let mut entries = Vec::new();
 
     // The database first: the files then copied include every version the
@@ -270,39 +271,52 @@ pub async fn backup(
     };
     let finished_at = Utc::now();
 
-    let store = plinth_storage::build_operator(&source.storage)
-        .map_err(|e| anyhow::anyhow!("cannot open the byte store: {e}"))?;
-    let files = staging.dir("files")?;
-    for key_name in list_files(&store, "objects/").await? {
-        let local = files.join(&key_name);
-        download(&store, &key_name, &local).await?;
-        entries.push((format!("files/{key_name}"), local));
-    }
     for secret in SECRETS {
         let path = source.data_dir.join(secret);
         if path.is_file() {
             entries.push((format!("secrets/{secret}"), path));
         }
     }
-
     let mut recorded = Vec::new();
     for (name, local) in &entries {
-        let stored = match &key {
-            Some(key) => {
-                let sealed = staging.root.join("sealed").join(name);
-                fs::create_dir_all(sealed.parent().unwrap_or(&staging.root))?;
-                key.encrypt_file(local, &sealed)?;
-                sealed
-            }
-            None => local.clone(),
+        recorded.push(store_entry(dest, &id, name, local, key.clone(), &staging).await?);
+    }
+
+    // The stored files, one at a time: on the file system each is read where
+    // it is; from S3 each is fetched into the staging folder and removed once
+    // stored, so a backup needs room for one file, not for the whole store.
+    // A version removed since the listing (replaced or deleted meanwhile) is
+    // left out rather than failing the backup.
+    let store = plinth_storage::build_operator(&source.storage)
+        .map_err(|e| anyhow::anyhow!("cannot open the byte store: {e}"))?;
+    let in_place = match &source.storage {
+        plinth_storage::Backend::FileSystem { root } => Some(root.clone()),
+        _ => None,
+    };
+    let files = staging.dir("files")?;
+    for key_name in list_files(&store, "objects/").await? {
+        let name = format!("files/{key_name}");
+        let local = match &in_place {
+            Some(root) => root.join(&key_name),
+            None => files.join(&key_name),
         };
-        let (size, sha256) = digest(&stored)?;
-        upload(&dest.op, &format!("{id}/{name}"), &stored).await?;
-        recorded.push(Entry {
-            name: name.clone(),
-            size,
-            sha256,
-        });
+        let stored = async {
+            if in_place.is_none() {
+                download(&store, &key_name, &local).await?;
+            }
+            store_entry(dest, &id, &name, &local, key.clone(), &staging).await
+        }
+        .await;
+        if in_place.is_none() {
+            let _ = fs::remove_file(&local);
+        }
+        match stored {
+            Ok(entry) => recorded.push(entry),
+            Err(e) if gone(&e) => {
+                tracing::debug!(key = %key_name, "an object removed during the backup is left out");
+            }
+            Err(e) => return Err(e),
+        }
     }
     let manifest = Manifest {
         format: 1,
@@ -311,7 +325,7 @@ pub async fn backup(
         started_at,
         finished_at,
         database,
-        encryption: key.as_ref().map(Key::describe),
+        encryption: key.as_deref().map(Key::describe),
         entries: recorded,
     };
     dest.op
@@ -723,15 +737,70 @@ async fn list_files(op: &Operator, prefix: &str) -> anyhow::Result<Vec<String>> 
     }
 }
 
+/// Stores `local` as entry `name` of archive `id` (sealed first under
+/// `key`, in the staging folder, removed once stored); the entry as stored.
+/// Sealing and hashing run on the blocking pool: a scheduled backup shares
+/// the node's runtime.
+async fn store_entry(
+    dest: &Destination,
+    id: &str,
+    name: &str,
+    local: &Path,
+    key: Option<Arc<Key>>,
+    staging: &Staging,
+) -> anyhow::Result<Entry> {
+    let sealed = match key {
+        Some(key) => {
+            let sealed = staging.root.join("sealed").join(name);
+            fs::create_dir_all(sealed.parent().unwrap_or(&staging.root))?;
+            let (from, to) = (local.to_owned(), sealed.clone());
+            tokio::task::spawn_blocking(move || key.encrypt_file(&from, &to)).await??;
+            Some(sealed)
+        }
+        None => None,
+    };
+    let stored = sealed.clone().unwrap_or_else(|| local.to_owned());
+    let result = async {
+        let hashed = stored.clone();
+        let (size, sha256) = tokio::task::spawn_blocking(move || digest(&hashed)).await??;
+        upload(&dest.op, &format!("{id}/{name}"), &stored).await?;
+        Ok(Entry {
+            name: name.to_owned(),
+            size,
+            sha256,
+        })
+    }
+    .await;
+    if let Some(sealed) = sealed {
+        let _ = fs::remove_file(sealed);
+    }
+    result
+}
+
+/// Whether `error` is a file or object that is no longer there.
+fn gone(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            || cause
+                .downcast_ref::<opendal::Error>()
+                .is_some_and(|e| e.kind() == opendal::ErrorKind::NotFound)
+    })
+}
+
 async fn upload(op: &Operator, key: &str, local: &Path) -> anyhow::Result<()> {
-    let mut file = fs::File::open(local).with_context(|| format!("reading {}", local.display()))?;
+    use tokio::io::AsyncReadExt;
+    let mut file = tokio::fs::File::open(local)
+        .await
+        .with_context(|| format!("reading {}", local.display()))?;
     let mut writer = op
         .writer(key)
         .await
         .with_context(|| format!("writing {key}"))?;
     let mut buffer = vec![0; COPY_STEP];
     loop {
-        let n = file.read(&mut buffer)?;
+        let n = file.read(&mut buffer).await?;
         if n == 0 {
             break;
         }
@@ -1167,6 +1236,68 @@ mod tests {
         assert_eq!(wal, expected);
         // Keeping more than there are removes nothing.
         assert_eq!(prune(&dest, 10).await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn an_object_gone_before_it_is_stored_is_told_from_other_failures() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = Destination::parse(dir.path().join("backups").to_str().unwrap()).unwrap();
+        let staging = Staging::new(&dir.path().join("staging")).unwrap();
+        let missing = dir.path().join("gone");
+        for key in [None, Some(Arc::new(Key::new("correct horse").unwrap()))] {
+            let sealing = key.is_some();
+            let error = store_entry(
+                &dest,
+                "an-id",
+                "files/objects/ab/gone",
+                &missing,
+                key,
+                &staging,
+            )
+            .await
+            .unwrap_err();
+            assert!(gone(&error), "sealing {sealing}: {error:#}");
+        }
+        // Gone from a byte store (S3's objects are fetched first).
+        let error = download(&dest.op, "objects/ab/nothing", &dir.path().join("fetched"))
+            .await
+            .unwrap_err();
+        assert!(gone(&error), "{error:#}");
+        // Any other failure stops the backup: a folder where a file was.
+        let error = store_entry(
+            &dest,
+            "an-id",
+            "files/objects/ab/dir",
+            dir.path(),
+            None,
+            &staging,
+        )
+        .await
+        .unwrap_err();
+        assert!(!gone(&error), "{error:#}");
+        assert!(!dir.path().join("backups/an-id").exists());
+
+        // A file that is there is stored, sealed, with the sealed bytes'
+        // size and digest, and no sealed copy stays behind.
+        fs::write(dir.path().join("here"), b"a stored file").unwrap();
+        let key = Arc::new(Key::new("correct horse").unwrap());
+        let entry = store_entry(
+            &dest,
+            "an-id",
+            "files/objects/ab/here",
+            &dir.path().join("here"),
+            Some(key.clone()),
+            &staging,
+        )
+        .await
+        .unwrap();
+        let stored = dir.path().join("backups/an-id/files/objects/ab/here");
+        assert_eq!(entry.size, fs::metadata(&stored).unwrap().len());
+        assert_eq!(entry.sha256, digest(&stored).unwrap().1);
+        let plain = dir.path().join("plain");
+        key.decrypt_file(&stored, &plain).unwrap();
+        assert_eq!(fs::read(&plain).unwrap(), b"a stored file");
+        assert!(!staging.root.join("sealed/files/objects/ab/here").exists());
     }
 
     /// A finished archive's manifest, made now.
