@@ -72,23 +72,22 @@ function NavDropdown({
         >
           <ChevronDown className="h-4 w-4" aria-hidden />
         </Menu.Trigger>
-        <Menu.Portal>
-          <Menu.Content align="start" sideOffset={6} className={menuContent}>
-            {items.map((item) => (
-              <Menu.Item key={item.to} className={menuItem} asChild>
-                <Link to={item.to}>{item.label}</Link>
+        {/* Not portalled to <body>: the menu stays inside the header's nav landmark (axe region). */}
+        <Menu.Content align="start" sideOffset={6} className={menuContent}>
+          {items.map((item) => (
+            <Menu.Item key={item.to} className={menuItem} asChild>
+              <Link to={item.to}>{item.label}</Link>
+            </Menu.Item>
+          ))}
+          {footer && (
+            <>
+              <Menu.Separator className="my-1 h-px bg-slate-100" />
+              <Menu.Item className={cn(menuItem, 'justify-center font-medium text-brand-700')} asChild>
+                <Link to={footer.to}>{footer.label}</Link>
               </Menu.Item>
-            ))}
-            {footer && (
-              <>
-                <Menu.Separator className="my-1 h-px bg-slate-100" />
-                <Menu.Item className={cn(menuItem, 'justify-center font-medium text-brand-700')} asChild>
-                  <Link to={footer.to}>{footer.label}</Link>
-                </Menu.Item>
-              </>
-            )}
-          </Menu.Content>
-        </Menu.Portal>
+            </>
+          )}
+        </Menu.Content>
       </Menu.Root>
     </div>
   )
@@ -122,29 +121,28 @@ function AccountMenu() {
       >
         <Avatar url={profile?.avatar_url} name={name} size="sm" />
       </Menu.Trigger>
-      <Menu.Portal>
-        <Menu.Content align="end" sideOffset={8} className={cn(menuContent, 'w-60')}>
-          {/* Shown whole: a long name or e-mail wraps rather than being cut (issue 15, item 18). */}
-          <div className="px-3 py-2" data-testid="account-identity">
-            <p className="text-sm font-semibold text-slate-900 [overflow-wrap:anywhere]">{name}</p>
-            <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{handle}</p>
-          </div>
-          <Menu.Separator className="my-1 h-px bg-slate-100" />
-          <Menu.Item className={menuItem} onSelect={() => navigate(profilePath({ id: user.id, username: profile?.username ?? null }))}>
-            <User className="h-4 w-4" aria-hidden /> Profile
-          </Menu.Item>
-          <Menu.Item className={menuItem} onSelect={() => navigate('/dashboard')}>
-            <LayoutDashboard className="h-4 w-4" aria-hidden /> Dashboard
-          </Menu.Item>
-          <Menu.Item className={menuItem} onSelect={() => navigate('/dashboard/settings')}>
-            <Settings className="h-4 w-4" aria-hidden /> Settings
-          </Menu.Item>
-          <Menu.Separator className="my-1 h-px bg-slate-100" />
-          <Menu.Item className={menuItem} onSelect={() => void logout()}>
-            <LogOut className="h-4 w-4" aria-hidden /> Logout
-          </Menu.Item>
-        </Menu.Content>
-      </Menu.Portal>
+      {/* Not portalled to <body>: the menu stays inside the header's banner landmark (axe region). */}
+      <Menu.Content align="end" sideOffset={8} className={cn(menuContent, 'w-60')}>
+        {/* Shown whole: a long name or e-mail wraps rather than being cut (issue 15, item 18). */}
+        <div className="px-3 py-2" data-testid="account-identity">
+          <p className="text-sm font-semibold text-slate-900 [overflow-wrap:anywhere]">{name}</p>
+          <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{handle}</p>
+        </div>
+        <Menu.Separator className="my-1 h-px bg-slate-100" />
+        <Menu.Item className={menuItem} onSelect={() => navigate(profilePath({ id: user.id, username: profile?.username ?? null }))}>
+          <User className="h-4 w-4" aria-hidden /> Profile
+        </Menu.Item>
+        <Menu.Item className={menuItem} onSelect={() => navigate('/dashboard')}>
+          <LayoutDashboard className="h-4 w-4" aria-hidden /> Dashboard
+        </Menu.Item>
+        <Menu.Item className={menuItem} onSelect={() => navigate('/dashboard/settings')}>
+          <Settings className="h-4 w-4" aria-hidden /> Settings
+        </Menu.Item>
+        <Menu.Separator className="my-1 h-px bg-slate-100" />
+        <Menu.Item className={menuItem} onSelect={() => void logout()}>
+          <LogOut className="h-4 w-4" aria-hidden /> Logout
+        </Menu.Item>
+      </Menu.Content>
     </Menu.Root>
   )
 }

@@ -47,6 +47,7 @@ export default function CategoryRoute() {
         <EmptyState
           icon={<FolderSearch className="h-10 w-10" aria-hidden />}
           title="Category not found"
+          titleAs="h1"
           description="The category you're looking for doesn't exist."
           action={<ButtonLink to="/categories" variant="outline">Back to Categories</ButtonLink>}
         />
@@ -62,6 +63,8 @@ export default function CategoryRoute() {
       {category.data.description && <p className="mt-1 max-w-2xl text-slate-600">{category.data.description}</p>}
       {!templates.isLoading && !templatesUnread && <p className="mt-3 text-sm font-medium text-slate-700">{templateCount(list.length)} found</p>}
       <div className="mt-8">
+        {/* The list's heading, for the page's outline: the cards' titles are h3 (axe heading-order). */}
+        <h2 className="sr-only">Templates</h2>
         {templates.isLoading ? (
           <>
             <StillLoading />

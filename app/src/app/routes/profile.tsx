@@ -61,6 +61,7 @@ export default function ProfileRoute() {
         <EmptyState
           icon={<UserX className="h-10 w-10" aria-hidden />}
           title="Profile Not Found"
+          titleAs="h1"
           description="The requested profile could not be found."
           action={<ButtonLink to="/creators" variant="outline">Browse creators</ButtonLink>}
         />
@@ -92,6 +93,8 @@ export default function ProfileRoute() {
           {showPending && <Tabs.Trigger value="pending" className={tab}>Pending Review ({pendingList.length})</Tabs.Trigger>}
         </Tabs.List>
         <Tabs.Content value="templates" className="mt-6">
+          {/* The panel's heading, for the page's outline: the cards' titles are h3 (axe heading-order). */}
+          <h2 className="sr-only">Templates</h2>
           {templates.isLoading ? (
             <>
               <StillLoading />
@@ -107,6 +110,7 @@ export default function ProfileRoute() {
         </Tabs.Content>
         {showPending && (
           <Tabs.Content value="pending" className="mt-6">
+            <h2 className="sr-only">Pending review</h2>
             <PendingTemplates creatorId={profile.data.id} templates={pendingList} />
           </Tabs.Content>
         )}

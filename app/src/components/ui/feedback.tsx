@@ -110,12 +110,18 @@ export function LoadError({
 
 export function EmptyState({
   title,
+  titleAs: Title = 'p',
   description,
   icon,
   action,
   className,
 }: {
   title: string
+  /**
+   * The title's element. A state that stands for the whole page (a not-found
+   * page) gives `h1`: the page's level-one heading (axe page-has-heading-one).
+   */
+  titleAs?: 'p' | 'h1' | 'h2'
   description?: string
   icon?: ReactNode
   action?: ReactNode
@@ -129,7 +135,7 @@ export function EmptyState({
       )}
     >
       {icon && <div className="mb-2 text-slate-400">{icon}</div>}
-      <p className="text-lg font-semibold text-slate-900">{title}</p>
+      <Title className="text-lg font-semibold text-slate-900">{title}</Title>
       {description && <p className="max-w-md text-sm text-slate-600">{description}</p>}
       {action && <div className="mt-4">{action}</div>}
     </div>

@@ -15,6 +15,8 @@ export default function DashboardWishlistRoute() {
   return (
     <div>
       <ScreenHeading title="Wishlist" subtitle="Templates you saved for later." />
+      {/* The list's heading, for the page's outline: the cards' titles are h3 (axe heading-order). */}
+      <h2 className="sr-only">Saved templates</h2>
       {wishlist.isLoading ? (
         <>
           <StillLoading />

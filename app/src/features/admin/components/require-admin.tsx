@@ -15,6 +15,7 @@ export function RequireAdmin({ children }: { children: ReactNode }) {
       <EmptyState
         icon={<ShieldAlert className="h-10 w-10" aria-hidden />}
         title="Access Denied"
+        titleAs="h1"
         description="You don't have permission to access this page."
       />
     )

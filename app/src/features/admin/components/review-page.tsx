@@ -121,7 +121,7 @@ export function ReviewPage() {
     return (
       <div className="space-y-6">
         {back}
-        <EmptyState title="Template not found" />
+        <EmptyState title="Template not found" titleAs="h1" />
       </div>
     )
 

@@ -16,12 +16,14 @@ import { MyTemplateCard } from './my-template-card'
 
 type Tab = TemplateKind | 'all'
 
-const TABS: Array<{ value: Tab; label: string; empty: { title: string; description: string } }> = [
-  { value: 'all', label: 'All', empty: { title: 'No templates yet', description: 'Create your first template to start sharing it with the community.' } },
-  { value: 'draft', label: 'Drafts', empty: { title: 'No drafts', description: 'Templates you save as drafts appear here until you submit them.' } },
-  { value: 'pending', label: 'Pending', empty: { title: 'No templates pending approval', description: 'Templates you submit for review appear here until our team decides.' } },
-  { value: 'published', label: 'Published', empty: { title: 'No published templates', description: 'Your templates appear here once they are approved.' } },
-  { value: 'rejected', label: 'Rejected', empty: { title: 'No rejected templates', description: 'Templates that need changes before approval appear here.' } },
+// `heading`: the panel's heading, visually hidden (the tab shows the label); it
+// keeps the page's outline whole above the cards' h3 titles (axe heading-order).
+const TABS: Array<{ value: Tab; label: string; heading: string; empty: { title: string; description: string } }> = [
+  { value: 'all', label: 'All', heading: 'All templates', empty: { title: 'No templates yet', description: 'Create your first template to start sharing it with the community.' } },
+  { value: 'draft', label: 'Drafts', heading: 'Drafts', empty: { title: 'No drafts', description: 'Templates you save as drafts appear here until you submit them.' } },
+  { value: 'pending', label: 'Pending', heading: 'Pending approval', empty: { title: 'No templates pending approval', description: 'Templates you submit for review appear here until our team decides.' } },
+  { value: 'published', label: 'Published', heading: 'Published templates', empty: { title: 'No published templates', description: 'Your templates appear here once they are approved.' } },
+  { value: 'rejected', label: 'Rejected', heading: 'Rejected templates', empty: { title: 'No rejected templates', description: 'Templates that need changes before approval appear here.' } },
 ]
 
 /** Newest activity first; undated last. */
@@ -103,6 +105,7 @@ export function MyTemplates({ userId }: { userId: string }) {
           const list = listFor(t.value)
           return (
             <Tabs.Content key={t.value} value={t.value} className="mt-6">
+              <h2 className="sr-only">{t.heading}</h2>
               {loadingFor(t.value) ? (
                 <ul className="grid gap-6 sm:grid-cols-2 xl:grid-cols-3" aria-hidden>
                   {[0, 1, 2].map((i) => (

@@ -112,6 +112,8 @@ export function DiscoverPage({
         </ul>
       )}
       <div className="mt-8">
+        {/* The results' heading, for the page's outline: the cards' titles are h3 (axe heading-order). */}
+        <h2 className="sr-only">Results</h2>
         {isLoading || waitingForCategory ? (
           <>
             <StillLoading />

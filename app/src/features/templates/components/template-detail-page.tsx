@@ -138,6 +138,7 @@ export function TemplateDetailPage({ id }: { id: string }) {
         <EmptyState
           icon={<FileQuestion className="h-10 w-10" aria-hidden />}
           title="Template Not Found"
+          titleAs="h1"
           description="The template you're looking for doesn't exist or has been removed."
           action={<ButtonLink to="/discover">Back to Discover</ButtonLink>}
         />

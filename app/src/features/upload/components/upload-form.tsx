@@ -383,7 +383,7 @@ export function UploadForm({
 
           <Tabs.Content value="actions" className="space-y-6">
             <div>
-              <h3 className="text-sm font-semibold text-slate-900">Before you submit</h3>
+              <h2 className="text-sm font-semibold text-slate-900">Before you submit</h2>
               <ul aria-label="Checklist before submitting" className="mt-3 space-y-1.5 text-sm">
                 {checks.map(([label, done]) => (
                   <li key={label} className="flex items-center gap-2 text-slate-700">

@@ -69,9 +69,9 @@ export function VisualsTab({
   return (
     <div className="space-y-8">
       <section aria-labelledby="upload-main-preview-heading" className="space-y-3">
-        <h3 id="upload-main-preview-heading" className="text-sm font-semibold text-slate-900">
+        <h2 id="upload-main-preview-heading" className="text-sm font-semibold text-slate-900">
           Main preview
-        </h3>
+        </h2>
         {mainPreview && (
           <div className="flex flex-wrap items-end gap-3">
             <SlotImage slot={mainPreview} alt="Main preview" className="h-40 w-full max-w-xs rounded-lg border border-slate-200" />
@@ -90,9 +90,9 @@ export function VisualsTab({
       </section>
 
       <section aria-labelledby="upload-previews-heading" className="space-y-3">
-        <h3 id="upload-previews-heading" className="text-sm font-semibold text-slate-900">
+        <h2 id="upload-previews-heading" className="text-sm font-semibold text-slate-900">
           Additional previews ({previews.length}/{MAX_ADDITIONAL_PREVIEWS})
-        </h3>
+        </h2>
         {previews.length > 0 && (
           <ul aria-label="Additional previews" className="grid grid-cols-2 gap-3 sm:grid-cols-3">
             {previews.map((slot, i) => (
@@ -130,9 +130,9 @@ export function VisualsTab({
       </section>
 
       <section aria-labelledby="upload-file-heading" className="space-y-3">
-        <h3 id="upload-file-heading" className="text-sm font-semibold text-slate-900">
+        <h2 id="upload-file-heading" className="text-sm font-semibold text-slate-900">
           Template file
-        </h3>
+        </h2>
         {templateFile && (
           <div className="flex flex-wrap items-center gap-3 rounded-lg border border-slate-200 bg-slate-50 px-3 py-2 text-sm">
             <FileText className="h-4 w-4 text-slate-500" aria-hidden />
