@@ -282,42 +282,13 @@ pub async fn backup(
         recorded.push(store_entry(dest, &id, name, local, key.clone(), &staging).await?);
     }
 
-    // The stored files, one at a time: on the file system each is read where
-    // it is; from S3 each is fetched into the staging folder and removed once
-    // stored, so a backup needs room for one file, not for the whole store.
-    // A version removed since the listing (replaced or deleted meanwhile) is
-    // left out rather than failing the backup.
     let store = plinth_storage::build_operator(&source.storage)
         .map_err(|e| anyhow::anyhow!("cannot open the byte store: {e}"))?;
     let in_place = match &source.storage {
-        plinth_storage::Backend::FileSystem { root } => Some(root.clone()),
+        plinth_storage::Backend::FileSystem { root } => Some(root.as_path()),
         _ => None,
     };
-    let files = staging.dir("files")?;
-    for key_name in list_files(&store, "objects/").await? {
-        let name = format!("files/{key_name}");
-        let local = match &in_place {
-            Some(root) => root.join(&key_name),
-            None => files.join(&key_name),
-        };
-        let stored = async {
-            if in_place.is_none() {
-                download(&store, &key_name, &local).await?;
-            }
-            store_entry(dest, &id, &name, &local, key.clone(), &staging).await
-        }
-        .await;
-        if in_place.is_none() {
-            let _ = fs::remove_file(&local);
-        }
-        match stored {
-            Ok(entry) => recorded.push(entry),
-            Err(e) if gone(&e) => {
-                tracing::debug!(key = %key_name, "an object removed during the backup is left out");
-            }
-            Err(e) => return Err(e),
-        }
-    }
+    recorded.extend(store_files(&store, in_place, dest, &id, key.clone(), &staging).await?);
     let manifest = Manifest {
         format: 1,
         id: id.clone(),
@@ -735,6 +706,49 @@ async fn list_files(op: &Operator, prefix: &str) -> anyhow::Result<Vec<String>> 
         Err(e) if e.kind() == opendal::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(e).with_context(|| format!("listing {prefix}")),
     }
+}
+
+/// Stores every object of the byte store `store` as `files/...` of archive
+/// `id`, one at a time: read where it is when the store is the folder
+/// `in_place`; otherwise fetched into the staging folder and removed once
+/// stored, so a backup needs room for one file, not for the whole store. A
+/// version removed since the listing (replaced or deleted meanwhile) is left
+/// out rather than failing the backup.
+async fn store_files(
+    store: &Operator,
+    in_place: Option<&Path>,
+    dest: &Destination,
+    id: &str,
+    key: Option<Arc<Key>>,
+    staging: &Staging,
+) -> anyhow::Result<Vec<Entry>> {
+    let files = staging.dir("files")?;
+    let mut recorded = Vec::new();
+    for key_name in list_files(store, "objects/").await? {
+        let name = format!("files/{key_name}");
+        let local = match in_place {
+            Some(root) => root.join(&key_name),
+            None => files.join(&key_name),
+        };
+        let stored = async {
+            if in_place.is_none() {
+                download(store, &key_name, &local).await?;
+            }
+            store_entry(dest, id, &name, &local, key.clone(), staging).await
+        }
+        .await;
+        if in_place.is_none() {
+            let _ = fs::remove_file(&local);
+        }
+        match stored {
+            Ok(entry) => recorded.push(entry),
+            Err(e) if gone(&e) => {
+                tracing::debug!(key = %key_name, "an object removed during the backup is left out");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(recorded)
 }
 
 /// Stores `local` as entry `name` of archive `id` (sealed first under
@@ -1298,6 +1312,49 @@ mod tests {
         key.decrypt_file(&stored, &plain).unwrap();
         assert_eq!(fs::read(&plain).unwrap(), b"a stored file");
         assert!(!staging.root.join("sealed/files/objects/ab/here").exists());
+    }
+
+    #[tokio::test]
+    async fn objects_fetched_from_a_store_go_one_at_a_time_and_leave_nothing_staged() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = Destination::parse(dir.path().join("backups").to_str().unwrap()).unwrap();
+        let staging = Staging::new(&dir.path().join("staging")).unwrap();
+        // A store that is not a folder here (as S3 is).
+        let store = Operator::new(opendal::services::Memory::default()).unwrap();
+        let objects = [
+            ("objects/ab/one", &b"first"[..]),
+            ("objects/cd/two", &b"second"[..]),
+        ];
+        for (key, bytes) in objects {
+            store.write(key, bytes.to_vec()).await.unwrap();
+        }
+        let key = Arc::new(Key::new("correct horse").unwrap());
+        let mut entries = store_files(&store, None, &dest, "an-id", Some(key.clone()), &staging)
+            .await
+            .unwrap();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["files/objects/ab/one", "files/objects/cd/two"]);
+        for ((key_name, bytes), entry) in objects.iter().zip(&entries) {
+            let stored = dir.path().join("backups/an-id").join(&entry.name);
+            assert_eq!(entry.sha256, digest(&stored).unwrap().1, "{key_name}");
+            let plain = dir.path().join("plain");
+            key.decrypt_file(&stored, &plain).unwrap();
+            assert_eq!(&fs::read(&plain).unwrap()[..], *bytes, "{key_name}");
+        }
+        // Nothing fetched or sealed stays in the staging folder.
+        let mut left = Vec::new();
+        let mut folders = vec![staging.root.clone()];
+        while let Some(folder) = folders.pop() {
+            for entry in fs::read_dir(&folder).unwrap().flatten() {
+                if entry.path().is_dir() {
+                    folders.push(entry.path());
+                } else {
+                    left.push(entry.path());
+                }
+            }
+        }
+        assert!(left.is_empty(), "{left:?}");
     }
 
     /// A finished archive's manifest, made now.
