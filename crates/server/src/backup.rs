@@ -134,10 +134,17 @@ impl Destination {
     /// segment decides, else its newest archive; `None` while it holds
     /// neither.
     pub async fn sealed(&self) -> anyhow::Result<Option<bool>> {
-        let mut segments = list_files(&self.op, "wal/").await?;
-        segments.retain(|key| wal_name_allowed(key.trim_start_matches("wal/")));
-        segments.sort();
-        if let Some(newest) = segments.last() {
+        let listed = list_files(&self.op, "wal/").await?;
+        self.sealed_given(&listed.into_iter().collect()).await
+    }
+
+    /// [`Destination::sealed`] given the keys under `wal/`, already listed.
+    async fn sealed_given(&self, wal: &BTreeSet<String>) -> anyhow::Result<Option<bool>> {
+        let newest = wal
+            .iter()
+            .rev()
+            .find(|key| wal_name_allowed(key.trim_start_matches("wal/")));
+        if let Some(newest) = newest {
             let head = match self.op.read_with(newest).range(0..MAGIC.len() as u64).await {
                 Ok(head) => head.to_vec(),
                 // (shorter than the mark: not sealed)
@@ -332,7 +339,8 @@ pub async fn sync_wal(
         return Ok(0);
     }
     // (asked again each time: a backup taken meanwhile may have decided)
-    dest.check_sealing(passphrase).await?;
+    let sealed = dest.sealed_given(&present).await?;
+    dest.refuse_mismatch(sealed, passphrase.is_some())?;
     let key = passphrase.map(Key::new).transpose()?;
     names.sort();
     for name in names {
@@ -730,22 +738,28 @@ async fn store_files(
             Some(root) => root.join(&key_name),
             None => files.join(&key_name),
         };
-        let stored = async {
-            if in_place.is_none() {
-                download(store, &key_name, &local).await?;
-            }
-            store_entry(dest, id, &name, &local, key.clone(), staging).await
-        }
-        .await;
+        // Only the source's absence leaves a file out: a destination that
+        // answers "not found" fails the backup like any other error.
+        let stored = match in_place {
+            None => match download(store, &key_name, &local).await {
+                Err(e) => Err((gone(&e), e)),
+                Ok(()) => store_entry(dest, id, &name, &local, key.clone(), staging)
+                    .await
+                    .map_err(|e| (false, e)),
+            },
+            Some(_) => store_entry(dest, id, &name, &local, key.clone(), staging)
+                .await
+                .map_err(|e| (gone(&e) && !local.exists(), e)),
+        };
         if in_place.is_none() {
             let _ = fs::remove_file(&local);
         }
         match stored {
             Ok(entry) => recorded.push(entry),
-            Err(e) if gone(&e) => {
+            Err((true, _)) => {
                 tracing::debug!(key = %key_name, "an object removed during the backup is left out");
             }
-            Err(e) => return Err(e),
+            Err((false, e)) => return Err(e),
         }
     }
     Ok(recorded)

@@ -22,8 +22,11 @@ use hyper::body::{Body, Frame, SizeHint};
 pub struct IdleTimeoutBody<B> {
     body: B,
     idle: Duration,
-    /// Armed when a read finds nothing; disarmed by the next piece.
-    waiting: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The clock, made at the first read that finds nothing and set again
+    /// at each later one after a piece (one timer per body, not per wait).
+    clock: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// Whether the clock runs: a read found nothing and no piece came since.
+    waiting: bool,
 }
 
 impl<B> IdleTimeoutBody<B> {
@@ -31,7 +34,8 @@ impl<B> IdleTimeoutBody<B> {
         Self {
             body,
             idle,
-            waiting: None,
+            clock: None,
+            waiting: false,
         }
     }
 }
@@ -66,14 +70,21 @@ where
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let this = &mut *self;
         if let Poll::Ready(frame) = Pin::new(&mut this.body).poll_frame(cx) {
-            this.waiting = None;
+            this.waiting = false;
             return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
         }
         let idle = this.idle;
-        let waiting = this
-            .waiting
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(idle)));
-        match waiting.as_mut().poll(cx) {
+        let clock = match &mut this.clock {
+            Some(clock) => {
+                if !this.waiting {
+                    clock.as_mut().reset(tokio::time::Instant::now() + idle);
+                }
+                clock
+            }
+            None => this.clock.insert(Box::pin(tokio::time::sleep(idle))),
+        };
+        this.waiting = true;
+        match clock.as_mut().poll(cx) {
             Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(BodyStalled(idle))))),
             Poll::Pending => Poll::Pending,
         }

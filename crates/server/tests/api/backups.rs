@@ -9,7 +9,7 @@ use std::time::Duration;
 use sha2::Digest;
 use sqlx::Connection;
 
-use crate::helpers::{Running, cluster_connection, free_port, output, plinth};
+use crate::helpers::{Running, cluster_connection, free_port, output, plinth, printed_key};
 
 const PASSPHRASE: &str = "a passphrase for the test archives";
 
@@ -95,11 +95,7 @@ async fn an_online_backup_restores_the_same_keys_rows_and_files_and_to_a_moment(
     let data = dir.path().join("data");
 
     let (port, node, lines) = serve(dir.path(), "data", Some(&backups));
-    let service = lines
-        .iter()
-        .find_map(|l| l.strip_prefix("SERVICE_ROLE_KEY="))
-        .unwrap()
-        .to_owned();
+    let service = printed_key(lines.iter().map(String::as_str), "SERVICE_ROLE_KEY");
     let client = reqwest::Client::new();
     let base = format!("http://127.0.0.1:{port}/storage/v1");
     let res = client

@@ -8,7 +8,7 @@ use std::time::Duration;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
-use crate::helpers::{Running, cluster_connection, free_port, plinth};
+use crate::helpers::{Running, cluster_connection, free_port, plinth, printed_key};
 
 /// Processes whose command line mentions `pgdata`.
 fn postgres_processes_on(pgdata: &Path) -> Vec<String> {
@@ -426,11 +426,7 @@ async fn a_function_is_given_a_database_url_it_can_use() {
     let lines = running
         .wait_for("Plinth is ready", Duration::from_secs(90))
         .unwrap_or_else(|seen| panic!("never became ready: {seen:#?}"));
-    let anon = lines
-        .iter()
-        .find_map(|l| l.strip_prefix("ANON_KEY="))
-        .unwrap()
-        .to_owned();
+    let anon = printed_key(lines.iter().map(String::as_str), "ANON_KEY");
     let answer: serde_json::Value = reqwest::Client::new()
         .post(format!("http://127.0.0.1:{port}/functions/v1/db-url"))
         .bearer_auth(&anon)

@@ -289,6 +289,17 @@ impl Drop for Running {
     }
 }
 
+/// The key `name` (`ANON_KEY`, `SERVICE_ROLE_KEY`) among the `NAME=value`
+/// lines plinth printed.
+pub fn printed_key<'a>(lines: impl IntoIterator<Item = &'a str>, name: &str) -> String {
+    let prefix = format!("{name}=");
+    lines
+        .into_iter()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {name} printed"))
+        .to_owned()
+}
+
 /// Runs a command to completion: (success, stdout, stderr).
 pub fn output(mut cmd: Command) -> (bool, String, String) {
     let out = cmd.output().expect("plinth runs");

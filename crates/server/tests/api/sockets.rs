@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::helpers::{Running, free_port, own_database, plinth};
+use crate::helpers::{Running, free_port, own_database, plinth, printed_key};
 
 /// Resident memory of process `pid`, in bytes.
 fn rss(pid: u32) -> u64 {
@@ -36,11 +36,7 @@ fn a_socket_flood_is_capped_and_its_memory_comes_back() {
     let lines = running
         .wait_for("Plinth is ready", Duration::from_secs(60))
         .unwrap_or_else(|seen| panic!("never ready: {seen:#?}"));
-    let anon = lines
-        .iter()
-        .find_map(|l| l.strip_prefix("ANON_KEY="))
-        .unwrap()
-        .to_owned();
+    let anon = printed_key(lines.iter().map(String::as_str), "ANON_KEY");
     let pid = running.child.id();
     let ws_url = format!("ws://127.0.0.1:{port}/realtime/v1/websocket?apikey={anon}&vsn=2.0.0");
 

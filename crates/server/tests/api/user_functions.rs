@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Running, free_port, output, own_database, plinth, spawn_app};
+use crate::helpers::{Running, free_port, output, own_database, plinth, printed_key, spawn_app};
 
 fn write_function(functions: &Path, name: &str, source: &str) {
     std::fs::create_dir_all(functions.join(name)).unwrap();
@@ -244,11 +244,7 @@ fn plinth_functions_scaffolds_lists_keeps_secrets_and_serves_with_reload() {
         .wait_for("plinth is listening", Duration::from_secs(60))
         .expect("plinth functions serve starts");
     let (_, keys, _) = run(&["keys"]);
-    let anon = keys
-        .lines()
-        .find_map(|l| l.strip_prefix("ANON_KEY="))
-        .unwrap()
-        .to_owned();
+    let anon = printed_key(keys.lines(), "ANON_KEY");
     let call = || {
         rt.block_on(async {
             reqwest::Client::new()
