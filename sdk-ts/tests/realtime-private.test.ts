@@ -283,7 +283,7 @@ describe('realtime.send from SQL', () => {
 })
 
 describe('private channels: broadcast over HTTP', () => {
-  it("delivers a writer's httpSend and drops a reader's", async () => {
+  it("delivers a writer's httpSend and refuses a reader's", async () => {
     const room = uniqueRoom('http-private')
     const writer = await signedIn('rtp-writer')
     const reader = await signedIn('rtp-reader')
@@ -297,8 +297,10 @@ describe('private channels: broadcast over HTTP', () => {
 
     // Neither sender joins: their channels only carry the name and `private`.
     const readerSide = reader.client.channel(room, { config: { private: true } })
-    expect(await readerSide.httpSend('by-reader', { text: 'not allowed' })).toEqual({ success: true })
-    // `send` on a channel that is not joined falls back to POST /api/broadcast with `private: true`.
+    // One message is refused out loud (403 Unauthorized, as the platform)...
+    await expect(readerSide.httpSend('by-reader', { text: 'not allowed' })).rejects.toThrow('Unauthorized')
+    // ...while a batch drops it: `send` on a channel that is not joined falls
+    // back to POST /api/broadcast with `private: true`.
     expect(await readerSide.send({ type: 'broadcast', event: 'by-reader-rest', payload: { text: 'not allowed' } })).toBe('ok')
     await pause(500)
     const writerSide = writer.client.channel(room, { config: { private: true } })

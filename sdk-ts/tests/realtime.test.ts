@@ -58,6 +58,27 @@ describe('realtime', () => {
     expect(own).toEqual([{ text: 'hello' }])
   })
 
+  it('answers a broadcast past the size limit with an error, and the channel lives on', async () => {
+    const a = track(anonClient())
+    const b = track(anonClient())
+    const topic = `big-${Date.now()}`
+    const received: unknown[] = []
+    const chA = a.channel(topic, { config: { broadcast: { ack: true } } })
+    const chB = b.channel(topic)
+    chB.on('broadcast', { event: 'note' }, ({ payload }) => void received.push(payload))
+    await subscribed(chA)
+    await subscribed(chB)
+    // Over the default 256 KiB: refused, as the platform refuses it
+    // (payload_size_exceeded), without closing the socket.
+    const big = await chA.send({ type: 'broadcast', event: 'note', payload: { text: 'x'.repeat(300_000) } })
+    expect(big).toBe('error')
+    const small = await chA.send({ type: 'broadcast', event: 'note', payload: { text: 'small' } })
+    expect(small).toBe('ok')
+    await waitFor(() => (received.length ? true : undefined))
+    expect(received).toEqual([{ text: 'small' }])
+    expect(chA.state).toBe('joined')
+  })
+
   it('tracks presence across clients', async () => {
     const a = track(anonClient())
     const b = track(anonClient())

@@ -22,10 +22,20 @@ pub struct RealtimeConfig {
     /// answered with the platform's error reply `ChannelRateLimitReached:
     /// Too many channels`.
     pub max_channels_per_connection: usize,
-    /// Largest message a client may send, in bytes (text or binary frame),
-    /// and largest body of the HTTP broadcast endpoint. A larger websocket
-    /// message closes the socket with close code 1009 (message too big).
+    /// Largest broadcast or presence message a client may send, in bytes
+    /// (the whole text or binary frame), and largest body of the HTTP
+    /// broadcast endpoint: the platform's `max_payload_size_in_kb`. Past it,
+    /// as on the platform, a broadcast is dropped (a sender that asked for
+    /// acks gets the error reply `payload_size_exceeded`) and a presence
+    /// track closes its channel with `Track message size exceeded`; the
+    /// socket stays open.
     pub max_message_size: usize,
+    /// Largest websocket message read at all, in bytes (at least
+    /// `max_message_size`); a larger one closes the socket with close code
+    /// 1009 (message too big), as the platform's 5 MB frame limit does. It
+    /// is lower than the platform's by default: a socket's read buffer grows
+    /// to the largest message it was sent.
+    pub max_frame_size: usize,
     /// Messages a socket may send per second (heartbeats excepted). Beyond
     /// that, messages are dropped and pushes carrying a ref get the error
     /// reply `Too many messages per second`.
@@ -51,6 +61,14 @@ pub struct RealtimeConfig {
     pub private_only: bool,
 }
 
+impl RealtimeConfig {
+    /// The websocket reader's limit: `max_frame_size`, and never below
+    /// `max_message_size`.
+    pub(crate) fn frame_limit(&self) -> usize {
+        self.max_frame_size.max(self.max_message_size)
+    }
+}
+
 impl Default for RealtimeConfig {
     fn default() -> Self {
         Self {
@@ -59,6 +77,7 @@ impl Default for RealtimeConfig {
             max_connections_per_user: 50,
             max_channels_per_connection: 100,
             max_message_size: 256 * 1024,
+            max_frame_size: 1024 * 1024,
             max_events_per_second: 100,
             max_joins_per_second: 100,
             max_presence_events_per_second: 10,

@@ -13,6 +13,13 @@ pub enum RealtimeError {
     /// A refusal sent to the client as `{"error": message}` with `status`.
     #[error("{message}")]
     Refused { status: StatusCode, message: String },
+    /// A refusal whose body the platform words otherwise (`{"message"}`,
+    /// or a validation's `{"errors"}`).
+    #[error("{status}: {body}")]
+    Answered {
+        status: StatusCode,
+        body: serde_json::Value,
+    },
 }
 
 impl RealtimeError {
@@ -30,6 +37,7 @@ impl IntoResponse for RealtimeError {
             Self::Refused { status, message } => {
                 (status, Json(json!({ "error": message }))).into_response()
             }
+            Self::Answered { status, body } => (status, Json(body)).into_response(),
             Self::Database(e) => {
                 tracing::error!(error = %e, "realtime database error");
                 (

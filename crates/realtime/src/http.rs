@@ -48,7 +48,8 @@ fn too_large() -> RealtimeError {
     RealtimeError::refused(StatusCode::PAYLOAD_TOO_LARGE, "Payload too large")
 }
 
-/// The body, within the message size limit. A body the framework itself
+/// The body, within the frame size limit (each payload's own limit is
+/// checked as the platform checks it). A body the framework itself
 /// refused (over its own limit, or cut off) is answered in the JSON shape
 /// too, never as axum's plain text.
 fn checked_body(
@@ -59,7 +60,7 @@ fn checked_body(
         StatusCode::PAYLOAD_TOO_LARGE => too_large(),
         status => RealtimeError::refused(status, e.body_text()),
     })?;
-    if body.len() > state.inner.config.max_message_size {
+    if body.len() > state.inner.config.frame_limit() {
         return Err(too_large());
     }
     Ok(body)
@@ -117,18 +118,18 @@ impl<'a> WriteRights<'a> {
 
 /// Sends one broadcast. To a private channel only when the caller's
 /// policies on `realtime.messages` let them write to it (the service role
-/// always may); a refused one is skipped, as the platform skips it.
+/// always may); returns whether it was sent.
 async fn send(
     rights: &mut WriteRights<'_>,
     name: &str,
     private: bool,
     event: &str,
     payload: Value,
-) -> Result<(), RealtimeError> {
+) -> Result<bool, RealtimeError> {
     let topic = topic_of(name);
     let sub_topic = topic.strip_prefix("realtime:").unwrap_or(&topic);
     if private && !rights.may_write(sub_topic).await? {
-        return Ok(());
+        return Ok(false);
     }
     rights.state.publish(
         Relayed::Broadcast {
@@ -137,7 +138,17 @@ async fn send(
         },
         None,
     );
-    Ok(())
+    Ok(true)
+}
+
+/// The platform's validation error of a payload over the size limit.
+const PAYLOAD_TOO_BIG: &str = "Payload size exceeds tenant limit";
+
+fn unprocessable(errors: Value) -> RealtimeError {
+    RealtimeError::Answered {
+        status: StatusCode::UNPROCESSABLE_ENTITY,
+        body: json!({ "errors": errors }),
+    }
 }
 
 pub(crate) async fn broadcast(
@@ -153,6 +164,22 @@ pub(crate) async fn broadcast(
             "Body must be {\"messages\":[{\"topic\",\"event\",\"payload\"}]}",
         )
     })?;
+    // As the platform validates a batch: one payload over the limit refuses
+    // them all, each message's errors in its place.
+    let max = state.inner.config.max_message_size;
+    let verdicts: Vec<Value> = body
+        .messages
+        .iter()
+        .map(|m| match serde_json::to_vec(&m.payload) {
+            Ok(bytes) if bytes.len() <= max => json!({}),
+            _ => json!({ "payload": [PAYLOAD_TOO_BIG] }),
+        })
+        .collect();
+    if verdicts.iter().any(|v| v != &json!({})) {
+        return Err(unprocessable(json!({ "messages": verdicts })));
+    }
+    // A private message the caller may not write is skipped, as the
+    // platform's batch skips it.
     let mut rights = WriteRights::new(&state, &identity);
     for message in body.messages {
         send(
@@ -183,6 +210,9 @@ pub(crate) async fn broadcast_event(
     let identity = authorize(&state, &headers)?;
     let body = checked_body(&state, body)?;
     let private = query.private.as_deref() == Some("true");
+    if body.len() > state.inner.config.max_message_size {
+        return Err(unprocessable(json!({ "payload": [PAYLOAD_TOO_BIG] })));
+    }
     let payload: Value = if body.is_empty() {
         json!({})
     } else {
@@ -193,7 +223,9 @@ pub(crate) async fn broadcast_event(
             )
         })?
     };
-    send(
+    // Unlike the batch, a single message the caller may not write is
+    // refused out loud (realtime-js's httpSend throws its message).
+    let sent = send(
         &mut WriteRights::new(&state, &identity),
         &name,
         private,
@@ -201,5 +233,11 @@ pub(crate) async fn broadcast_event(
         payload,
     )
     .await?;
+    if !sent {
+        return Err(RealtimeError::Answered {
+            status: StatusCode::FORBIDDEN,
+            body: json!({ "message": "Unauthorized" }),
+        });
+    }
     Ok(StatusCode::ACCEPTED)
 }

@@ -35,7 +35,7 @@ use crate::relay::Relayed;
 const OUTBOX_LEN: usize = 1024;
 /// Most queued frames written to a socket before one flush.
 const MAX_BATCH: usize = 64;
-/// Room above `max_message_size` in the websocket reader, so that a message
+/// Room above the frame limit in the websocket reader, so that a message
 /// slightly too big is refused by us with a proper close frame.
 const READER_SLACK: usize = 64 * 1024;
 /// Read buffer of a socket, and how much it buffers before writing (the
@@ -165,7 +165,7 @@ pub(crate) async fn upgrade(
     let reader_limit = state
         .inner
         .config
-        .max_message_size
+        .frame_limit()
         .saturating_add(READER_SLACK);
     ws.max_message_size(reader_limit)
         .max_frame_size(reader_limit)
@@ -374,20 +374,20 @@ impl Connection {
     }
 
     async fn on_message(&mut self, message: Message) {
-        let max = self.state.inner.config.max_message_size;
+        let config = &self.state.inner.config;
+        let (frame_limit, max) = (config.frame_limit(), config.max_message_size);
+        let len = match &message {
+            Message::Text(body) => body.len(),
+            Message::Binary(body) => body.len(),
+            _ => 0,
+        };
+        if len > frame_limit {
+            self.close = Some((1009, "message too big"));
+            return;
+        }
         let decoded = match message {
-            Message::Text(body) => {
-                if body.len() > max {
-                    self.close = Some((1009, "message too big"));
-                    return;
-                }
-                protocol::decode_text(self.vsn, body.as_str())
-            }
+            Message::Text(body) => protocol::decode_text(self.vsn, body.as_str()),
             Message::Binary(body) => {
-                if body.len() > max {
-                    self.close = Some((1009, "message too big"));
-                    return;
-                }
                 if self.vsn == Vsn::V1 {
                     Err(DecodeError {
                         topic: None,
@@ -404,7 +404,7 @@ impl Connection {
             Message::Ping(_) | Message::Pong(_) | Message::Close(_) => return,
         };
         match decoded {
-            Ok(frame) => self.on_frame(frame).await,
+            Ok(frame) => self.on_frame(frame, len > max).await,
             Err(e) => self.on_decode_error(e),
         }
     }
@@ -433,7 +433,9 @@ impl Connection {
             .admit(self.state.inner.config.max_events_per_second)
     }
 
-    async fn on_frame(&mut self, frame: Frame) {
+    /// One decoded message; `oversized`: longer than `max_message_size`,
+    /// which broadcasts and presence tracks may not be.
+    async fn on_frame(&mut self, frame: Frame, oversized: bool) {
         if frame.topic == "phoenix" {
             if frame.event == "heartbeat" {
                 self.out.push(frame.reply("ok", json!({})));
@@ -458,8 +460,8 @@ impl Connection {
         }
         match frame.event.as_str() {
             "phx_leave" => self.leave(frame).await,
-            "broadcast" => self.broadcast(frame),
-            "presence" => self.presence(frame).await,
+            "broadcast" => self.broadcast(frame, oversized),
+            "presence" => self.presence(frame, oversized).await,
             "access_token" => self.access_token(frame).await,
             _ => self.out.push(frame.reply_error("unknown event")),
         }
@@ -787,7 +789,7 @@ impl Connection {
         }
     }
 
-    fn broadcast(&mut self, frame: Frame) {
+    fn broadcast(&mut self, frame: Frame, oversized: bool) {
         let Some(joined) = self.channels.get(&frame.topic) else {
             return;
         };
@@ -806,7 +808,16 @@ impl Connection {
         if !joined.policies.broadcast_write {
             return;
         }
-        let ack = joined.ack;
+        let ack = joined.ack && frame.msg_ref.is_some();
+        if oversized {
+            // The platform's refusal: dropped, and told only to a sender
+            // that asked for acks (realtime-js's `send` resolves 'error').
+            if ack {
+                self.out
+                    .push(frame.reply("error", json!("payload_size_exceeded")));
+            }
+            return;
+        }
         self.state.publish(
             Relayed::Broadcast {
                 topic: joined.shared.key.clone(),
@@ -814,12 +825,12 @@ impl Connection {
             },
             Some(self.id),
         );
-        if ack && frame.msg_ref.is_some() {
+        if ack {
             self.out.push(frame.reply("ok", json!({})));
         }
     }
 
-    async fn presence(&mut self, frame: Frame) {
+    async fn presence(&mut self, frame: Frame, oversized: bool) {
         let Some(joined) = self.channels.get(&frame.topic) else {
             return;
         };
@@ -847,6 +858,12 @@ impl Connection {
                         .push(frame.reply_error("Presence track payload must be a map"));
                     return;
                 };
+                if oversized {
+                    // As the platform: the channel is shut down.
+                    self.close_channel(&frame.topic, "Track message size exceeded")
+                        .await;
+                    return;
+                }
                 let Some(joined) = self.channels.get_mut(&frame.topic) else {
                     return;
                 };

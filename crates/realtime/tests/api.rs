@@ -1452,26 +1452,80 @@ async fn presence_events_per_second_are_capped_per_socket() {
 }
 
 #[tokio::test]
-async fn oversized_messages_close_the_socket_with_1009() {
+async fn oversized_broadcasts_and_tracks_are_refused_and_the_socket_lives_on() {
     let app = spawn_app_with(RealtimeConfig {
         max_message_size: 1024,
+        max_frame_size: 8192,
+        ..Default::default()
+    })
+    .await;
+    let big = |event: &str| json!({"type": "broadcast", "event": event, "payload": {"s": "a".repeat(2000)}});
+    let small = |event: &str| json!({"type": "broadcast", "event": event, "payload": {"s": "a"}});
+    let mut a = app.client("2.0.0").await;
+    let mut b = app.client("1.0.0").await;
+    let mut quiet = app.client("2.0.0").await;
+    a.join("room", broadcast_config(true, false), None).await;
+    b.join("room", broadcast_config(false, false), None).await;
+    quiet
+        .join("room", broadcast_config(false, false), None)
+        .await;
+
+    // With acks: the platform's error reply; nobody receives it.
+    let r = a.push("realtime:room", "broadcast", big("big")).await;
+    assert_eq!(
+        a.reply(&r).await.payload,
+        json!({"status": "error", "response": "payload_size_exceeded"})
+    );
+    // Without: dropped without a word.
+    quiet.push("realtime:room", "broadcast", big("big")).await;
+    quiet.expect_none("phx_reply").await;
+    // Both sockets still carry messages.
+    let r = a.push("realtime:room", "broadcast", small("a")).await;
+    assert_eq!(a.reply(&r).await.payload["status"], "ok");
+    quiet.push("realtime:room", "broadcast", small("q")).await;
+    let mut heard = vec![
+        b.expect("broadcast").await.payload["event"].clone(),
+        b.expect("broadcast").await.payload["event"].clone(),
+    ];
+    heard.sort_by_key(|e| e.to_string());
+    assert_eq!(heard, [json!("a"), json!("q")]);
+    b.expect_none("broadcast").await;
+
+    // A presence track past the limit shuts its channel, not the socket.
+    let presence = json!({"broadcast": {}, "presence": {"key": "alice", "enabled": true}});
+    a.join("lobby", presence, None).await;
+    a.expect("presence_state").await;
+    a.push(
+        "realtime:lobby",
+        "presence",
+        json!({"type": "presence", "event": "track", "payload": {"s": "a".repeat(2000)}}),
+    )
+    .await;
+    let system = a.expect("system").await;
+    assert_eq!(system.topic, "realtime:lobby");
+    assert_eq!(system.payload["status"], "error");
+    assert_eq!(system.payload["message"], "Track message size exceeded");
+    assert_eq!(a.expect("phx_close").await.topic, "realtime:lobby");
+    a.expect_none("presence_diff").await;
+    let r = a.push("realtime:room", "broadcast", small("after")).await;
+    assert_eq!(a.reply(&r).await.payload["status"], "ok");
+    assert_eq!(b.expect("broadcast").await.payload["event"], "after");
+}
+
+#[tokio::test]
+async fn messages_past_the_frame_limit_close_the_socket_with_1009() {
+    let app = spawn_app_with(RealtimeConfig {
+        max_message_size: 1024,
+        max_frame_size: 8192,
         ..Default::default()
     })
     .await;
     let mut c = app.client("2.0.0").await;
     c.join("room", broadcast_config(true, false), None).await;
-    let r = c
-        .push(
-            "realtime:room",
-            "broadcast",
-            json!({"type": "broadcast", "event": "e", "payload": {"s": "a".repeat(500)}}),
-        )
-        .await;
-    assert_eq!(c.reply(&r).await.payload["status"], "ok");
     c.push(
         "realtime:room",
         "broadcast",
-        json!({"type": "broadcast", "event": "e", "payload": {"s": "a".repeat(2000)}}),
+        json!({"type": "broadcast", "event": "e", "payload": {"s": "a".repeat(10_000)}}),
     )
     .await;
     assert_eq!(c.expect_close().await, Some(1009));
@@ -1479,15 +1533,66 @@ async fn oversized_messages_close_the_socket_with_1009() {
     let mut c = app.client("2.0.0").await;
     c.send_raw(Message::text("x".repeat(200_000))).await;
     assert_eq!(c.expect_close().await, Some(1009));
+}
 
+#[tokio::test]
+async fn http_broadcasts_past_the_size_limit_are_refused_in_the_platforms_words() {
+    let app = spawn_app_with(RealtimeConfig {
+        max_message_size: 1024,
+        max_frame_size: 8192,
+        ..Default::default()
+    })
+    .await;
+    let mut r = app.client("2.0.0").await;
+    r.join("room", broadcast_config(false, false), None).await;
     let http = reqwest::Client::new();
-    let response = http
-        .post(app.node.http_url("/api/broadcast"))
-        .header("apikey", &app.anon)
-        .json(&json!({"messages": [{"topic": "room", "event": "e", "payload": {"s": "a".repeat(2000)}}]}))
-        .send()
-        .await
-        .unwrap();
+    let post = |path: &str, body: String| {
+        http.post(app.node.http_url(path))
+            .header("apikey", &app.anon)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    // One payload over the limit refuses the whole batch, each message's
+    // errors in its place.
+    let batch = json!({"messages": [
+        {"topic": "room", "event": "small", "payload": {"s": "a"}},
+        {"topic": "room", "event": "big", "payload": {"s": "a".repeat(2000)}},
+    ]});
+    let response = post("/api/broadcast", batch.to_string()).await.unwrap();
+    assert_eq!(response.status(), 422);
+    assert_eq!(
+        response.json::<Value>().await.unwrap(),
+        json!({"errors": {"messages": [{}, {"payload": ["Payload size exceeds tenant limit"]}]}})
+    );
+    let response = post(
+        "/api/broadcast/room/events/big",
+        json!({"s": "a".repeat(2000)}).to_string(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 422);
+    assert_eq!(
+        response.json::<Value>().await.unwrap(),
+        json!({"errors": {"payload": ["Payload size exceeds tenant limit"]}})
+    );
+    r.expect_none("broadcast").await;
+    // Within the limit, both deliver.
+    let batch = json!({"messages": [{"topic": "room", "event": "small", "payload": {"s": "a"}}]});
+    let response = post("/api/broadcast", batch.to_string()).await.unwrap();
+    assert_eq!(response.status(), 202);
+    assert_eq!(r.expect("broadcast").await.payload["event"], "small");
+    let response = post(
+        "/api/broadcast/room/events/one",
+        json!({"n": 1}).to_string(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 202);
+    assert_eq!(r.expect("broadcast").await.payload["event"], "one");
+    // A body past the frame limit is not read.
+    let huge = json!({"messages": [{"topic": "room", "event": "e", "payload": {"s": "a".repeat(10_000)}}]});
+    let response = post("/api/broadcast", huge.to_string()).await.unwrap();
     assert_eq!(response.status(), 413);
 }
 
@@ -1907,6 +2012,31 @@ async fn http_broadcasts_to_private_channels_need_the_right_to_write() {
         assert_eq!(got.payload["payload"]["n"], n);
     }
     r.expect_none("broadcast").await;
+    // One message (realtime-js's httpSend) that may not be written is
+    // refused out loud, as the platform refuses it.
+    let one = |token: String, tag: &'static str| {
+        http.post(
+            app.node
+                .http_url("/api/broadcast/room1/events/one?private=true"),
+        )
+        .header("apikey", &app.anon)
+        .bearer_auth(token)
+        .json(&json!({ "tag": tag }))
+        .send()
+    };
+    let response = one(app.user_token(reader, 600), "reader").await.unwrap();
+    assert_eq!(response.status(), 403);
+    assert_eq!(
+        response.json::<Value>().await.unwrap(),
+        json!({"message": "Unauthorized"})
+    );
+    r.expect_none("broadcast").await;
+    let response = one(app.user_token(writer, 600), "writer").await.unwrap();
+    assert_eq!(response.status(), 202);
+    assert_eq!(
+        r.expect("broadcast").await.payload["payload"]["tag"],
+        "writer"
+    );
 }
 
 #[tokio::test]

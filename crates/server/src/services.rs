@@ -580,9 +580,15 @@ pub struct RealtimeArgs {
     pub realtime_max_channels_per_connection: usize,
     #[arg(long, env = "TENANT_MAX_CHANNELS_PER_CLIENT", hide = true)]
     pub tenant_max_channels_per_client: Option<usize>,
-    /// Largest message, in bytes.
+    /// Largest broadcast or presence message, in bytes (the platform's
+    /// max_payload_size_in_kb): a larger one is refused as the platform
+    /// refuses it, and the socket stays open.
     #[arg(long, env = "REALTIME_MAX_MESSAGE_SIZE", default_value_t = 262_144)]
     pub realtime_max_message_size: usize,
+    /// Largest websocket message read at all, in bytes; a larger one closes
+    /// the socket (1009).
+    #[arg(long, env = "REALTIME_MAX_FRAME_SIZE", default_value_t = 1_048_576)]
+    pub realtime_max_frame_size: usize,
     /// Most events a connection may send per second (the platform's name,
     /// TENANT_MAX_EVENTS_PER_SECOND, is read too).
     #[arg(long, env = "REALTIME_MAX_EVENTS_PER_SECOND", default_value_t = 100)]
@@ -624,6 +630,7 @@ impl RealtimeArgs {
                 .tenant_max_channels_per_client
                 .unwrap_or(self.realtime_max_channels_per_connection),
             max_message_size: self.realtime_max_message_size,
+            max_frame_size: self.realtime_max_frame_size,
             max_events_per_second: self
                 .tenant_max_events_per_second
                 .unwrap_or(self.realtime_max_events_per_second),
