@@ -26,8 +26,6 @@ const STREAM_LIFETIME: Duration = Duration::from_secs(300);
 const INVOCATIONS: usize = 200;
 /// Entries `GET /logs` returns at most.
 const MAX_LOG_ENTRIES: usize = 1000;
-/// The channel the realtime trigger notifies on (`realtime.changes_channel()`).
-const CHANGES_CHANNEL: &str = "plinth_realtime_changes";
 
 /// `GET /realtime`.
 pub(crate) async fn realtime(State(state): State<ConsoleState>) -> Result<Response> {
@@ -119,37 +117,65 @@ pub(crate) async fn changes(
         )
     })?;
     let mut listener = sqlx::postgres::PgListener::connect_with(&state.inner.db.owner).await?;
-    listener.listen(CHANGES_CHANNEL).await?;
+    listener.listen(plinth_realtime::CHANGES_CHANNEL).await?;
+    let db = state.inner.db.owner.clone();
     let changes = stream::unfold(
         (listener, permit, schema, table),
-        |(mut listener, permit, schema, table)| async move {
-            loop {
-                let notification = listener.recv().await.ok()?;
-                let Ok(change) = serde_json::from_str::<Value>(notification.payload()) else {
-                    continue;
-                };
-                if change["schema"] != schema.as_str() || change["table"] != table.as_str() {
-                    continue;
+        move |(mut listener, permit, schema, table)| {
+            let db = db.clone();
+            async move {
+                loop {
+                    let notification = listener.recv().await.ok()?;
+                    let Ok(mut change) = serde_json::from_str::<Value>(notification.payload())
+                    else {
+                        continue;
+                    };
+                    if change["schema"] != schema.as_str() || change["table"] != table.as_str() {
+                        continue;
+                    }
+                    if change["truncated"] == true {
+                        read_back(&db, &schema, &table, &mut change).await;
+                    }
+                    let data = json!({
+                        "type": change["type"],
+                        "schema": change["schema"],
+                        "table": change["table"],
+                        "commit_timestamp": change["commit_timestamp"],
+                        "record": change["record"],
+                        "old_record": change["old_record"],
+                        "truncated": change["truncated"],
+                        "pk": change["pk"],
+                    });
+                    let event = Event::default().event("change").data(data.to_string());
+                    return Some((
+                        Ok::<_, Infallible>(event),
+                        (listener, permit, schema, table),
+                    ));
                 }
-                let data = json!({
-                    "type": change["type"],
-                    "schema": change["schema"],
-                    "table": change["table"],
-                    "commit_timestamp": change["commit_timestamp"],
-                    "record": change["record"],
-                    "old_record": change["old_record"],
-                    "truncated": change["truncated"],
-                    "pk": change["pk"],
-                });
-                let event = Event::default().event("change").data(data.to_string());
-                return Some((
-                    Ok::<_, Infallible>(event),
-                    (listener, permit, schema, table),
-                ));
             }
         },
     );
     Ok(event_stream(changes))
+}
+
+/// A change too big for its notification carries only its key: the record
+/// of an insert or update is read back (the row as it is now), and the old
+/// record of an update or delete is its key, as realtime subscribers get it.
+async fn read_back(db: &sqlx::PgPool, schema: &str, table: &str, change: &mut Value) {
+    let Some(pk) = change["pk"].as_object().cloned() else {
+        return;
+    };
+    let kind = change["type"].as_str().unwrap_or_default().to_owned();
+    if matches!(kind.as_str(), "INSERT" | "UPDATE") {
+        match plinth_realtime::row_by_key(db, schema, table, &pk).await {
+            Ok(Some(row)) => change["record"] = Value::Object(row),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "console: reading back a change's row failed"),
+        }
+    }
+    if matches!(kind.as_str(), "UPDATE" | "DELETE") {
+        change["old_record"] = Value::Object(pk);
+    }
 }
 
 /// An event stream that ends after [`STREAM_LIFETIME`]: the browser's

@@ -163,13 +163,32 @@ async fn visible_row(
     if change.pk.is_empty() {
         return Ok(None);
     }
-    let table = format!(
-        "{}.{}",
-        quote_ident(&change.schema),
-        quote_ident(&change.table)
-    );
-    let conditions: Vec<String> = change
-        .pk
+    let mut tx = match state.inner.db.begin_as(ctx).await {
+        Ok(tx) => tx,
+        Err(e) => return denied(e),
+    };
+    let row = row_by_key(&mut *tx, &change.schema, &change.table, &change.pk).await;
+    let _ = tx.rollback().await;
+    match row {
+        Ok(row) => Ok(row),
+        Err(e) => denied(e),
+    }
+}
+
+/// The row of `schema.table` whose primary key is `pk` (a change's key, as
+/// the trigger wrote it), as `executor` may see it now: how a change too big
+/// for its notification gets its record.
+pub async fn row_by_key<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    schema: &str,
+    table: &str,
+    pk: &Map<String, Value>,
+) -> sqlx::Result<Option<Map<String, Value>>> {
+    if pk.is_empty() {
+        return Ok(None);
+    }
+    let table = format!("{}.{}", quote_ident(schema), quote_ident(table));
+    let conditions: Vec<String> = pk
         .keys()
         .map(|c| format!("t.{0} = k.{0}", quote_ident(c)))
         .collect();
@@ -178,20 +197,11 @@ async fn visible_row(
          where {}",
         conditions.join(" and ")
     );
-    let mut tx = match state.inner.db.begin_as(ctx).await {
-        Ok(tx) => tx,
-        Err(e) => return denied(e),
-    };
-    let row: sqlx::Result<Option<Json<Map<String, Value>>>> =
-        sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
-            .bind(Json(&change.pk))
-            .fetch_optional(&mut *tx)
-            .await;
-    let _ = tx.rollback().await;
-    match row {
-        Ok(row) => Ok(row.map(|Json(r)| r)),
-        Err(e) => denied(e),
-    }
+    let row: Option<Json<Map<String, Value>>> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .bind(Json(pk))
+        .fetch_optional(executor)
+        .await?;
+    Ok(row.map(|Json(r)| r))
 }
 
 /// Whether `ctx` may select every column of the table (the grants a

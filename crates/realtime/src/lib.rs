@@ -69,8 +69,10 @@ use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
+pub use changes::row_by_key;
 pub use config::RealtimeConfig;
 pub use error::RealtimeError;
+pub use relay::CHANGES_CHANNEL;
 
 use hub::{ConnId, Hub};
 use protocol::Frame;

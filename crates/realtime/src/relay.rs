@@ -24,7 +24,7 @@ use uuid::Uuid;
 use crate::RealtimeState;
 
 /// NOTIFY channel of row changes (also named by `realtime.changes_channel()`).
-pub(crate) const CHANGES_CHANNEL: &str = "plinth_realtime_changes";
+pub const CHANGES_CHANNEL: &str = "plinth_realtime_changes";
 /// NOTIFY channel of relayed broadcasts and presence diffs.
 pub(crate) const RELAY_CHANNEL: &str = "plinth_realtime_relay";
 /// Largest NOTIFY payload sent inline (PostgreSQL's limit is 8000 bytes).

@@ -730,6 +730,32 @@ async fn schema_realtime_logs_health_and_settings() {
     }
     assert!(seen.contains("event: change"), "{seen}");
     assert!(seen.contains("\"type\":\"INSERT\""), "{seen}");
+    // A row too big for its notification is read back whole.
+    let long = "d".repeat(10_000);
+    sqlx::query(
+        "insert into public.categories (name, slug, description) values ('Long', 'long', $1)",
+    )
+    .bind(&long)
+    .execute(owner_pool(&app))
+    .await
+    .unwrap();
+    let mut seen = String::new();
+    while !seen.contains("\"Long\"") || !seen.ends_with("\n\n") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), tail.chunk())
+            .await
+            .expect("a change arrives")
+            .unwrap()
+            .expect("the stream stays open");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let data = seen
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .find(|l| l.contains("\"Long\""))
+        .unwrap();
+    let change: serde_json::Value = serde_json::from_str(data).unwrap();
+    assert_eq!(change["record"]["description"], long.as_str(), "{data}");
+    assert_eq!(change["record"]["slug"], "long");
     let (status, _) = console
         .send(
             Method::POST,
