@@ -388,3 +388,118 @@ async fn scheduled_backups_are_taken_and_pruned_on_their_own() {
         b"a stored file"
     );
 }
+
+/// Backups on a real S3 (moto on loopback): a node whose files are on S3
+/// backs up to an `s3://bucket/prefix`, and the archive comes back into a
+/// new data folder with its files on another bucket.
+#[tokio::test]
+async fn backups_to_s3_of_files_on_s3_come_back_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir_path = dir.path();
+    let store = crate::moto::fresh_bucket();
+    let vault = crate::moto::fresh_bucket();
+    let target = crate::moto::fresh_bucket();
+    let endpoint = store.endpoint.clone().unwrap();
+    let to = format!("s3://{}/nightly", vault.bucket);
+    // The same credentials and endpoint serve the files and the archives.
+    let with_s3 = |cmd: &mut std::process::Command, bucket: &str| {
+        cmd.env("STORAGE_BACKEND", "s3")
+            .env("GLOBAL_S3_BUCKET", bucket)
+            .env("GLOBAL_S3_ENDPOINT", &endpoint)
+            .env("GLOBAL_S3_FORCE_PATH_STYLE", "true")
+            .env("REGION", "us-east-1")
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("PLINTH_BACKUP_S3_ENDPOINT", &endpoint)
+            .env("PLINTH_BACKUP_TO", &to)
+            .env("PLINTH_BACKUP_PASSPHRASE", PASSPHRASE);
+    };
+    let serve_on = |data: &str, bucket: &str| {
+        let port = free_port();
+        let mut cmd = plinth(dir_path);
+        cmd.args(["serve", "--port", &port.to_string(), "--policies", "none"])
+            .args(["--data-dir", data])
+            .env("PLINTH_APP_DIR", "/nonexistent");
+        with_s3(&mut cmd, bucket);
+        let running = Running::start(cmd);
+        let lines = running
+            .wait_for("Plinth is ready", Duration::from_secs(120))
+            .unwrap_or_else(|seen| panic!("{data} never became ready: {seen:#?}"));
+        (port, running, lines)
+    };
+    let run = |args: &[&str], bucket: &str| {
+        let mut cmd = plinth(dir_path);
+        cmd.args(args);
+        with_s3(&mut cmd, bucket);
+        output(cmd)
+    };
+    std::fs::set_permissions(dir_path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(dir_path.join("migrations")).unwrap();
+    std::fs::write(
+        dir_path.join("migrations/1_things.sql"),
+        "create table public.things (id int); insert into public.things values (1);",
+    )
+    .unwrap();
+    let data = dir_path.join("data");
+
+    let (port, node, lines) = serve_on("data", &store.bucket);
+    let service = printed_key(lines.iter().map(String::as_str), "SERVICE_ROLE_KEY");
+    let client = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}/storage/v1");
+    let res = client
+        .post(format!("{base}/bucket"))
+        .bearer_auth(&service)
+        .json(&serde_json::json!({"name": "vault", "public": false}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let file: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    let res = client
+        .post(format!("{base}/object/vault/report.bin"))
+        .bearer_auth(&service)
+        .header("content-type", "application/octet-stream")
+        .body(file.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    // Stored under its object's key, not its name.
+    let stored = crate::moto::keys(&store.bucket);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert!(stored[0].starts_with("objects/"), "{stored:?}");
+
+    let (ok, out, stderr) = run(&["backup", "--data-dir", "data"], &store.bucket);
+    assert!(ok, "{stderr}");
+    assert!(out.contains("plinth-backup-"), "{out}");
+    insert_thing(&data, 2).await;
+    let (ok, _, stderr) = run(&["backup", "--data-dir", "data"], &store.bucket);
+    assert!(ok, "{stderr}");
+    assert!(node.interrupt().success());
+
+    // Everything under the prefix: two archives, each with its manifest.
+    let archived = crate::moto::keys(&vault.bucket);
+    assert!(
+        archived.iter().all(|k| k.starts_with("nightly/")),
+        "{archived:?}"
+    );
+    let manifests = archived
+        .iter()
+        .filter(|k| k.starts_with("nightly/plinth-backup-") && k.ends_with("/manifest.json"))
+        .count();
+    assert_eq!(manifests, 2, "{archived:?}");
+
+    // The newest archive, its files written to the new node's bucket.
+    let (ok, out, stderr) = run(
+        &["restore", "--from", &to, "--data-dir", "restored"],
+        &target.bucket,
+    );
+    assert!(ok, "{stderr}");
+    assert!(out.contains("restored plinth-backup-"), "{out}");
+    assert_eq!(crate::moto::keys(&target.bucket), stored);
+    let restored = dir_path.join("restored");
+    let (port, node, _) = serve_on("restored", &target.bucket);
+    assert_eq!(things(&restored).await, vec![1, 2]);
+    assert_eq!(sha256(&download(port, &service).await), sha256(&file));
+    assert!(node.interrupt().success());
+}

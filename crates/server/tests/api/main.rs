@@ -13,6 +13,10 @@ mod marketplace_policies;
 mod marketplace_queries;
 mod marketplace_support;
 mod metrics;
+// The storage suite's S3 server (moto on loopback), shared as it is.
+#[allow(dead_code)]
+#[path = "../../../storage/tests/api/moto.rs"]
+mod moto;
 mod pages;
 mod security;
 mod sockets;
