@@ -79,6 +79,28 @@ describe('realtime', () => {
     expect(chA.state).toBe('joined')
   })
 
+  it('carries ArrayBuffer payloads as bytes, over the socket and httpSend', async () => {
+    const a = track(anonClient())
+    const b = track(anonClient())
+    const topic = `bytes-${Date.now()}`
+    const received: { event: string; payload: unknown }[] = []
+    const chA = a.channel(topic, { config: { broadcast: { ack: true } } })
+    const chB = b.channel(topic)
+    chB.on('broadcast', { event: '*' }, ({ event, payload }) => void received.push({ event, payload }))
+    await subscribed(chA)
+    await subscribed(chB)
+    const bytes = Uint8Array.from([0, 1, 2, 250, 255, 0])
+    const status = await chA.send({ type: 'broadcast', event: 'blob', payload: bytes.buffer })
+    expect(status).toBe('ok')
+    const sender = track(anonClient()).channel(topic)
+    expect(await sender.httpSend('upload', Uint8Array.from([9, 8, 7]).buffer)).toEqual({ success: true })
+    await waitFor(() => (received.length === 2 ? true : undefined))
+    const byEvent = Object.fromEntries(received.map(({ event, payload }) => [event, payload]))
+    expect(byEvent.blob).toBeInstanceOf(ArrayBuffer)
+    expect([...new Uint8Array(byEvent.blob as ArrayBuffer)]).toEqual([0, 1, 2, 250, 255, 0])
+    expect([...new Uint8Array(byEvent.upload as ArrayBuffer)]).toEqual([9, 8, 7])
+  })
+
   it('tracks presence across clients', async () => {
     const a = track(anonClient())
     const b = track(anonClient())

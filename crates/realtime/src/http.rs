@@ -124,21 +124,36 @@ async fn send(
     name: &str,
     private: bool,
     event: &str,
-    payload: Value,
+    payload: Payload,
 ) -> Result<bool, RealtimeError> {
     let topic = topic_of(name);
     let sub_topic = topic.strip_prefix("realtime:").unwrap_or(&topic);
     if private && !rights.may_write(sub_topic).await? {
         return Ok(false);
     }
+    let (payload, bytes) = match payload {
+        Payload::Json(payload) => (
+            json!({ "type": "broadcast", "event": event, "payload": payload }),
+            None,
+        ),
+        Payload::Bytes(bytes) => (json!({ "type": "broadcast", "event": event }), Some(bytes)),
+    };
     rights.state.publish(
         Relayed::Broadcast {
             topic: authorization::hub_key(&topic, private),
-            payload: json!({ "type": "broadcast", "event": event, "payload": payload }),
+            payload,
+            bytes,
         },
         None,
     );
     Ok(true)
+}
+
+/// A broadcast's user payload: JSON, or bytes (`application/octet-stream`,
+/// realtime-js's `httpSend` of an `ArrayBuffer`).
+enum Payload {
+    Json(Value),
+    Bytes(Bytes),
 }
 
 /// The platform's validation error of a payload over the size limit.
@@ -187,7 +202,7 @@ pub(crate) async fn broadcast(
             &message.topic,
             message.private,
             &message.event,
-            message.payload,
+            Payload::Json(message.payload),
         )
         .await?;
     }
@@ -213,15 +228,21 @@ pub(crate) async fn broadcast_event(
     if body.len() > state.inner.config.max_message_size {
         return Err(unprocessable(json!({ "payload": [PAYLOAD_TOO_BIG] })));
     }
-    let payload: Value = if body.is_empty() {
-        json!({})
+    let binary = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.trim_start().starts_with("application/octet-stream"));
+    let payload = if binary {
+        Payload::Bytes(body)
+    } else if body.is_empty() {
+        Payload::Json(json!({}))
     } else {
-        serde_json::from_slice(&body).map_err(|_| {
+        Payload::Json(serde_json::from_slice(&body).map_err(|_| {
             RealtimeError::refused(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "Only JSON broadcast payloads are supported",
+                "Send a JSON payload (application/json) or bytes (application/octet-stream)",
             )
-        })?
+        })?)
     };
     // Unlike the batch, a single message the caller may not write is
     // refused out loud (realtime-js's httpSend throws its message).

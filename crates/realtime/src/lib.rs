@@ -4,8 +4,8 @@
 //!
 //! **What it does.** The Phoenix channel protocol as realtime-js speaks it
 //! (`vsn=1.0.0` JSON objects, `vsn=2.0.0` JSON arrays and binary user
-//! broadcasts): join / leave / close / error, heartbeats, broadcast (with
-//! `ack` and `self`), presence (`presence_state` / `presence_diff`),
+//! broadcasts, their payloads JSON or bytes): join / leave / close / error,
+//! heartbeats, broadcast (with `ack` and `self`), presence (`presence_state` / `presence_diff`),
 //! `postgres_changes` with filters, token refresh (`access_token`) and
 //! expiry, `system` messages, and the HTTP broadcast endpoint
 //! (`POST /api/broadcast`, 202).
@@ -265,12 +265,18 @@ impl RealtimeState {
     /// Delivers `message` to this node's subscribers only.
     fn deliver(&self, message: &Relayed, origin: Option<ConnId>) {
         match message {
-            Relayed::Broadcast { topic, payload } => {
-                let frame = Arc::new(Frame::push(
+            Relayed::Broadcast {
+                topic,
+                payload,
+                bytes,
+            } => {
+                let mut frame = Frame::push(
                     authorization::wire_topic(topic),
                     "broadcast",
                     payload.clone(),
-                ));
+                );
+                frame.bytes = bytes.clone();
+                let frame = Arc::new(frame);
                 self.inner.hub.broadcast(topic, &frame, origin);
             }
             Relayed::PresenceDiff {

@@ -4,11 +4,15 @@
 //!   `{"join_ref","ref","topic","event","payload"}`.
 //! * `vsn=2.0.0`: text frames holding a JSON array
 //!   `[join_ref, ref, topic, event, payload]`, plus binary frames of kind 3
-//!   (a client's user broadcast: lengths, then the fields, then the payload).
+//!   (a client's user broadcast: lengths, then the fields, then the payload,
+//!   JSON or bytes).
 //!
-//! The server always answers in text frames of the connection's version.
+//! The server answers in text frames of the connection's version, except a
+//! user broadcast whose payload is bytes: a binary frame of kind 4 to a
+//! 2.0.0 socket, nothing to a 1.0.0 one (which cannot carry it).
 
-use axum::extract::ws::Utf8Bytes;
+use axum::body::Bytes;
+use axum::extract::ws::{Message, Utf8Bytes};
 use serde_json::{Map, Value, json};
 
 /// The protocol version a socket asked for with `?vsn=`.
@@ -38,16 +42,21 @@ pub struct Frame {
     pub topic: String,
     pub event: String,
     pub payload: Value,
-    /// The text of this frame per protocol version, made once: a broadcast
-    /// goes to every socket of a channel as the same shared `Arc<Frame>`,
-    /// so it is serialised once per version, not once per socket.
+    /// A user broadcast's payload as bytes (realtime-js sends an
+    /// `ArrayBuffer` payload so); `payload` then holds only its `type` and
+    /// `event`.
+    pub bytes: Option<Bytes>,
+    /// The message of this frame per protocol version, made once: a
+    /// broadcast goes to every socket of a channel as the same shared
+    /// `Arc<Frame>`, so it is serialised once per version, not once per
+    /// socket.
     pub encoded: Encoded,
 }
 
 /// The serialised forms of one frame (v1, v2), filled on first use. Not part
 /// of a frame's identity: two frames are equal whatever was cached.
 #[derive(Debug, Clone, Default)]
-pub struct Encoded([std::sync::OnceLock<Utf8Bytes>; 2]);
+pub struct Encoded([std::sync::OnceLock<Option<Message>>; 2]);
 
 impl PartialEq for Encoded {
     fn eq(&self, _: &Self) -> bool {
@@ -85,6 +94,7 @@ impl Frame {
             topic: topic.into(),
             event: event.into(),
             payload,
+            bytes: None,
             encoded: Encoded::default(),
         }
     }
@@ -97,6 +107,7 @@ impl Frame {
             topic: self.topic.clone(),
             event: "phx_reply".into(),
             payload: json!({"status": status, "response": response}),
+            bytes: None,
             encoded: Encoded::default(),
         }
     }
@@ -106,15 +117,38 @@ impl Frame {
         self.reply("error", json!({ "reason": reason }))
     }
 
-    /// The frame's text for a connection speaking `vsn`, serialised on the
-    /// first call for that version and shared after (a cheap clone).
-    pub fn text(&self, vsn: Vsn) -> Utf8Bytes {
+    /// The frame as a message for a connection speaking `vsn`, serialised
+    /// on the first call for that version and shared after (a cheap clone);
+    /// `None` when that version cannot carry it (bytes to a 1.0.0 socket).
+    pub fn message(&self, vsn: Vsn) -> Option<Message> {
         let slot = match vsn {
             Vsn::V1 => &self.encoded.0[0],
             Vsn::V2 => &self.encoded.0[1],
         };
-        slot.get_or_init(|| Utf8Bytes::from(self.encode(vsn)))
-            .clone()
+        slot.get_or_init(|| match &self.bytes {
+            None => Some(Message::Text(Utf8Bytes::from(self.encode(vsn)))),
+            Some(bytes) => match vsn {
+                Vsn::V1 => None,
+                Vsn::V2 => self.user_broadcast(bytes).map(Message::Binary),
+            },
+        })
+        .clone()
+    }
+
+    /// The binary user broadcast (kind 4) carrying `bytes`: lengths of the
+    /// topic, the event and the (absent) metadata, the payload's encoding
+    /// (0: bytes), then the fields and the payload. `None` when a field is
+    /// longer than its one-byte length can say.
+    fn user_broadcast(&self, bytes: &Bytes) -> Option<Bytes> {
+        let event = self.payload.get("event").and_then(Value::as_str)?;
+        let topic_len = u8::try_from(self.topic.len()).ok()?;
+        let event_len = u8::try_from(event.len()).ok()?;
+        let mut out = Vec::with_capacity(5 + self.topic.len() + event.len() + bytes.len());
+        out.extend_from_slice(&[KIND_USER_BROADCAST, topic_len, event_len, 0, ENCODING_BYTES]);
+        out.extend_from_slice(self.topic.as_bytes());
+        out.extend_from_slice(event.as_bytes());
+        out.extend_from_slice(bytes);
+        Some(Bytes::from(out))
     }
 
     /// Serialises for a connection speaking `vsn`.
@@ -196,16 +230,22 @@ pub fn decode_text(vsn: Vsn, text: &str) -> Result<Frame, DecodeError> {
         topic,
         event,
         payload,
+        bytes: None,
         encoded: Encoded::default(),
     })
 }
 
 /// Kind of the binary frame a client sends for a user broadcast.
 pub const KIND_USER_BROADCAST_PUSH: u8 = 3;
+/// Kind of the binary frame the server sends for a user broadcast.
+pub const KIND_USER_BROADCAST: u8 = 4;
+/// A user broadcast payload's encodings: bytes as they are, or JSON.
+const ENCODING_BYTES: u8 = 0;
+const ENCODING_JSON: u8 = 1;
 
 /// Reads one binary frame (vsn 2.0.0 only): a user broadcast push (kind 3),
-/// turned into the `broadcast` frame it stands for. Only JSON payloads
-/// (encoding 1) are accepted.
+/// turned into the `broadcast` frame it stands for, its payload JSON or
+/// bytes.
 pub fn decode_binary(bytes: &[u8]) -> Result<Frame, DecodeError> {
     let header = bytes
         .get(..7)
@@ -236,22 +276,29 @@ pub fn decode_binary(bytes: &[u8]) -> Result<Frame, DecodeError> {
         join_ref: opt(join_ref.clone()),
         reason,
     };
-    if encoding != 1 {
-        return Err(frame_fail(
-            "binary broadcast payloads are not supported; send JSON",
-        ));
-    }
-    let inner: Value = if body.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(body).map_err(|_| frame_fail("malformed broadcast payload"))?
+    let (inner, bytes) = match encoding {
+        ENCODING_JSON if body.is_empty() => (Some(Value::Null), None),
+        ENCODING_JSON => (
+            Some(
+                serde_json::from_slice(body)
+                    .map_err(|_| frame_fail("malformed broadcast payload"))?,
+            ),
+            None,
+        ),
+        ENCODING_BYTES => (None, Some(Bytes::copy_from_slice(body))),
+        _ => return Err(frame_fail("unknown broadcast payload encoding")),
+    };
+    let payload = match inner {
+        Some(inner) => json!({"type": "broadcast", "event": user_event, "payload": inner}),
+        None => json!({"type": "broadcast", "event": user_event}),
     };
     Ok(Frame {
         join_ref: opt(join_ref),
         msg_ref: opt(msg_ref),
         topic,
         event: "broadcast".into(),
-        payload: json!({"type": "broadcast", "event": user_event, "payload": inner}),
+        payload,
+        bytes,
         encoded: Encoded::default(),
     })
 }
@@ -343,8 +390,35 @@ mod tests {
         assert!(decode_binary(&[9, 0, 0, 0, 0, 0, 1]).is_err());
         assert!(decode_binary(&[]).is_err());
         let err =
-            decode_binary(&kind3("1", "5", "realtime:room", "msg", 0, b"\x00\x01")).unwrap_err();
+            decode_binary(&kind3("1", "5", "realtime:room", "msg", 7, b"\x00\x01")).unwrap_err();
         assert_eq!(err.msg_ref.as_deref(), Some("5"));
+        assert_eq!(err.reason, "unknown broadcast payload encoding");
+    }
+
+    #[test]
+    fn byte_payloads_go_out_as_user_broadcasts_to_v2_only() {
+        let frame =
+            decode_binary(&kind3("1", "6", "realtime:room", "blob", 0, b"\x00\xffab")).unwrap();
+        assert_eq!(frame.payload, json!({"type":"broadcast","event":"blob"}));
+        assert_eq!(frame.bytes.as_deref(), Some(&b"\x00\xffab"[..]));
+        let mut out = Frame::push("realtime:room", "broadcast", frame.payload.clone());
+        out.bytes = frame.bytes.clone();
+        let Some(Message::Binary(bytes)) = out.message(Vsn::V2) else {
+            panic!("a binary message");
+        };
+        // kind 4, topic and event lengths, no metadata, encoding 0 (bytes).
+        let mut expected = vec![4, 13, 4, 0, 0];
+        expected.extend_from_slice(b"realtime:roomblob\x00\xffab");
+        assert_eq!(&bytes[..], &expected[..]);
+        assert_eq!(out.message(Vsn::V1), None);
+        // A topic too long for its length byte cannot be sent at all.
+        let mut long = Frame::push("x".repeat(300), "broadcast", frame.payload);
+        long.bytes = frame.bytes;
+        assert_eq!(long.message(Vsn::V2), None);
+        // JSON frames stay text in both versions.
+        let text = Frame::push("realtime:room", "broadcast", json!({"a": 1}));
+        assert!(matches!(text.message(Vsn::V1), Some(Message::Text(_))));
+        assert!(matches!(text.message(Vsn::V2), Some(Message::Text(_))));
     }
 
     #[test]

@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use axum::body::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::postgres::PgListener;
@@ -39,8 +40,18 @@ pub(crate) const NODE_STALE_AFTER_SECS: i32 = 30;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub(crate) enum Relayed {
     /// `payload` is the full broadcast payload
-    /// (`{"type":"broadcast","event":…,"payload":…}`).
-    Broadcast { topic: String, payload: Value },
+    /// (`{"type":"broadcast","event":…,"payload":…}`), or, when the user's
+    /// payload is `bytes`, its `type` and `event`.
+    Broadcast {
+        topic: String,
+        payload: Value,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "base64_bytes"
+        )]
+        bytes: Option<Bytes>,
+    },
     PresenceDiff {
         topic: String,
         joins: Value,
@@ -244,4 +255,30 @@ async fn beat(state: &RealtimeState) -> sqlx::Result<()> {
         );
     }
     Ok(())
+}
+
+/// A broadcast's bytes as base64 text in the relay's JSON.
+mod base64_bytes {
+    use axum::body::Bytes;
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &Option<Bytes>, s: S) -> Result<S::Ok, S::Error> {
+        match bytes {
+            Some(bytes) => s.serialize_some(&STANDARD.encode(bytes)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Bytes>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|text| {
+                STANDARD
+                    .decode(text)
+                    .map(Bytes::from)
+                    .map_err(serde::de::Error::custom)
+            })
+            .transpose()
+    }
 }

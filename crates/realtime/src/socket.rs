@@ -102,6 +102,15 @@ pub(crate) fn verify_token(state: &RealtimeState, token: &str) -> Result<Identit
     })
 }
 
+/// Writes `frame` to the socket's buffer as its version carries it (a
+/// frame it cannot carry is left out); false once the socket is gone.
+async fn feed(socket: &mut WebSocket, frame: &Frame, vsn: Vsn) -> bool {
+    match frame.message(vsn) {
+        Some(message) => socket.feed(message).await.is_ok(),
+        None => true,
+    }
+}
+
 fn refuse(status: StatusCode, message: &str) -> Response {
     RealtimeError::refused(status, message).into_response()
 }
@@ -277,11 +286,11 @@ impl Connection {
                     // Whatever else is already queued goes out with it: the
                     // frames are written to the socket's buffer and flushed
                     // once, one write instead of one per frame under load.
-                    let mut ok = socket.feed(Message::Text(frame.text(self.vsn))).await.is_ok();
+                    let mut ok = feed(&mut socket, &frame, self.vsn).await;
                     let mut batched = 1;
                     while ok && batched < MAX_BATCH {
                         let Ok(frame) = inbox.try_recv() else { break };
-                        ok = socket.feed(Message::Text(frame.text(self.vsn))).await.is_ok();
+                        ok = feed(&mut socket, &frame, self.vsn).await;
                         batched += 1;
                     }
                     if !ok || socket.flush().await.is_err() {
@@ -295,10 +304,7 @@ impl Connection {
             if !out.is_empty() {
                 let mut ok = true;
                 for frame in out {
-                    ok = socket
-                        .feed(Message::Text(frame.text(self.vsn)))
-                        .await
-                        .is_ok();
+                    ok = feed(&mut socket, &frame, self.vsn).await;
                     if !ok {
                         break;
                     }
@@ -417,6 +423,7 @@ impl Connection {
                 topic,
                 event: "phx_reply".into(),
                 payload: json!({"status": "error", "response": {"reason": e.reason}}),
+                bytes: None,
                 encoded: Default::default(),
             }),
             None => self.out.push(Frame::push(
@@ -798,11 +805,14 @@ impl Connection {
                 .push(frame.reply_error("broadcast payload must carry a string event"));
             return;
         };
-        let payload = json!({
-            "type": "broadcast",
-            "event": event,
-            "payload": frame.payload.get("payload").cloned().unwrap_or_else(|| json!({})),
-        });
+        let payload = match frame.bytes {
+            Some(_) => json!({"type": "broadcast", "event": event}),
+            None => json!({
+                "type": "broadcast",
+                "event": event,
+                "payload": frame.payload.get("payload").cloned().unwrap_or_else(|| json!({})),
+            }),
+        };
         // A private channel's broadcast goes out only if its policies let
         // the sender write (as on the platform, a refused one is dropped).
         if !joined.policies.broadcast_write {
@@ -822,6 +832,7 @@ impl Connection {
             Relayed::Broadcast {
                 topic: joined.shared.key.clone(),
                 payload,
+                bytes: frame.bytes.clone(),
             },
             Some(self.id),
         );
@@ -1062,6 +1073,7 @@ fn phx_close(topic: &str, joined: &Joined) -> Frame {
         topic: topic.to_owned(),
         event: "phx_close".into(),
         payload: json!({}),
+        bytes: None,
         encoded: Default::default(),
     }
 }

@@ -309,6 +309,19 @@ impl Client {
         }
     }
 
+    /// Waits for the next binary message (text ones are skipped).
+    async fn expect_binary(&mut self) -> Vec<u8> {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            match tokio::time::timeout_at(deadline, self.ws.next()).await {
+                Err(_) => panic!("no binary message within {WAIT:?}"),
+                Ok(Some(Ok(Message::Binary(bytes)))) => return bytes.to_vec(),
+                Ok(Some(Ok(_))) => {}
+                Ok(other) => panic!("the socket ended: {other:?}"),
+            }
+        }
+    }
+
     /// Waits for the server's close frame; returns its code.
     async fn expect_close(&mut self) -> Option<u16> {
         loop {
@@ -344,7 +357,26 @@ fn broadcast_config(ack: bool, self_: bool) -> Value {
 
 /// A user broadcast as realtime-js sends it in binary (kind 3, JSON).
 fn kind3(join_ref: &str, msg_ref: &str, topic: &str, event: &str, payload: &Value) -> Vec<u8> {
-    let body = payload.to_string();
+    kind3_encoded(
+        join_ref,
+        msg_ref,
+        topic,
+        event,
+        1,
+        payload.to_string().as_bytes(),
+    )
+}
+
+/// A user broadcast push whose payload is `body` in `encoding` (0: bytes,
+/// 1: JSON), as realtime-js encodes it.
+fn kind3_encoded(
+    join_ref: &str,
+    msg_ref: &str,
+    topic: &str,
+    event: &str,
+    encoding: u8,
+    body: &[u8],
+) -> Vec<u8> {
     let meta = "{}";
     let mut out = vec![
         3,
@@ -353,13 +385,27 @@ fn kind3(join_ref: &str, msg_ref: &str, topic: &str, event: &str, payload: &Valu
         topic.len() as u8,
         event.len() as u8,
         meta.len() as u8,
-        1,
+        encoding,
     ];
     for part in [join_ref, msg_ref, topic, event, meta] {
         out.extend_from_slice(part.as_bytes());
     }
-    out.extend_from_slice(body.as_bytes());
+    out.extend_from_slice(body);
     out
+}
+
+/// A user broadcast (kind 4) as realtime-js decodes it: (topic, event,
+/// encoding, payload).
+fn read_kind4(bytes: &[u8]) -> (String, String, u8, Vec<u8>) {
+    assert_eq!(bytes[0], 4, "kind");
+    let (topic_len, event_len, meta_len) =
+        (bytes[1] as usize, bytes[2] as usize, bytes[3] as usize);
+    let mut at = 5;
+    let topic = String::from_utf8(bytes[at..at + topic_len].to_vec()).unwrap();
+    at += topic_len;
+    let event = String::from_utf8(bytes[at..at + event_len].to_vec()).unwrap();
+    at += event_len + meta_len;
+    (topic, event, bytes[4], bytes[at..].to_vec())
 }
 
 async fn upgrade_refusal(url: String) -> (u16, Value) {
@@ -594,6 +640,74 @@ async fn binary_user_broadcasts_are_accepted_in_v2() {
     assert_eq!(
         got.payload,
         json!({"type": "broadcast", "event": "cursor", "payload": {"x": 3}})
+    );
+}
+
+#[tokio::test]
+async fn byte_payloads_reach_v2_sockets_as_user_broadcasts_on_every_node() {
+    let app = spawn_app().await;
+    let other = app.second_node(RealtimeConfig::default()).await;
+    let mut a = app.client("2.0.0").await;
+    let mut here = app.client("2.0.0").await;
+    let mut v1 = app.client("1.0.0").await;
+    let mut there = Client::connect(&other, &app.anon, "2.0.0").await;
+    a.join("bin", broadcast_config(true, false), None).await;
+    here.join("bin", broadcast_config(false, false), None).await;
+    v1.join("bin", broadcast_config(false, false), None).await;
+    there
+        .join("bin", broadcast_config(false, false), None)
+        .await;
+
+    let bytes: Vec<u8> = (0..=255u8).chain([0, 0, 255]).collect();
+    a.send_raw(Message::binary(kind3_encoded(
+        "1",
+        "9",
+        "realtime:bin",
+        "blob",
+        0,
+        &bytes,
+    )))
+    .await;
+    assert_eq!(a.reply("9").await.payload["status"], "ok");
+    for client in [&mut here, &mut there] {
+        let (topic, event, encoding, payload) = read_kind4(&client.expect_binary().await);
+        assert_eq!(
+            (topic.as_str(), event.as_str(), encoding),
+            ("realtime:bin", "blob", 0)
+        );
+        assert_eq!(payload, bytes);
+    }
+    // A 1.0.0 socket cannot carry bytes: it is not sent them.
+    v1.expect_none("broadcast").await;
+
+    // httpSend of bytes (application/octet-stream) arrives the same way.
+    let response = reqwest::Client::new()
+        .post(app.node.http_url("/api/broadcast/bin/events/upload"))
+        .header("apikey", &app.anon)
+        .header("content-type", "application/octet-stream")
+        .body(bytes.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 202);
+    for client in [&mut here, &mut there] {
+        let (_, event, encoding, payload) = read_kind4(&client.expect_binary().await);
+        assert_eq!((event.as_str(), encoding), ("upload", 0));
+        assert_eq!(payload, bytes);
+    }
+    // An unknown encoding is refused on the push's ref.
+    a.send_raw(Message::binary(kind3_encoded(
+        "1",
+        "10",
+        "realtime:bin",
+        "blob",
+        7,
+        b"x",
+    )))
+    .await;
+    assert_eq!(
+        a.reply("10").await.payload["response"]["reason"],
+        "unknown broadcast payload encoding"
     );
 }
 
