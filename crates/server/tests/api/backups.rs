@@ -80,6 +80,32 @@ async fn download(port: u16, key: &str) -> Vec<u8> {
     res.bytes().await.unwrap().to_vec()
 }
 
+/// Makes the private bucket `vault` and stores `report.bin` in it (the
+/// file [`download`] reads); returns the file's bytes.
+async fn store_report(port: u16, service: &str) -> Vec<u8> {
+    let client = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}/storage/v1");
+    let res = client
+        .post(format!("{base}/bucket"))
+        .bearer_auth(service)
+        .json(&serde_json::json!({"name": "vault", "public": false}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let file: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
+    let res = client
+        .post(format!("{base}/object/vault/report.bin"))
+        .bearer_auth(service)
+        .header("content-type", "application/octet-stream")
+        .body(file.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    file
+}
+
 #[tokio::test]
 async fn an_online_backup_restores_the_same_keys_rows_and_files_and_to_a_moment() {
     let dir = tempfile::tempdir().unwrap();
@@ -96,26 +122,7 @@ async fn an_online_backup_restores_the_same_keys_rows_and_files_and_to_a_moment(
 
     let (port, node, lines) = serve(dir.path(), "data", Some(&backups));
     let service = printed_key(lines.iter().map(String::as_str), "SERVICE_ROLE_KEY");
-    let client = reqwest::Client::new();
-    let base = format!("http://127.0.0.1:{port}/storage/v1");
-    let res = client
-        .post(format!("{base}/bucket"))
-        .bearer_auth(&service)
-        .json(&serde_json::json!({"name": "vault", "public": false}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    let file: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
-    let res = client
-        .post(format!("{base}/object/vault/report.bin"))
-        .bearer_auth(&service)
-        .header("content-type", "application/octet-stream")
-        .body(file.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
+    let file = store_report(port, &service).await;
 
     // Online: the node keeps serving while the archive is taken.
     let (ok, out, stderr) = plinth_command(
@@ -444,26 +451,7 @@ async fn backups_to_s3_of_files_on_s3_come_back_whole() {
 
     let (port, node, lines) = serve_on("data", &store.bucket);
     let service = printed_key(lines.iter().map(String::as_str), "SERVICE_ROLE_KEY");
-    let client = reqwest::Client::new();
-    let base = format!("http://127.0.0.1:{port}/storage/v1");
-    let res = client
-        .post(format!("{base}/bucket"))
-        .bearer_auth(&service)
-        .json(&serde_json::json!({"name": "vault", "public": false}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    let file: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
-    let res = client
-        .post(format!("{base}/object/vault/report.bin"))
-        .bearer_auth(&service)
-        .header("content-type", "application/octet-stream")
-        .body(file.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
+    let file = store_report(port, &service).await;
     // Stored under its object's key, not its name.
     let stored = crate::moto::keys(&store.bucket);
     assert_eq!(stored.len(), 1, "{stored:?}");

@@ -113,6 +113,21 @@ impl Console {
     }
 }
 
+/// Reads an event stream until whole events (ending in a blank line)
+/// containing `needle` have arrived; returns what was read.
+async fn read_events_until(stream: &mut reqwest::Response, needle: &str) -> String {
+    let mut seen = String::new();
+    while !seen.contains(needle) || !seen.ends_with("\n\n") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.chunk())
+            .await
+            .expect("an event arrives")
+            .unwrap()
+            .expect("the stream stays open");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    seen
+}
+
 async fn answer(response: reqwest::Response) -> (StatusCode, Value) {
     let status = response.status();
     let text = response.text().await.unwrap();
@@ -719,15 +734,7 @@ async fn schema_realtime_logs_health_and_settings() {
         .execute(owner_pool(&app))
         .await
         .unwrap();
-    let mut seen = String::new();
-    while !seen.contains("Tailed") {
-        let chunk = tokio::time::timeout(Duration::from_secs(10), tail.chunk())
-            .await
-            .expect("a change arrives")
-            .unwrap()
-            .expect("the stream stays open");
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    let seen = read_events_until(&mut tail, "Tailed").await;
     assert!(seen.contains("event: change"), "{seen}");
     assert!(seen.contains("\"type\":\"INSERT\""), "{seen}");
     // A row too big for its notification is read back whole.
@@ -739,15 +746,7 @@ async fn schema_realtime_logs_health_and_settings() {
     .execute(owner_pool(&app))
     .await
     .unwrap();
-    let mut seen = String::new();
-    while !seen.contains("\"Long\"") || !seen.ends_with("\n\n") {
-        let chunk = tokio::time::timeout(Duration::from_secs(10), tail.chunk())
-            .await
-            .expect("a change arrives")
-            .unwrap()
-            .expect("the stream stays open");
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    let seen = read_events_until(&mut tail, "\"Long\"").await;
     let data = seen
         .lines()
         .filter_map(|l| l.strip_prefix("data: "))
