@@ -159,7 +159,10 @@ export const walks = [
       await page.goto(url + '/profile/mayachen')
       await page.getByRole('heading', { level: 1, name: 'Maya Chen' }).waitFor()
       await page.getByRole('region', { name: 'Creator statistics' }).waitFor()
-      await page.goto(url + '/nowhere')
+      // A path the app has no screen for: its not-found screen, and a 404
+      // for crawlers (the server reads the build's routes.json).
+      const missing = await page.goto(url + '/nowhere')
+      expect(missing.status() === 404, `/nowhere answers ${missing.status()}`)
       await page.getByText('Oops! Page not found').waitFor()
     },
   },

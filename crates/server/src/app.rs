@@ -264,7 +264,9 @@ pub fn app_csp(newsletter_webhook: Option<&url::Url>) -> HeaderValue {
 }
 
 /// The built web app in `app_dir`, with a fallback to its `index.html` (so
-/// the app's own routes load on refresh), every answer carrying `csp`;
+/// the app's own routes load on refresh; a 404 for a path outside the
+/// patterns of its `routes.json`, see [`crate::app_routes`]), every answer
+/// carrying `csp`;
 /// `None` when the app has not been built. The shareable pages (home,
 /// template, profile, category) and the sitemap are the marketplace's,
 /// filled on the server with their own head tags.
@@ -277,7 +279,16 @@ fn app_pages(
     if !index.is_file() {
         return None;
     }
-    let files = ServeDir::new(app_dir).fallback(ServeFile::new(&index));
+    let files =
+        Router::new().fallback_service(ServeDir::new(app_dir).fallback(ServeFile::new(&index)));
+    // With the app's route patterns, a path it has no screen for is a 404.
+    let files = match crate::app_routes::AppRoutes::load(app_dir) {
+        Some(routes) => files.layer(axum::middleware::from_fn_with_state(
+            Arc::new(routes),
+            crate::app_routes::not_found_outside_routes,
+        )),
+        None => files,
+    };
     let pages = match plinth_marketplace::pages_router(marketplace, &index) {
         Some(pages) => pages.fallback_service(files),
         None => {

@@ -4,6 +4,7 @@
 //! one database, one secret and one port.
 
 pub mod app;
+pub mod app_routes;
 pub mod backup;
 pub mod config;
 pub mod functions;

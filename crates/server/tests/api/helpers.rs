@@ -64,10 +64,20 @@ pub const TEST_API_URL: &str = "https://api.templates.example";
 /// [`spawn_app`] serving a built app whose `index.html` is `index_html`,
 /// with [`TEST_SITE_URL`] and [`TEST_API_URL`] as its public addresses.
 pub async fn spawn_app_serving(index_html: &str) -> TestApp {
-    spawn_node(Default::default(), Some(index_html)).await
+    spawn_node(Default::default(), Some((index_html, None))).await
 }
 
-async fn spawn_node(rest_config: plinth_rest::RestConfig, index_html: Option<&str>) -> TestApp {
+/// [`spawn_app_serving`] with the app's `routes.json` (its route patterns).
+pub async fn spawn_app_serving_routes(index_html: &str, routes_json: &str) -> TestApp {
+    spawn_node(Default::default(), Some((index_html, Some(routes_json)))).await
+}
+
+/// The node; with `app`, serving a built app of that `index.html` (and
+/// `routes.json`).
+async fn spawn_node(
+    rest_config: plinth_rest::RestConfig,
+    app: Option<(&str, Option<&str>)>,
+) -> TestApp {
     let root = repo_root();
     let sets = migration_sets(
         &ProjectDir::Dir(root.join("migrations")),
@@ -119,9 +129,12 @@ async fn spawn_node(rest_config: plinth_rest::RestConfig, index_html: Option<&st
     .unwrap();
     let mut functions_config = plinth_marketplace::FunctionsConfig::default();
     let app_dir = data.path().join("app");
-    if let Some(index_html) = index_html {
+    if let Some((index_html, routes_json)) = app {
         std::fs::create_dir(&app_dir).unwrap();
         std::fs::write(app_dir.join("index.html"), index_html).unwrap();
+        if let Some(routes_json) = routes_json {
+            std::fs::write(app_dir.join("routes.json"), routes_json).unwrap();
+        }
         functions_config.site_url = TEST_SITE_URL.into();
         functions_config.api_external_url = TEST_API_URL.into();
     }

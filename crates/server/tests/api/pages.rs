@@ -10,7 +10,9 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::helpers::{TEST_API_URL, TEST_SITE_URL, TestApp, spawn_app_serving};
+use crate::helpers::{
+    TEST_API_URL, TEST_SITE_URL, TestApp, spawn_app_serving, spawn_app_serving_routes,
+};
 use crate::marketplace_support::{
     category_id, create_user, load_demo, owner_pool, published_template,
 };
@@ -587,4 +589,57 @@ async fn the_app_s_files_travel_gzipped_and_its_hashed_assets_are_kept_for_a_yea
         .unwrap();
     assert_eq!(response.headers()["content-encoding"], "gzip");
     assert_eq!(response.headers()["cache-control"], "no-cache");
+}
+
+#[tokio::test]
+async fn paths_outside_the_app_s_routes_answer_404_with_the_app() {
+    let app = spawn_app_serving_routes(
+        INDEX_HTML,
+        r#"["/", "/discover", "/category/:slug", "/dashboard", "/dashboard/templates/edit/:id"]"#,
+    )
+    .await;
+    std::fs::write(app.app_dir().join("favicon.svg"), "<svg/>").unwrap();
+    let client = reqwest::Client::new();
+    let get = |path: &str| client.get(format!("{}{path}", app.url)).send();
+    for (path, status) in [
+        ("/discover", StatusCode::OK),
+        ("/Discover/", StatusCode::OK),
+        ("/dashboard", StatusCode::OK),
+        ("/dashboard/templates/edit/42", StatusCode::OK),
+        ("/favicon.svg", StatusCode::OK),
+        ("/nowhere", StatusCode::NOT_FOUND),
+        ("/dashboard/nowhere", StatusCode::NOT_FOUND),
+        ("/discover/more", StatusCode::NOT_FOUND),
+        ("/assets/index-gone.js", StatusCode::NOT_FOUND),
+    ] {
+        let response = get(path).await.unwrap();
+        assert_eq!(response.status(), status, "{path}");
+        if path != "/favicon.svg" {
+            // Always the app, which shows the page or its not-found screen.
+            assert!(
+                response.headers()["content-type"]
+                    .to_str()
+                    .unwrap()
+                    .starts_with("text/html"),
+                "{path}"
+            );
+            assert!(response.text().await.unwrap().contains("<div id=\"root\">"));
+        }
+    }
+    // The server-filled pages decide for themselves (an unknown category is
+    // theirs to refuse, a known route shape is not enough).
+    assert_eq!(get("/").await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        get("/category/no-such-category").await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+
+    // Without routes.json every path is the app's, as before.
+    let plain = spawn_app_serving(INDEX_HTML).await;
+    let response = client
+        .get(format!("{}/nowhere", plain.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
 }
