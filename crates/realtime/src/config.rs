@@ -77,7 +77,7 @@ impl Default for RealtimeConfig {
             max_connections_per_user: 50,
             max_channels_per_connection: 100,
             max_message_size: 256 * 1024,
-            max_frame_size: 1024 * 1024,
+            max_frame_size: 512 * 1024,
             max_events_per_second: 100,
             max_joins_per_second: 100,
             max_presence_events_per_second: 10,

@@ -587,7 +587,7 @@ pub struct RealtimeArgs {
     pub realtime_max_message_size: usize,
     /// Largest websocket message read at all, in bytes; a larger one closes
     /// the socket (1009).
-    #[arg(long, env = "REALTIME_MAX_FRAME_SIZE", default_value_t = 1_048_576)]
+    #[arg(long, env = "REALTIME_MAX_FRAME_SIZE", default_value_t = 524_288)]
     pub realtime_max_frame_size: usize,
     /// Most events a connection may send per second (the platform's name,
     /// TENANT_MAX_EVENTS_PER_SECOND, is read too).
