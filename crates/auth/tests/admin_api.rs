@@ -5,178 +5,21 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
+use std::collections::HashMap;
 use std::time::Duration;
 
-use axum::Router;
-use axum::http::StatusCode;
-use plinth_auth::{AuthConfig, AuthState, Clock, HashCost, Mailer, Rate, RateLimits};
-use plinth_db::JwtSecret;
-use plinth_db::testing::TestDb;
+use plinth_auth::{AuthConfig, Rate, RateLimits};
 use reqwest::Method;
 use serde_json::{Value, json};
-
-const SECRET: &str = "test-secret-of-at-least-thirty-two-chars";
-const SITE: &str = "http://localhost:3000";
-
-struct App {
-    base: String,
-    http: reqwest::Client,
-    _db: TestDb,
-    clock: Clock,
-    jwt: JwtSecret,
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: reqwest::header::HeaderMap,
-    body: Value,
-    text: String,
-}
-
-impl Reply {
-    fn code(&self) -> &str {
-        self.body["code"].as_str().unwrap_or_default()
-    }
-
-    fn message(&self) -> &str {
-        self.body["msg"]
-            .as_str()
-            .or(self.body["message"].as_str())
-            .unwrap_or_default()
-    }
-
-    fn is(&self, status: u16, code: &str) -> bool {
-        self.status.as_u16() == status && self.code() == code
-    }
-}
-
-async fn spawn_app_with(tweak: impl FnOnce(&mut AuthConfig)) -> App {
-    let db = TestDb::new(&[plinth_db::platform_migrations(), plinth_auth::migrations()]).await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let mut config = AuthConfig {
-        site_url: SITE.into(),
-        api_external_url: base.clone(),
-        password_hash: HashCost::cheap(),
-        rate_limits: RateLimits::unlimited(),
-        uri_allow_list: vec!["http://app.test/**".into()],
-        ..AuthConfig::default()
-    };
-    tweak(&mut config);
-    let jwt = JwtSecret::new(SECRET).unwrap();
-    let clock = Clock::system();
-    let mailer = Mailer::from_config(config.smtp.as_ref(), db.db.owner.clone()).unwrap();
-    let state = AuthState::with_parts(db.db.clone(), jwt.clone(), config, mailer, clock.clone());
-    let router = Router::new()
-        .nest("/auth/v1", plinth_auth::router(state.clone()))
-        .nest("/_/mailbox", plinth_auth::mailbox_router(state));
-    tokio::spawn(async move {
-        axum::serve(listener, router).await.unwrap();
-    });
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    App {
-        base,
-        http,
-        _db: db,
-        clock,
-        jwt,
-    }
-}
-
-async fn spawn_app() -> App {
-    spawn_app_with(|_| {}).await
-}
+use support::{App, Reply, SITE, fragment, spawn_app, spawn_app_with};
 
 impl App {
-    fn url(&self, path: &str) -> String {
-        format!("{}/auth/v1{path}", self.base)
-    }
-
-    fn anon_key(&self) -> String {
-        let now = self.clock.timestamp();
-        self.jwt.api_key("anon", now, now + 3600)
-    }
-
-    fn service_key(&self) -> String {
-        let now = self.clock.timestamp();
-        self.jwt.api_key("service_role", now, now + 3600)
-    }
-
-    async fn send(&self, request: reqwest::RequestBuilder) -> Reply {
-        let response = request.send().await.unwrap();
-        let status = response.status();
-        let headers = response.headers().clone();
-        let text = response.text().await.unwrap();
-        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Reply {
-            status,
-            headers,
-            body,
-            text,
-        }
-    }
-
-    async fn call_headers(
-        &self,
-        method: Method,
-        path: &str,
-        bearer: Option<&str>,
-        body: Option<Value>,
-        headers: &[(&str, &str)],
-    ) -> Reply {
-        let anon = self.anon_key();
-        let mut request = self
-            .http
-            .request(method, self.url(path))
-            .header("apikey", &anon)
-            .header("x-supabase-api-version", "2024-01-01")
-            .header(
-                "authorization",
-                format!("Bearer {}", bearer.unwrap_or(&anon)),
-            );
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        self.send(request).await
-    }
-
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        bearer: Option<&str>,
-        body: Option<Value>,
-    ) -> Reply {
-        self.call_headers(method, path, bearer, body, &[]).await
-    }
-
-    async fn post(&self, path: &str, body: Value) -> Reply {
-        self.call(Method::POST, path, None, Some(body)).await
-    }
-
-    async fn admin(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
-        let key = self.service_key();
-        self.call(method, path, Some(&key), body).await
-    }
-
     async fn sign_in(&self, email: &str, password: &str) -> Reply {
         self.post(
             "/token?grant_type=password",
             json!({"email": email, "password": password}),
-        )
-        .await
-    }
-
-    async fn refresh(&self, token: &str) -> Reply {
-        self.post(
-            "/token?grant_type=refresh_token",
-            json!({ "refresh_token": token }),
         )
         .await
     }
@@ -193,30 +36,11 @@ impl App {
         made.body["id"].as_str().unwrap().to_owned()
     }
 
-    async fn mail_to(&self, to: &str) -> Vec<Value> {
-        let body: Value = self
-            .http
-            .get(format!("{}/_/mailbox/api/messages", self.base))
-            .query(&[("to", to)])
-            .header("apikey", self.service_key())
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        body["messages"].as_array().cloned().unwrap_or_default()
-    }
-
     /// Follows an e-mail link (`/verify?...`): the redirect's fragment.
-    async fn follow(&self, link: &str) -> std::collections::HashMap<String, String> {
+    async fn follow(&self, link: &str) -> HashMap<String, String> {
         let reply = self.send(self.http.get(link)).await;
         assert_eq!(reply.status, 303, "{}", reply.text);
-        let location = reply.headers["location"].to_str().unwrap().to_owned();
-        let fragment = location.split_once('#').map(|(_, f)| f).unwrap_or("");
-        url::form_urlencoded::parse(fragment.as_bytes())
-            .into_owned()
-            .collect()
+        fragment(&reply.location())
     }
 }
 

@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -14,113 +16,15 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
-use plinth_auth::{AuthConfig, AuthState, Clock, HashCost, Mailer, RateLimits};
+use plinth_auth::{AuthConfig, RateLimits};
 use plinth_db::JwtSecret;
-use plinth_db::testing::TestDb;
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-
-const SECRET: &str = "test-secret-of-at-least-thirty-two-chars";
-const SITE: &str = "http://localhost:3000";
-
-struct App {
-    /// `http://127.0.0.1:<port>`
-    base: String,
-    http: reqwest::Client,
-    db: TestDb,
-    clock: Clock,
-    jwt: JwtSecret,
-}
-
-async fn spawn_app() -> App {
-    spawn_app_with(|_| {}).await
-}
-
-/// A server with the default test configuration, changed by `tweak`.
-async fn spawn_app_with(tweak: impl FnOnce(&mut AuthConfig)) -> App {
-    let db = TestDb::new(&[plinth_db::platform_migrations(), plinth_auth::migrations()]).await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let mut config = AuthConfig {
-        site_url: SITE.into(),
-        api_external_url: base.clone(),
-        password_hash: HashCost::cheap(),
-        rate_limits: RateLimits::unlimited(),
-        uri_allow_list: vec!["http://app.test/**".into()],
-        ..AuthConfig::default()
-    };
-    tweak(&mut config);
-    let jwt = JwtSecret::new(SECRET).unwrap();
-    let clock = Clock::system();
-    let mailer = Mailer::from_config(config.smtp.as_ref(), db.db.owner.clone()).unwrap();
-    let state = AuthState::with_parts(db.db.clone(), jwt.clone(), config, mailer, clock.clone());
-    let router = Router::new()
-        .nest("/auth/v1", plinth_auth::router(state.clone()))
-        .nest("/_/mailbox", plinth_auth::mailbox_router(state));
-    tokio::spawn(async move {
-        axum::serve(listener, router).await.unwrap();
-    });
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    App {
-        base,
-        http,
-        db,
-        clock,
-        jwt,
-    }
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: reqwest::header::HeaderMap,
-    body: Value,
-    text: String,
-}
-
-impl Reply {
-    fn code(&self) -> &str {
-        self.body["code"].as_str().unwrap_or_default()
-    }
-
-    fn location(&self) -> String {
-        self.headers[reqwest::header::LOCATION]
-            .to_str()
-            .unwrap()
-            .to_owned()
-    }
-}
+use support::{App, Reply, SITE, claims_of, fragment, params_of, query, spawn_app, spawn_app_with};
 
 impl App {
-    fn url(&self, path: &str) -> String {
-        format!("{}/auth/v1{path}", self.base)
-    }
-
-    fn anon_key(&self) -> String {
-        let now = self.clock.timestamp();
-        self.jwt.api_key("anon", now, now + 3600)
-    }
-
-    fn service_key(&self) -> String {
-        let now = self.clock.timestamp();
-        self.jwt.api_key("service_role", now, now + 3600)
-    }
-
-    /// A request as supabase-js sends it (apikey, API version header);
-    /// `bearer` replaces the anon key as `Authorization`.
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        bearer: Option<&str>,
-        body: Option<Value>,
-    ) -> Reply {
-        self.call_with(method, path, bearer, body, true).await
-    }
-
+    /// [`App::call`], with the API version header only if `versioned`.
     async fn call_with(
         &self,
         method: Method,
@@ -129,54 +33,20 @@ impl App {
         body: Option<Value>,
         versioned: bool,
     ) -> Reply {
-        let anon = self.anon_key();
-        let mut request = self
-            .http
-            .request(method, self.url(path))
-            .header("apikey", &anon)
-            .header(
-                "authorization",
-                format!("Bearer {}", bearer.unwrap_or(&anon)),
-            );
+        let mut request = self.request(method, path, bearer);
         if versioned {
             request = request.header("x-supabase-api-version", "2024-01-01");
         }
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = request.send().await.unwrap();
-        let status = response.status();
-        let headers = response.headers().clone();
-        let text = response.text().await.unwrap();
-        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Reply {
-            status,
-            headers,
-            body,
-            text,
-        }
-    }
-
-    async fn post(&self, path: &str, body: Value) -> Reply {
-        self.call(Method::POST, path, None, Some(body)).await
-    }
-
-    async fn get_user(&self, token: &str) -> Reply {
-        self.call(Method::GET, "/user", Some(token), None).await
+        self.send(request).await
     }
 
     async fn sign_in(&self, email: &str, password: &str) -> Reply {
         self.post(
             "/token?grant_type=password",
             json!({"email": email, "password": password, "gotrue_meta_security": {}}),
-        )
-        .await
-    }
-
-    async fn refresh(&self, token: &str) -> Reply {
-        self.post(
-            "/token?grant_type=refresh_token",
-            json!({ "refresh_token": token }),
         )
         .await
     }
@@ -191,23 +61,6 @@ impl App {
             .await;
         assert_eq!(reply.status, 200, "{}", reply.text);
         reply.body
-    }
-
-    /// The dev mailbox's messages to `to`, newest first (read as the
-    /// operator, with the service-role key).
-    async fn mail_to(&self, to: &str) -> Vec<Value> {
-        let body: Value = self
-            .http
-            .get(format!("{}/_/mailbox/api/messages", self.base))
-            .query(&[("to", to)])
-            .header("apikey", self.service_key())
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        body["messages"].as_array().cloned().unwrap_or_default()
     }
 
     /// The link in the newest message to `to`.
@@ -225,68 +78,12 @@ impl App {
         code[..6].to_owned()
     }
 
-    async fn get_raw(&self, url: &str) -> Reply {
-        self.get_raw_with(url, &[]).await
-    }
-
     /// The mailbox's pages, as the operator.
     async fn mailbox_page(&self, path: &str) -> Reply {
         let key = self.service_key();
         self.get_raw_with(&format!("{}{path}", self.base), &[("apikey", &key)])
             .await
     }
-
-    async fn get_raw_with(&self, url: &str, headers: &[(&str, &str)]) -> Reply {
-        let mut request = self.http.get(url);
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status();
-        let headers = response.headers().clone();
-        let text = response.text().await.unwrap();
-        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Reply {
-            status,
-            headers,
-            body,
-            text,
-        }
-    }
-
-    async fn sql_scalar<T>(&self, sql: &str) -> T
-    where
-        T: for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres> + Send + Unpin,
-    {
-        sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_owned()))
-            .fetch_one(&self.db.db.owner)
-            .await
-            .unwrap()
-    }
-}
-
-/// Form-decoded fragment (or query) parameters of a URL.
-fn params_of(part: &str) -> HashMap<String, String> {
-    url::form_urlencoded::parse(part.as_bytes())
-        .into_owned()
-        .collect()
-}
-
-fn fragment(location: &str) -> HashMap<String, String> {
-    params_of(location.split_once('#').map(|(_, f)| f).unwrap_or(""))
-}
-
-fn query(location: &str) -> HashMap<String, String> {
-    let url = url::Url::parse(location).unwrap();
-    url.query_pairs().into_owned().collect()
-}
-
-fn claims_of(jwt: &str) -> Value {
-    let payload = jwt.split('.').nth(1).unwrap();
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload)
-        .unwrap();
-    serde_json::from_slice(&bytes).unwrap()
 }
 
 fn pkce_pair() -> (String, String) {

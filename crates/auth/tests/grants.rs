@@ -6,20 +6,18 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use axum::Router;
 use axum::routing::get;
 use base64::Engine;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use plinth_auth::{AuthConfig, AuthState, Clock, HashCost, Mailer, RateLimits};
-use plinth_db::JwtSecret;
-use plinth_db::testing::TestDb;
+use plinth_auth::AuthConfig;
 use reqwest::Method;
-use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use support::{Reply, SITE, claims_of, read_reply};
 
-const SECRET: &str = "test-secret-of-at-least-thirty-two-chars";
-const SITE: &str = "http://localhost:3000";
 const GOOGLE_CLIENT: &str = "google-client-id.apps.example";
 
 /// A test-only RSA key of the stand-in issuer (PKCS#1 DER, base64; made
@@ -28,21 +26,19 @@ const ISSUER_KEY: &str = "MIIEoQIBAAKCAQEA2BcIpQ1btSWY9l70ajV+6cNnsJx7EfEVrscKbN
 /// Its public modulus, base64url (the JWKS `n`).
 const ISSUER_N: &str = "2BcIpQ1btSWY9l70ajV-6cNnsJx7EfEVrscKbNQOxFo466MB-_NqWK7ZjS5sC8wIzxbm6xaYmmQ_3vC_eFk3z2li7F5Z1DJ5km6yZhwTRqv8bykBb3uKlDmRXAQkRRqXbBUgFw5kpwjAh-T4Hn2D2cvm5bLa_vK22N2jOOyd_G7SqMoZO4n5U7n2EuUFd15s9dXr56-PKyK1GK3AnVlJtCaLdpRgKrxCJZOVDunwNtusuxkOU97MM2juSqXpm5ShnKqVZEZdJINLxWb1Wp2-8QA2I5n6DdncMHtlrN1dKhKBiEVl1hOSFNGtuy93G3bzB80-7FxEFQl1RHbnze7LPQ";
 
+/// The shared test server, and the stand-in issuer it trusts.
 struct App {
-    base: String,
-    http: reqwest::Client,
-    db: TestDb,
-    clock: Clock,
-    jwt: JwtSecret,
+    app: support::App,
     /// The stand-in issuer's URL (its `iss`).
     issuer: String,
 }
 
-struct Reply {
-    status: StatusCode,
-    headers: reqwest::header::HeaderMap,
-    body: Value,
-    text: String,
+impl std::ops::Deref for App {
+    type Target = support::App;
+
+    fn deref(&self) -> &support::App {
+        &self.app
+    }
 }
 
 /// Serves `{"keys": [the test key]}` at `/jwks` on a free loopback port.
@@ -58,115 +54,36 @@ async fn stand_in_issuer() -> String {
     base
 }
 
+/// Autoconfirm, Google and Apple ID tokens from the stand-in issuer, web3
+/// and the OAuth server on, everything else as the bare test
+/// configuration; changed by `tweak`.
 async fn spawn_app_with(tweak: impl FnOnce(&mut AuthConfig)) -> App {
-    let db = TestDb::new(&[plinth_db::platform_migrations(), plinth_auth::migrations()]).await;
     let issuer = stand_in_issuer().await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let mut config = AuthConfig {
-        site_url: SITE.into(),
-        api_external_url: base.clone(),
-        password_hash: HashCost::cheap(),
-        rate_limits: RateLimits::unlimited(),
-        mailer_autoconfirm: true,
-        ..AuthConfig::default()
-    };
-    config.id_token_google.enabled = true;
-    config.id_token_google.client_ids = vec![GOOGLE_CLIENT.into()];
-    config.id_token_google.issuer = issuer.clone();
-    config.id_token_google.jwks_url = format!("{issuer}/jwks");
-    config.id_token_apple.issuer = issuer.clone();
-    config.id_token_apple.jwks_url = format!("{issuer}/jwks");
-    config.web3.ethereum_enabled = true;
-    config.web3.solana_enabled = true;
-    config.oauth_server.enabled = true;
-    config.oauth_server.authorization_path = "/oauth/consent".into();
-    tweak(&mut config);
-    let jwt = JwtSecret::new(SECRET).unwrap();
-    let clock = Clock::system();
-    let mailer = Mailer::from_config(config.smtp.as_ref(), db.db.owner.clone()).unwrap();
-    let state = AuthState::with_parts(db.db.clone(), jwt.clone(), config, mailer, clock.clone());
-    let router = Router::new().nest("/auth/v1", plinth_auth::router(state));
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    App {
-        base,
-        http,
-        db,
-        clock,
-        jwt,
-        issuer,
-    }
+    let app = support::spawn_app_configured(|config| {
+        config.mailer_autoconfirm = true;
+        config.id_token_google.enabled = true;
+        config.id_token_google.client_ids = vec![GOOGLE_CLIENT.into()];
+        config.id_token_google.issuer = issuer.clone();
+        config.id_token_google.jwks_url = format!("{issuer}/jwks");
+        config.id_token_apple.issuer = issuer.clone();
+        config.id_token_apple.jwks_url = format!("{issuer}/jwks");
+        config.web3.ethereum_enabled = true;
+        config.web3.solana_enabled = true;
+        config.oauth_server.enabled = true;
+        config.oauth_server.authorization_path = "/oauth/consent".into();
+        tweak(config);
+    })
+    .await;
+    App { app, issuer }
 }
 
 async fn spawn_app() -> App {
     spawn_app_with(|_| {}).await
 }
 
-async fn read_reply(response: reqwest::Response) -> Reply {
-    let status = response.status();
-    let headers = response.headers().clone();
-    let text = response.text().await.unwrap();
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Reply {
-        status,
-        headers,
-        body,
-        text,
-    }
-}
-
 impl App {
-    fn url(&self, path: &str) -> String {
-        format!("{}/auth/v1{path}", self.base)
-    }
-
-    fn key(&self, role: &str) -> String {
-        let now = self.clock.timestamp();
-        self.jwt.api_key(role, now, now + 3600)
-    }
-
-    /// A request as supabase-js sends it; `bearer` replaces the anon key.
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        bearer: Option<&str>,
-        body: Option<Value>,
-    ) -> Reply {
-        let anon = self.key("anon");
-        let mut request = self
-            .http
-            .request(method, self.url(path))
-            .header("apikey", &anon)
-            .header(
-                "authorization",
-                format!("Bearer {}", bearer.unwrap_or(&anon)),
-            )
-            .header("x-supabase-api-version", "2024-01-01");
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        read_reply(request.send().await.unwrap()).await
-    }
-
-    async fn post(&self, path: &str, body: Value) -> Reply {
-        self.call(Method::POST, path, None, Some(body)).await
-    }
-
-    async fn admin(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
-        let key = self.key("service_role");
-        self.call(method, path, Some(&key), body).await
-    }
-
     async fn count(&self, sql: &str) -> i64 {
-        sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_owned()))
-            .fetch_one(&self.db.db.owner)
-            .await
-            .unwrap()
+        self.sql_scalar(sql).await
     }
 
     /// An ID token of the stand-in issuer with `claims` over the defaults.
@@ -193,17 +110,6 @@ impl App {
     async fn id_token_grant(&self, body: Value) -> Reply {
         self.post("/token?grant_type=id_token", body).await
     }
-}
-
-/// The claims of a JWT, unverified (the tests only read them).
-fn claims(token: &str) -> Value {
-    let payload = token.split('.').nth(1).unwrap();
-    serde_json::from_slice(
-        &base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(payload)
-            .unwrap(),
-    )
-    .unwrap()
 }
 
 fn sha256_hex(text: &str) -> String {
@@ -241,7 +147,7 @@ async fn id_token_grant_signs_up_then_signs_in_the_same_google_user() {
     assert_eq!(user["identities"][0]["provider"], "google");
     assert_eq!(user["identities"][0]["id"], "google-user-1");
     assert_eq!(user["user_metadata"]["full_name"], "Ada Lovelace");
-    let access = claims(first.body["access_token"].as_str().unwrap());
+    let access = claims_of(first.body["access_token"].as_str().unwrap());
     assert_eq!(access["amr"][0]["method"], "oauth");
     assert!(first.body["refresh_token"].is_string());
 
@@ -329,7 +235,7 @@ async fn id_token_refusals_as_the_platform_words_them() {
     let expired = app.id_token(json!({"iat": now - 7200, "exp": now - 3600}));
     let good = app.id_token(json!({}));
     let mut parts: Vec<String> = good.split('.').map(str::to_owned).collect();
-    let mut payload = claims(&good);
+    let mut payload = claims_of(&good);
     payload["sub"] = json!("someone-else");
     parts[1] = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(payload.to_string());
     let forged = parts.join(".");
@@ -429,7 +335,7 @@ async fn sign_in_with_ethereum_once_per_message() {
     );
     assert_eq!(user["email"], "");
     assert_eq!(user["app_metadata"]["provider"], "web3");
-    let access = claims(reply.body["access_token"].as_str().unwrap());
+    let access = claims_of(reply.body["access_token"].as_str().unwrap());
     assert_eq!(access["amr"][0]["method"], "web3");
 
     // The same signed message again (a replay): refused.
@@ -1074,7 +980,7 @@ async fn oauth_authorization_code_flow_with_pkce() {
     assert_eq!(tokens.status, 200, "{}", tokens.text);
     assert_eq!(tokens.body["token_type"], "bearer");
     assert!(tokens.body.get("user").is_none());
-    let access = claims(tokens.body["access_token"].as_str().unwrap());
+    let access = claims_of(tokens.body["access_token"].as_str().unwrap());
     assert_eq!(access["client_id"], client_id);
     assert_eq!(access["scope"], "openid email profile");
     assert_eq!(
@@ -1126,7 +1032,7 @@ async fn oauth_authorization_code_flow_with_pkce() {
         .await;
     assert_eq!(refreshed.status, 200, "{}", refreshed.text);
     assert_eq!(
-        claims(refreshed.body["access_token"].as_str().unwrap())["client_id"],
+        claims_of(refreshed.body["access_token"].as_str().unwrap())["client_id"],
         client_id
     );
     // A user's own refresh token cannot be refreshed by a client.
@@ -1389,7 +1295,7 @@ async fn oauth_public_client_uses_pkce_without_a_secret() {
     .await;
     assert_eq!(tokens.status, 200, "{}", tokens.text);
     assert_eq!(
-        claims(tokens.body["access_token"].as_str().unwrap())["scope"],
+        claims_of(tokens.body["access_token"].as_str().unwrap())["scope"],
         "email"
     );
 }

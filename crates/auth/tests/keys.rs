@@ -3,19 +3,22 @@
 
 #![allow(clippy::unwrap_used)]
 
-use axum::Router;
+mod support;
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use plinth_auth::{AuthConfig, AuthState, Clock, HashCost, Mailer, RateLimits};
+use plinth_auth::Clock;
 use plinth_db::JwtSecret;
 use plinth_db::jwk::{KeyAlg, generate};
 use plinth_db::testing::TestDb;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use support::SECRET;
 
-const SECRET: &str = "test-secret-of-at-least-thirty-two-chars";
-
+/// A server signing with a given key set, its replies read as
+/// `(status, body)`; unlike the shared `support::App` it can be a second
+/// server over another one's database.
 struct App {
     base: String,
     http: reqwest::Client,
@@ -30,24 +33,12 @@ fn keys_with(set: &[&Value]) -> JwtSecret {
         .unwrap()
 }
 
+/// The auth API (autoconfirm on) over `db`, signing with `jwt`: its base URL.
 async fn serve(db: &plinth_db::Database, jwt: JwtSecret) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let config = AuthConfig {
-        site_url: "http://localhost:3000".into(),
-        api_external_url: base.clone(),
-        password_hash: HashCost::cheap(),
-        rate_limits: RateLimits::unlimited(),
-        mailer_autoconfirm: true,
-        ..AuthConfig::default()
-    };
-    let mailer = Mailer::from_config(None, db.owner.clone()).unwrap();
-    let state = AuthState::with_parts(db.clone(), jwt, config, mailer, Clock::system());
-    let router = Router::new().nest("/auth/v1", plinth_auth::router(state));
-    tokio::spawn(async move {
-        axum::serve(listener, router).await.unwrap();
-    });
-    base
+    support::serve(db, jwt, Clock::system(), |config| {
+        config.mailer_autoconfirm = true;
+    })
+    .await
 }
 
 async fn spawn(jwt: JwtSecret) -> App {

@@ -5,82 +5,37 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::time::Duration;
 
-use axum::Router;
 use base64::Engine;
 use hmac::{Hmac, Mac};
-use plinth_auth::{AuthConfig, AuthState, Clock, HashCost, Mailer, RateLimits};
-use plinth_db::JwtSecret;
-use plinth_db::testing::TestDb;
-use reqwest::{Method, StatusCode};
+use plinth_auth::AuthConfig;
+use reqwest::Method;
 use serde_json::{Value, json};
+use support::{App, Reply, claims_of};
 
-const SECRET: &str = "test-secret-of-at-least-thirty-two-chars";
 const PASSWORD: &str = "a-long-password-1";
 const TEST_PHONE: &str = "15550001111";
 const TEST_CODE: &str = "246810";
 
-struct App {
-    base: String,
-    http: reqwest::Client,
-    db: TestDb,
-    clock: Clock,
-    jwt: JwtSecret,
-}
-
-struct Reply {
-    status: StatusCode,
-    body: Value,
-    text: String,
-}
-
-impl Reply {
-    fn code(&self) -> &str {
-        self.body["code"].as_str().unwrap_or_default()
-    }
-
-    fn expect(&self, status: u16, code: &str) {
-        assert_eq!(self.status.as_u16(), status, "{}", self.text);
-        assert_eq!(self.code(), code, "{}", self.text);
-    }
-}
-
+/// Autoconfirm, phone factors (with a test number) on and no MFA request
+/// limit, everything else as the bare test configuration; changed by
+/// `tweak`.
 async fn spawn_app_with(tweak: impl FnOnce(&mut AuthConfig)) -> App {
-    let db = TestDb::new(&[plinth_db::platform_migrations(), plinth_auth::migrations()]).await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let mut config = AuthConfig {
-        site_url: "http://localhost:3000".into(),
-        api_external_url: base.clone(),
-        password_hash: HashCost::cheap(),
-        rate_limits: RateLimits::unlimited(),
-        mailer_autoconfirm: true,
-        ..AuthConfig::default()
-    };
-    config.mfa.rate_limit_challenge_and_verify = u32::MAX;
-    config.mfa.phone_enroll_enabled = true;
-    config.mfa.phone_verify_enabled = true;
-    config
-        .sms
-        .test_otp
-        .insert(TEST_PHONE.into(), TEST_CODE.into());
-    tweak(&mut config);
-    let jwt = JwtSecret::new(SECRET).unwrap();
-    let clock = Clock::system();
-    let mailer = Mailer::from_config(None, db.db.owner.clone()).unwrap();
-    let state = AuthState::with_parts(db.db.clone(), jwt.clone(), config, mailer, clock.clone());
-    let router = Router::new().nest("/auth/v1", plinth_auth::router(state));
-    tokio::spawn(async move {
-        axum::serve(listener, router).await.unwrap();
-    });
-    App {
-        base,
-        http: reqwest::Client::new(),
-        db,
-        clock,
-        jwt,
-    }
+    support::spawn_app_configured(|config| {
+        config.mailer_autoconfirm = true;
+        config.mfa.rate_limit_challenge_and_verify = u32::MAX;
+        config.mfa.phone_enroll_enabled = true;
+        config.mfa.phone_verify_enabled = true;
+        config
+            .sms
+            .test_otp
+            .insert(TEST_PHONE.into(), TEST_CODE.into());
+        tweak(config);
+    })
+    .await
 }
 
 async fn spawn_app() -> App {
@@ -88,69 +43,25 @@ async fn spawn_app() -> App {
 }
 
 impl App {
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        bearer: Option<&str>,
-        body: Option<Value>,
-    ) -> Reply {
-        let now = self.clock.timestamp();
-        let anon = self.jwt.api_key("anon", now, now + 3600);
-        let mut request = self
-            .http
-            .request(method, format!("{}/auth/v1{path}", self.base))
-            .header("apikey", &anon)
-            .header(
-                "authorization",
-                format!("Bearer {}", bearer.unwrap_or(&anon)),
-            )
-            .header("x-supabase-api-version", "2024-01-01");
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status();
-        let text = response.text().await.unwrap();
-        Reply {
-            status,
-            body: serde_json::from_str(&text).unwrap_or(Value::Null),
-            text,
-        }
-    }
-
-    fn service_key(&self) -> String {
-        let now = self.clock.timestamp();
-        self.jwt.api_key("service_role", now, now + 3600)
-    }
-
-    async fn post(&self, path: &str, bearer: &str, body: Value) -> Reply {
+    /// `POST path` with a JSON body, as the holder of `bearer`.
+    async fn post_as(&self, path: &str, bearer: &str, body: Value) -> Reply {
         self.call(Method::POST, path, Some(bearer), Some(body))
             .await
     }
 
     /// Signs up `email` (autoconfirmed): the session.
     async fn signed_up(&self, email: &str) -> Value {
-        let now = self.clock.timestamp();
-        let anon = self.jwt.api_key("anon", now, now + 3600);
         let reply = self
-            .post(
-                "/signup",
-                &anon,
-                json!({"email": email, "password": PASSWORD}),
-            )
+            .post("/signup", json!({"email": email, "password": PASSWORD}))
             .await;
         assert_eq!(reply.status, 200, "{}", reply.text);
         reply.body
     }
 
     async fn signed_in(&self, email: &str) -> Value {
-        let now = self.clock.timestamp();
-        let anon = self.jwt.api_key("anon", now, now + 3600);
         let reply = self
             .post(
                 "/token?grant_type=password",
-                &anon,
                 json!({"email": email, "password": PASSWORD}),
             )
             .await;
@@ -158,20 +69,9 @@ impl App {
         reply.body
     }
 
-    async fn refresh(&self, token: &str) -> Reply {
-        let now = self.clock.timestamp();
-        let anon = self.jwt.api_key("anon", now, now + 3600);
-        self.post(
-            "/token?grant_type=refresh_token",
-            &anon,
-            json!({ "refresh_token": token }),
-        )
-        .await
-    }
-
     async fn enroll_totp(&self, token: &str, name: &str) -> Value {
         let reply = self
-            .post(
+            .post_as(
                 "/factors",
                 token,
                 json!({"factor_type": "totp", "friendly_name": name}),
@@ -182,12 +82,12 @@ impl App {
     }
 
     async fn challenge(&self, token: &str, factor_id: &str) -> Reply {
-        self.post(&format!("/factors/{factor_id}/challenge"), token, json!({}))
+        self.post_as(&format!("/factors/{factor_id}/challenge"), token, json!({}))
             .await
     }
 
     async fn verify(&self, token: &str, factor_id: &str, challenge_id: &str, code: &str) -> Reply {
-        self.post(
+        self.post_as(
             &format!("/factors/{factor_id}/verify"),
             token,
             json!({"challenge_id": challenge_id, "code": code}),
@@ -204,7 +104,9 @@ impl App {
         self.verify(token, factor_id, &id, code).await
     }
 
-    async fn sql_scalar<T>(&self, sql: &str, id: &str) -> T
+    /// The one value `sql` selects with `$1` bound to the UUID `id`, read
+    /// as the database owner.
+    async fn sql_scalar_for<T>(&self, sql: &str, id: &str) -> T
     where
         T: for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres> + Send + Unpin,
     {
@@ -238,16 +140,6 @@ fn totp_at(secret: &str, unix: i64) -> String {
     let offset = (hash[19] & 0xf) as usize;
     let value = u32::from_be_bytes(hash[offset..offset + 4].try_into().unwrap()) & 0x7fff_ffff;
     format!("{:06}", value % 1_000_000)
-}
-
-fn claims_of(jwt: &str) -> Value {
-    let payload = jwt.split('.').nth(1).unwrap();
-    serde_json::from_slice(
-        &base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(payload)
-            .unwrap(),
-    )
-    .unwrap()
 }
 
 fn methods(claims: &Value) -> Vec<String> {
@@ -327,14 +219,14 @@ async fn totp_enrol_challenge_verify_raises_the_session_to_aal2_and_refresh_keep
     assert_ne!(verified.body["refresh_token"], session["refresh_token"]);
     let session_id = s(&claims["session_id"]);
     let stored: String = app
-        .sql_scalar(
+        .sql_scalar_for(
             "select aal::text from auth.sessions where id = $1",
             &session_id,
         )
         .await;
     assert_eq!(stored, "aal2");
     let factor_of_session: uuid::Uuid = app
-        .sql_scalar(
+        .sql_scalar_for(
             "select factor_id from auth.sessions where id = $1",
             &session_id,
         )
@@ -439,18 +331,18 @@ async fn wrong_codes_and_bad_requests_get_the_platform_errors() {
 
     // Enrolment: types, names.
     let bad_type = app
-        .post("/factors", &token, json!({"factor_type": "sms"}))
+        .post_as("/factors", &token, json!({"factor_type": "sms"}))
         .await;
     bad_type.expect(400, "validation_failed");
     assert_eq!(
         bad_type.body["message"],
         "factor_type needs to be totp, phone, or webauthn"
     );
-    app.post("/factors", &token, json!({"factor_type": "webauthn"}))
+    app.post_as("/factors", &token, json!({"factor_type": "webauthn"}))
         .await
         .expect(422, "mfa_webauthn_enroll_not_enabled");
     let conflict = app
-        .post(
+        .post_as(
             "/factors",
             &token,
             json!({"factor_type": "totp", "friendly_name": "one"}),
@@ -461,14 +353,14 @@ async fn wrong_codes_and_bad_requests_get_the_platform_errors() {
         conflict.body["message"],
         "A factor with the friendly name \"one\" for this user already exists"
     );
-    app.post("/factors", &token, json!({"factor_type": 7}))
+    app.post_as("/factors", &token, json!({"factor_type": 7}))
         .await
         .expect(400, "bad_json");
 
     // No token, an anonymous user.
     let now = app.clock.timestamp();
     let anon = app.jwt.api_key("anon", now, now + 3600);
-    app.post("/factors", &anon, json!({"factor_type": "totp"}))
+    app.post_as("/factors", &anon, json!({"factor_type": "totp"}))
         .await
         .expect(403, "bad_jwt");
 }
@@ -478,10 +370,10 @@ async fn anonymous_users_cannot_enrol() {
     let app = spawn_app_with(|c| c.anonymous_users = true).await;
     let now = app.clock.timestamp();
     let anon = app.jwt.api_key("anon", now, now + 3600);
-    let session = app.post("/signup", &anon, json!({})).await;
+    let session = app.post_as("/signup", &anon, json!({})).await;
     assert_eq!(session.status, 200, "{}", session.text);
     let refused = app
-        .post(
+        .post_as(
             "/factors",
             session.body["access_token"].as_str().unwrap(),
             json!({"factor_type": "totp"}),
@@ -532,7 +424,7 @@ async fn aal2_is_needed_for_more_factors_and_to_unenrol_a_verified_one() {
     let aal1_token = s(&aal1["access_token"]);
     assert_eq!(claims_of(&aal1_token)["aal"], "aal1");
     let more = app
-        .post(
+        .post_as(
             "/factors",
             &aal1_token,
             json!({"factor_type": "totp", "friendly_name": "second"}),
@@ -558,7 +450,7 @@ async fn aal2_is_needed_for_more_factors_and_to_unenrol_a_verified_one() {
     let code = totp_at(&secret, app.clock.timestamp() + 30);
     let raised = app.challenge_and_verify(&aal1_token, &id, &code).await;
     assert_eq!(raised.status, 200, "{}", raised.text);
-    app.post(
+    app.post_as(
         "/factors",
         &aal2_token,
         json!({"factor_type": "totp", "friendly_name": "second"}),
@@ -612,11 +504,11 @@ async fn settings_turn_factor_types_off_and_cap_their_number() {
     .await;
     let token = s(&app.signed_up("off@example.com").await["access_token"]);
     let totp = app
-        .post("/factors", &token, json!({"factor_type": "totp"}))
+        .post_as("/factors", &token, json!({"factor_type": "totp"}))
         .await;
     totp.expect(422, "mfa_totp_enroll_not_enabled");
     assert_eq!(totp.body["message"], "MFA enroll is disabled for TOTP");
-    app.post(
+    app.post_as(
         "/factors",
         &token,
         json!({"factor_type": "phone", "phone": "+15550001111"}),
@@ -635,7 +527,7 @@ async fn settings_turn_factor_types_off_and_cap_their_number() {
     challenge.expect(422, "mfa_totp_verify_not_enabled");
     app.enroll_totp(&token, "b").await;
     let third = app
-        .post(
+        .post_as(
             "/factors",
             &token,
             json!({"factor_type": "totp", "friendly_name": "c"}),
@@ -663,7 +555,7 @@ async fn phone_factors_verify_with_the_sms_code() {
     let token = s(&session["access_token"]);
     // Without a provider the text lands in the dev mailbox.
     let enrolled = app
-        .post(
+        .post_as(
             "/factors",
             &token,
             json!({"factor_type": "phone", "phone": "+1 555 000 2222", "friendly_name": "mobile"}),
@@ -687,7 +579,7 @@ async fn phone_factors_verify_with_the_sms_code() {
     assert_eq!(code.len(), 6, "{text}");
     // The code is not stored as it was sent.
     let stored: Option<String> = app
-        .sql_scalar(
+        .sql_scalar_for(
             "select otp_code from auth.mfa_challenges where id = $1",
             challenge.body["id"].as_str().unwrap(),
         )
@@ -716,7 +608,7 @@ async fn phone_factors_verify_with_the_sms_code() {
 
     // The same number again: a verified factor exists.
     let aal2 = s(&verified.body["access_token"]);
-    app.post(
+    app.post_as(
         "/factors",
         &aal2,
         json!({"factor_type": "phone", "phone": "+15550002222"}),
@@ -724,14 +616,14 @@ async fn phone_factors_verify_with_the_sms_code() {
     .await
     .expect(422, "mfa_verified_factor_exists");
     let bad = app
-        .post(
+        .post_as(
             "/factors",
             &aal2,
             json!({"factor_type": "phone", "phone": "0123 call me"}),
         )
         .await;
     bad.expect(400, "validation_failed");
-    app.post("/factors", &aal2, json!({"factor_type": "phone"}))
+    app.post_as("/factors", &aal2, json!({"factor_type": "phone"}))
         .await
         .expect(400, "validation_failed");
 }
@@ -741,7 +633,7 @@ async fn test_numbers_answer_their_fixed_code_and_send_nothing() {
     let app = spawn_app().await;
     let token = s(&app.signed_up("fixed@example.com").await["access_token"]);
     let enrolled = app
-        .post(
+        .post_as(
             "/factors",
             &token,
             json!({"factor_type": "phone", "phone": format!("+{TEST_PHONE}")}),
@@ -770,7 +662,7 @@ async fn phone_factors_are_off_unless_enabled() {
     .await;
     let token = s(&app.signed_up("pv@example.com").await["access_token"]);
     let enrolled = app
-        .post(
+        .post_as(
             "/factors",
             &token,
             json!({"factor_type": "phone", "phone": "+15550003333"}),
@@ -981,7 +873,7 @@ impl App {
         kind: &str,
         response: Value,
     ) -> Reply {
-        self.post(
+        self.post_as(
             &format!("/factors/{factor}/verify"),
             token,
             json!({"challenge_id": challenge, "webauthn": {"type": kind, "credential_response": response}}),
@@ -997,7 +889,7 @@ async fn webauthn_factors_register_and_assert_with_a_software_authenticator() {
     let token = s(&session["access_token"]);
     let user_id = s(&session["user"]["id"]);
     let enrolled = app
-        .post(
+        .post_as(
             "/factors",
             &token,
             json!({"factor_type": "webauthn", "friendly_name": "key"}),
@@ -1122,13 +1014,13 @@ async fn webauthn_verify_needs_its_parameters() {
     let app = webauthn_app().await;
     let token = s(&app.signed_up("params@example.com").await["access_token"]);
     let enrolled = app
-        .post("/factors", &token, json!({"factor_type": "webauthn"}))
+        .post_as("/factors", &token, json!({"factor_type": "webauthn"}))
         .await;
     let id = s(&enrolled.body["id"]);
     let challenge = app.challenge(&token, &id).await;
     let challenge_id = s(&challenge.body["id"]);
     let missing = app
-        .post(
+        .post_as(
             &format!("/factors/{id}/verify"),
             &token,
             json!({"challenge_id": challenge_id}),
@@ -1145,7 +1037,7 @@ async fn webauthn_verify_needs_its_parameters() {
         "WebAuthn type must be create or request"
     );
     let no_response = app
-        .post(
+        .post_as(
             &format!("/factors/{id}/verify"),
             &token,
             json!({"challenge_id": challenge_id, "webauthn": {"type": "create"}}),

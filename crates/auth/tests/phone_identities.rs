@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,208 +17,36 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
-use plinth_auth::{AuthConfig, AuthState, Clock, HashCost, Mailer, Rate, RateLimits, SmsProvider};
-use plinth_db::JwtSecret;
-use plinth_db::testing::TestDb;
+use plinth_auth::{AuthConfig, Rate, SmsProvider};
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-
-const SECRET: &str = "test-secret-of-at-least-thirty-two-chars";
-const SITE: &str = "http://localhost:3000";
-
-struct App {
-    base: String,
-    http: reqwest::Client,
-    db: TestDb,
-    clock: Clock,
-    jwt: JwtSecret,
-}
+use support::{App, Reply, claims_of, fragment, params_of};
 
 /// Phone sign-in on, everything else as the default test configuration,
 /// changed by `tweak`.
 async fn spawn_app_with(tweak: impl FnOnce(&mut AuthConfig)) -> App {
-    let db = TestDb::new(&[plinth_db::platform_migrations(), plinth_auth::migrations()]).await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let mut config = AuthConfig {
-        site_url: SITE.into(),
-        api_external_url: base.clone(),
-        password_hash: HashCost::cheap(),
-        rate_limits: RateLimits::unlimited(),
-        uri_allow_list: vec!["http://app.test/**".into()],
-        ..AuthConfig::default()
-    };
-    config.sms.phone_enabled = true;
-    tweak(&mut config);
-    let jwt = JwtSecret::new(SECRET).unwrap();
-    let clock = Clock::system();
-    let mailer = Mailer::from_config(config.smtp.as_ref(), db.db.owner.clone()).unwrap();
-    let state = AuthState::with_parts(db.db.clone(), jwt.clone(), config, mailer, clock.clone());
-    let router = Router::new()
-        .nest("/auth/v1", plinth_auth::router(state.clone()))
-        .nest("/_/mailbox", plinth_auth::mailbox_router(state));
-    tokio::spawn(async move {
-        axum::serve(listener, router).await.unwrap();
-    });
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    App {
-        base,
-        http,
-        db,
-        clock,
-        jwt,
-    }
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: reqwest::header::HeaderMap,
-    body: Value,
-    text: String,
-}
-
-impl Reply {
-    fn code(&self) -> &str {
-        self.body["code"].as_str().unwrap_or_default()
-    }
-
-    fn message(&self) -> &str {
-        self.body["message"].as_str().unwrap_or_default()
-    }
-
-    fn location(&self) -> String {
-        self.headers[reqwest::header::LOCATION]
-            .to_str()
-            .unwrap()
-            .to_owned()
-    }
-
-    #[track_caller]
-    fn expect(&self, status: u16, code: &str) {
-        assert_eq!(self.status.as_u16(), status, "{}", self.text);
-        assert_eq!(self.code(), code, "{}", self.text);
-    }
+    support::spawn_app_with(|config| {
+        config.sms.phone_enabled = true;
+        tweak(config);
+    })
+    .await
 }
 
 impl App {
-    fn url(&self, path: &str) -> String {
-        format!("{}/auth/v1{path}", self.base)
-    }
-
-    fn key(&self, role: &str) -> String {
-        let now = self.clock.timestamp();
-        self.jwt.api_key(role, now, now + 3600)
-    }
-
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        bearer: Option<&str>,
-        body: Option<Value>,
-    ) -> Reply {
-        let anon = self.key("anon");
-        let mut request = self
-            .http
-            .request(method, self.url(path))
-            .header("apikey", &anon)
-            .header("x-supabase-api-version", "2024-01-01")
-            .header(
-                "authorization",
-                format!("Bearer {}", bearer.unwrap_or(&anon)),
-            );
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        reply(request.send().await.unwrap()).await
-    }
-
-    async fn post(&self, path: &str, body: Value) -> Reply {
-        self.call(Method::POST, path, None, Some(body)).await
-    }
-
     async fn put_user(&self, token: &str, body: Value) -> Reply {
         self.call(Method::PUT, "/user", Some(token), Some(body))
             .await
     }
 
-    async fn get_user(&self, token: &str) -> Reply {
-        self.call(Method::GET, "/user", Some(token), None).await
-    }
-
-    async fn get_raw(&self, url: &str) -> Reply {
-        reply(self.http.get(url).send().await.unwrap()).await
-    }
-
-    /// The dev mailbox's messages to `to`, newest first.
-    async fn messages_to(&self, to: &str) -> Vec<Value> {
-        let body: Value = self
-            .http
-            .get(format!("{}/_/mailbox/api/messages", self.base))
-            .query(&[("to", to)])
-            .header("apikey", self.key("service_role"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        body["messages"].as_array().cloned().unwrap_or_default()
-    }
-
     /// The code in the newest SMS to `to` ("Your code is 123456").
     async fn sms_code(&self, to: &str) -> String {
-        let messages = self.messages_to(to).await;
+        let messages = self.mail_to(to).await;
         assert!(!messages.is_empty(), "no SMS to {to}");
         assert_eq!(messages[0]["subject"], "SMS");
         let text = messages[0]["text"].as_str().unwrap();
         text.strip_prefix("Your code is ").unwrap().to_owned()
     }
-
-    async fn sql_scalar<T>(&self, sql: &str) -> T
-    where
-        T: for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres> + Send + Unpin,
-    {
-        sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_owned()))
-            .fetch_one(&self.db.db.owner)
-            .await
-            .unwrap()
-    }
-}
-
-async fn reply(response: reqwest::Response) -> Reply {
-    let status = response.status();
-    let headers = response.headers().clone();
-    let text = response.text().await.unwrap();
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Reply {
-        status,
-        headers,
-        body,
-        text,
-    }
-}
-
-fn claims_of(jwt: &str) -> Value {
-    let payload = jwt.split('.').nth(1).unwrap();
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload)
-        .unwrap();
-    serde_json::from_slice(&bytes).unwrap()
-}
-
-fn params_of(part: &str) -> HashMap<String, String> {
-    url::form_urlencoded::parse(part.as_bytes())
-        .into_owned()
-        .collect()
-}
-
-fn fragment(location: &str) -> HashMap<String, String> {
-    params_of(location.split_once('#').map(|(_, f)| f).unwrap_or(""))
 }
 
 fn token_of(session: &Reply) -> String {
@@ -275,7 +105,7 @@ async fn phone_signup_is_confirmed_by_an_sms_code_from_the_dev_mailbox() {
     );
     // Named without the `+` (or with one a query string made a space).
     for to in ["15550002222", " 15550002222"] {
-        assert_eq!(app.messages_to(to).await.len(), 1, "{to:?}");
+        assert_eq!(app.mail_to(to).await.len(), 1, "{to:?}");
     }
     // Only the hash is stored.
     let stored: String = app
@@ -440,7 +270,7 @@ async fn test_numbers_sign_in_with_their_fixed_code_and_nothing_is_sent() {
     let sent = app.post("/otp", json!({"phone": "+15550001111"})).await;
     assert_eq!(sent.status, 200, "{}", sent.text);
     assert_eq!(sent.body, json!({"message_id": "test-otp"}));
-    assert!(app.messages_to("+15550001111").await.is_empty());
+    assert!(app.mail_to("+15550001111").await.is_empty());
 
     app.post(
         "/verify",
@@ -493,7 +323,7 @@ async fn sms_codes_expire_and_sending_is_limited() {
             .status,
         200
     );
-    let messages = app.messages_to("+15550005555").await;
+    let messages = app.mail_to("+15550005555").await;
     let text = messages[0]["text"].as_str().unwrap();
     let code = text
         .strip_prefix("Plinth: ")
@@ -637,7 +467,7 @@ async fn twilio_gets_the_form_its_messages_api_expects() {
         sent.body,
         json!({"message_id": "SM0123456789abcdef0123456789abcdef"})
     );
-    assert!(app.messages_to("+15550008888").await.is_empty());
+    assert!(app.mail_to("+15550008888").await.is_empty());
     let (account, auth, form) = fake.requests.lock().unwrap()[0].clone();
     assert_eq!(account, "AC123");
     let basic = base64::engine::general_purpose::STANDARD.encode("AC123:twilio-token");
@@ -876,7 +706,7 @@ async fn a_password_change_needs_the_reauthentication_nonce_once_the_session_is_
         .await;
     assert_eq!(sent.status, 200, "{}", sent.text);
     assert_eq!(sent.body, json!({}));
-    let mail = app.messages_to("r@example.com").await;
+    let mail = app.mail_to("r@example.com").await;
     assert_eq!(mail[0]["subject"], "Confirm reauthentication");
     let text = mail[0]["text"].as_str().unwrap();
     let nonce: String = text
