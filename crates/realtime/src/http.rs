@@ -182,15 +182,19 @@ pub(crate) async fn broadcast(
     // As the platform validates a batch: one payload over the limit refuses
     // them all, each message's errors in its place.
     let max = state.inner.config.max_message_size;
-    let verdicts: Vec<Value> = body
+    let too_big: Vec<bool> = body
         .messages
         .iter()
-        .map(|m| match serde_json::to_vec(&m.payload) {
-            Ok(bytes) if bytes.len() <= max => json!({}),
-            _ => json!({ "payload": [PAYLOAD_TOO_BIG] }),
-        })
+        .map(|m| serde_json::to_vec(&m.payload).map_or(true, |bytes| bytes.len() > max))
         .collect();
-    if verdicts.iter().any(|v| v != &json!({})) {
+    if too_big.contains(&true) {
+        let verdicts: Vec<Value> = too_big
+            .into_iter()
+            .map(|big| match big {
+                true => json!({ "payload": [PAYLOAD_TOO_BIG] }),
+                false => json!({}),
+            })
+            .collect();
         return Err(unprocessable(json!({ "messages": verdicts })));
     }
     // A private message the caller may not write is skipped, as the
