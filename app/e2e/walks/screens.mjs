@@ -115,7 +115,7 @@ const PUBLIC = [
   { path: `/template/${FREE}` },
   { path: `/template/${MAYA_PAID}` },
   { path: `/template/${MISSING}`, ready: 'Template Not Found', status: 404 },
-  { path: '/no-such-page', ready: 'Oops! Page not found' },
+  { path: '/no-such-page', ready: 'Oops! Page not found', status: 404 },
 ]
 
 export const walks = [
@@ -162,7 +162,7 @@ export const walks = [
           { path: '/dashboard/audience' },
           { path: '/dashboard/wishlist' },
           { path: '/dashboard/library' },
-          { path: '/dashboard/no-such-page', ready: 'Oops! Page not found' },
+          { path: '/dashboard/no-such-page', ready: 'Oops! Page not found', status: 404 },
           { path: '/upload' },
           { path: `/upload?draft=${LEO_DRAFT}`, ready: 'Draft loaded' },
           { path: `/upload?template=${LEO_REJECTED}` },
