@@ -1565,14 +1565,18 @@ async fn presence_events_per_second_are_capped_per_socket() {
     c.heartbeat().await;
 }
 
-#[tokio::test]
-async fn oversized_broadcasts_and_tracks_are_refused_and_the_socket_lives_on() {
-    let app = spawn_app_with(RealtimeConfig {
+/// Limits small enough to pass in a test: 1 KiB messages, 8 KiB frames.
+fn small_limits() -> RealtimeConfig {
+    RealtimeConfig {
         max_message_size: 1024,
         max_frame_size: 8192,
         ..Default::default()
-    })
-    .await;
+    }
+}
+
+#[tokio::test]
+async fn oversized_broadcasts_and_tracks_are_refused_and_the_socket_lives_on() {
+    let app = spawn_app_with(small_limits()).await;
     let big = |event: &str| json!({"type": "broadcast", "event": event, "payload": {"s": "a".repeat(2000)}});
     let small = |event: &str| json!({"type": "broadcast", "event": event, "payload": {"s": "a"}});
     let mut a = app.client("2.0.0").await;
@@ -1628,12 +1632,7 @@ async fn oversized_broadcasts_and_tracks_are_refused_and_the_socket_lives_on() {
 
 #[tokio::test]
 async fn messages_past_the_frame_limit_close_the_socket_with_1009() {
-    let app = spawn_app_with(RealtimeConfig {
-        max_message_size: 1024,
-        max_frame_size: 8192,
-        ..Default::default()
-    })
-    .await;
+    let app = spawn_app_with(small_limits()).await;
     let mut c = app.client("2.0.0").await;
     c.join("room", broadcast_config(true, false), None).await;
     c.push(
@@ -1651,12 +1650,7 @@ async fn messages_past_the_frame_limit_close_the_socket_with_1009() {
 
 #[tokio::test]
 async fn http_broadcasts_past_the_size_limit_are_refused_in_the_platforms_words() {
-    let app = spawn_app_with(RealtimeConfig {
-        max_message_size: 1024,
-        max_frame_size: 8192,
-        ..Default::default()
-    })
-    .await;
+    let app = spawn_app_with(small_limits()).await;
     let mut r = app.client("2.0.0").await;
     r.join("room", broadcast_config(false, false), None).await;
     let http = reqwest::Client::new();

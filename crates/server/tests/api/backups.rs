@@ -2,14 +2,16 @@
 //! encrypted archive brings a new data folder back to the same keys, rows
 //! and files; `--until` recovers to a moment between two writes.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
 use sha2::Digest;
 use sqlx::Connection;
 
-use crate::helpers::{Running, cluster_connection, free_port, output, plinth, printed_key};
+use crate::helpers::{
+    Running, cluster_connection, free_port, output, plinth, printed_key, reachable_tempdir,
+    write_things_migration,
+};
 
 const PASSPHRASE: &str = "a passphrase for the test archives";
 
@@ -108,15 +110,8 @@ async fn store_report(port: u16, service: &str) -> Vec<u8> {
 
 #[tokio::test]
 async fn an_online_backup_restores_the_same_keys_rows_and_files_and_to_a_moment() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let migrations = dir.path().join("migrations");
-    std::fs::create_dir_all(&migrations).unwrap();
-    std::fs::write(
-        migrations.join("1_things.sql"),
-        "create table public.things (id int); insert into public.things values (1);",
-    )
-    .unwrap();
+    let dir = reachable_tempdir();
+    write_things_migration(dir.path());
     let backups = dir.path().join("backups");
     let data = dir.path().join("data");
 
@@ -401,7 +396,7 @@ async fn scheduled_backups_are_taken_and_pruned_on_their_own() {
 /// new data folder with its files on another bucket.
 #[tokio::test]
 async fn backups_to_s3_of_files_on_s3_come_back_whole() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = reachable_tempdir();
     let dir_path = dir.path();
     let store = crate::moto::fresh_bucket();
     let vault = crate::moto::fresh_bucket();
@@ -440,13 +435,7 @@ async fn backups_to_s3_of_files_on_s3_come_back_whole() {
         with_s3(&mut cmd, bucket);
         output(cmd)
     };
-    std::fs::set_permissions(dir_path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::create_dir_all(dir_path.join("migrations")).unwrap();
-    std::fs::write(
-        dir_path.join("migrations/1_things.sql"),
-        "create table public.things (id int); insert into public.things values (1);",
-    )
-    .unwrap();
+    write_things_migration(dir_path);
     let data = dir_path.join("data");
 
     let (port, node, lines) = serve_on("data", &store.bucket);

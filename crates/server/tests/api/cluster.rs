@@ -8,7 +8,10 @@ use std::time::Duration;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
-use crate::helpers::{Running, cluster_connection, free_port, plinth, printed_key};
+use crate::helpers::{
+    Running, cluster_connection, free_port, plinth, printed_key, reachable_tempdir,
+    write_things_migration,
+};
 
 /// Processes whose command line mentions `pgdata`.
 fn postgres_processes_on(pgdata: &Path) -> Vec<String> {
@@ -26,12 +29,6 @@ fn postgres_processes_on(pgdata: &Path) -> Vec<String> {
 }
 
 /// A folder the unprivileged cluster user can reach, whatever the umask.
-fn reachable_tempdir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    dir
-}
-
 async fn count_things(data: &Path) -> i64 {
     let mut conn = cluster_connection(data).await;
     let count: i64 = sqlx::query_scalar("select count(*) from public.things")
@@ -51,13 +48,7 @@ async fn count_things(data: &Path) -> i64 {
 #[tokio::test]
 async fn serve_starts_stops_and_reuses_its_own_cluster() {
     let dir = reachable_tempdir();
-    let migrations = dir.path().join("migrations");
-    std::fs::create_dir_all(&migrations).unwrap();
-    std::fs::write(
-        migrations.join("1_things.sql"),
-        "create table public.things (id int); insert into public.things values (1);",
-    )
-    .unwrap();
+    write_things_migration(dir.path());
     let data = dir.path().join("data");
     let pgdata = data.join("postgres");
 
@@ -194,13 +185,7 @@ async fn health_becomes(port: u16, want: u16, within: Duration) -> Duration {
 
 /// A `plinth serve` on its own cluster, with one committed row in `things`.
 fn serve_with_things(dir: &Path, port: u16) -> Running {
-    let migrations = dir.join("migrations");
-    std::fs::create_dir_all(&migrations).unwrap();
-    std::fs::write(
-        migrations.join("1_things.sql"),
-        "create table public.things (id int); insert into public.things values (1);",
-    )
-    .unwrap();
+    write_things_migration(dir);
     let mut cmd = plinth(dir);
     cmd.args(["serve", "--port", &port.to_string(), "--policies", "none"]);
     let running = Running::start(cmd);

@@ -215,6 +215,25 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A temporary folder the embedded cluster's own user can enter (mode 755).
+pub fn reachable_tempdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}
+
+/// Gives the project in `dir` one migration: `public.things` with the row 1.
+pub fn write_things_migration(dir: &Path) {
+    let migrations = dir.join("migrations");
+    std::fs::create_dir_all(&migrations).unwrap();
+    std::fs::write(
+        migrations.join("1_things.sql"),
+        "create table public.things (id int); insert into public.things values (1);",
+    )
+    .unwrap();
+}
+
 /// The `plinth` binary, with no database configuration inherited from the
 /// test environment, working in `dir`.
 pub fn plinth(dir: &Path) -> Command {
