@@ -12,7 +12,7 @@ use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
 use plinth_db::Database;
 use serde_json::json;
-use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
@@ -350,38 +350,14 @@ async fn nosniff(mut response: Response) -> Response {
     response
 }
 
-/// CORS as the platform answers browsers: any origin (the API is guarded by
-/// keys and tokens, not by origin), the headers the official client sends,
-/// and the response headers it reads.
+/// CORS as the platform's gateway answers browsers: any origin (the API is
+/// guarded by keys and tokens, not by origin, and no cookie is ever
+/// allowed), any request header the preflight asks for (the gateway's CORS
+/// plugin, given no list, allows what `Access-Control-Request-Headers`
+/// names: an app's own `global.headers` pass, as do the client's `prefer`,
+/// `x-upsert`, TUS headers and the rest), and the response headers the
+/// official client reads.
 fn cors() -> CorsLayer {
-    const ALLOW: [&str; 24] = [
-        "authorization",
-        "x-client-info",
-        "apikey",
-        "content-type",
-        "x-retry-count",
-        "prefer",
-        "accept-profile",
-        "content-profile",
-        "range",
-        "x-upsert",
-        "cache-control",
-        "x-metadata",
-        "x-supabase-api-version",
-        "x-region",
-        "accept",
-        "if-none-match",
-        // resumable uploads (TUS)
-        "tus-resumable",
-        "upload-length",
-        "upload-metadata",
-        "upload-offset",
-        "upload-defer-length",
-        // a signed upload URL's token on /upload/resumable/sign
-        "x-signature",
-        "x-http-method-override",
-        "x-requested-with",
-    ];
     const EXPOSE: [&str; 19] = [
         "content-range",
         "x-supabase-api-version",
@@ -415,7 +391,7 @@ fn cors() -> CorsLayer {
             Method::DELETE,
             Method::OPTIONS,
         ])
-        .allow_headers(ALLOW.map(HeaderName::from_static))
+        .allow_headers(AllowHeaders::mirror_request())
         .expose_headers(EXPOSE.map(HeaderName::from_static))
         .max_age(std::time::Duration::from_secs(86_400))
 }

@@ -44,7 +44,7 @@ async fn browsers_get_cors_answers() {
         .header("access-control-request-method", "POST")
         .header(
             "access-control-request-headers",
-            "apikey, authorization, x-client-info, prefer",
+            "apikey, authorization, x-client-info, prefer, x-tenant",
         )
         .send()
         .await
@@ -59,9 +59,20 @@ async fn browsers_get_cors_answers() {
         .to_str()
         .unwrap()
         .to_lowercase();
-    for name in ["apikey", "authorization", "x-client-info", "prefer"] {
+    // An app's own header (supabase-js `global.headers`) passes too, as
+    // through the platform's gateway.
+    for name in [
+        "apikey",
+        "authorization",
+        "x-client-info",
+        "prefer",
+        "x-tenant",
+    ] {
         assert!(allowed.contains(name), "{name} not in {allowed}");
     }
+    // Caches keep one preflight answer per set of asked-for headers.
+    let vary = headers["vary"].to_str().unwrap().to_lowercase();
+    assert!(vary.contains("access-control-request-headers"), "{vary}");
     let response = client
         .get(format!("{}/health", app.url))
         .header("origin", "http://localhost:5173")
