@@ -282,13 +282,10 @@ fn app_pages(
     let files =
         Router::new().fallback_service(ServeDir::new(app_dir).fallback(ServeFile::new(&index)));
     // With the app's route patterns, a path it has no screen for is a 404.
-    let files = match crate::app_routes::AppRoutes::load(app_dir) {
-        Some(routes) => files.layer(axum::middleware::from_fn_with_state(
-            Arc::new(routes),
-            crate::app_routes::not_found_outside_routes,
-        )),
-        None => files,
-    };
+    let files = files.layer(axum::middleware::from_fn_with_state(
+        Arc::new(crate::app_routes::RoutesFile::new(app_dir)),
+        crate::app_routes::not_found_outside_routes,
+    ));
     let pages = match plinth_marketplace::pages_router(marketplace, &index) {
         Some(pages) => pages.fallback_service(files),
         None => {

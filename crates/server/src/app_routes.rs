@@ -3,13 +3,16 @@
 //! app has no screen for is answered 404 (still with the app, which shows
 //! its not-found screen) instead of 200: crawlers and link checkers see a
 //! missing page as missing. Without the file every path is the app's, as
-//! before.
+//! before. The file is read again when it changes (an app rebuilt under a
+//! running node may bring new routes), as the pages' `index.html` is.
 //!
 //! Patterns match as the app's router matches them: a literal segment
 //! regardless of case, `:name` any one non-empty segment, a trailing `/*`
 //! anything below; a trailing slash on the path is ignored.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
@@ -33,11 +36,10 @@ enum Segment {
 pub struct AppRoutes(Vec<Vec<Segment>>);
 
 impl AppRoutes {
-    /// The patterns of `app_dir`'s `routes.json`; `None` without one (or
-    /// with one that is not a list of patterns, which is logged).
-    pub fn load(app_dir: &Path) -> Option<Self> {
-        let path = app_dir.join(ROUTES_FILE);
-        let text = std::fs::read_to_string(&path).ok()?;
+    /// The patterns of the file at `path`; `None` without one (or with one
+    /// that is not a list of patterns, which is logged).
+    fn load(path: &Path) -> Option<Self> {
+        let text = std::fs::read_to_string(path).ok()?;
         match Self::parse(&text) {
             Ok(routes) => Some(routes),
             Err(reason) => {
@@ -109,22 +111,65 @@ fn matches(pattern: &[Segment], parts: &[String]) -> bool {
     parts.next().is_none()
 }
 
+/// An app's `routes.json`, read again when its modification time changes
+/// (or it appears, or goes).
+pub struct RoutesFile {
+    path: PathBuf,
+    current: Mutex<(Option<SystemTime>, Option<Arc<AppRoutes>>)>,
+}
+
+impl RoutesFile {
+    /// The routes file of the app in `app_dir`, read now.
+    pub fn new(app_dir: &Path) -> Self {
+        let path = app_dir.join(ROUTES_FILE);
+        let current = (modified(&path), AppRoutes::load(&path).map(Arc::new));
+        Self {
+            path,
+            current: Mutex::new(current),
+        }
+    }
+
+    /// The app's routes as the file says now; `None` when there are none
+    /// to go by (every path is the app's).
+    fn get(&self) -> Option<Arc<AppRoutes>> {
+        let modified = modified(&self.path);
+        let mut current = match self.current.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if modified != current.0 {
+            *current = (modified, AppRoutes::load(&self.path).map(Arc::new));
+        }
+        current.1.clone()
+    }
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
 /// Marks the app's answer to a path none of its routes shows as 404 (the
 /// fallback answers such paths with `index.html`, the app then shows its
 /// not-found screen). Files of the app (`/favicon.svg`) are not HTML and
 /// pass as they are.
 pub async fn not_found_outside_routes(
-    State(routes): State<std::sync::Arc<AppRoutes>>,
+    State(routes): State<Arc<RoutesFile>>,
     request: Request,
     next: Next,
 ) -> Response {
-    let known = request.uri().path() == "/index.html" || routes.matches(request.uri().path());
+    let uri = request.uri().clone();
     let mut response = next.run(request).await;
     let html = response
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|kind| kind.as_bytes().starts_with(b"text/html"));
-    if !known && html && response.status() == StatusCode::OK {
+    if html
+        && response.status() == StatusCode::OK
+        && uri.path() != "/index.html"
+        && routes
+            .get()
+            .is_some_and(|routes| !routes.matches(uri.path()))
+    {
         *response.status_mut() = StatusCode::NOT_FOUND;
     }
     response

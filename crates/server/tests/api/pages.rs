@@ -634,6 +634,40 @@ async fn paths_outside_the_app_s_routes_answer_404_with_the_app() {
         StatusCode::NOT_FOUND
     );
 
+    // An app rebuilt under the running node brings its new routes: the
+    // file is read again when it changes (given a time of its own here, as
+    // two writes within one clock tick would share one).
+    let routes = app.app_dir().join("routes.json");
+    std::fs::write(&routes, r#"["/", "/nowhere"]"#).unwrap();
+    let stamp = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(&routes)
+        .unwrap()
+        .set_modified(stamp)
+        .unwrap();
+    assert_eq!(get("/nowhere").await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        get("/discover").await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+    // A file that is no list of patterns, or none, leaves every path to the app.
+    std::fs::write(&routes, "not json").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&routes)
+        .unwrap()
+        .set_modified(stamp + std::time::Duration::from_secs(1))
+        .unwrap();
+    assert_eq!(get("/elsewhere").await.unwrap().status(), StatusCode::OK);
+    std::fs::write(&routes, r#"["/"]"#).unwrap();
+    assert_eq!(
+        get("/discover").await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+    std::fs::remove_file(&routes).unwrap();
+    assert_eq!(get("/discover").await.unwrap().status(), StatusCode::OK);
+
     // Without routes.json every path is the app's, as before.
     let plain = spawn_app_serving(INDEX_HTML).await;
     let response = client
