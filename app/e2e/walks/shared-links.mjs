@@ -1,7 +1,8 @@
 // Shared links (issue 24): a template page opened from a link carries its
 // own title and card tags in the HTML the server sent, before any script ran;
 // the app then keeps the title in step with the screen as the visitor moves
-// on, and gives the default back on screens that do not name themselves.
+// on, and gives the default back on screens that do not name themselves. The
+// HTML also preloads the gallery's first image, as the gallery asks for it.
 import { expect, TIMEOUT } from '../lib.mjs'
 
 const FREE = 'e0000000-0000-4000-8000-000000000001' // Calm Weekly Planner, Maya's
@@ -33,6 +34,14 @@ export const walks = [
       // The demo's previews are the site's own files (app/public/demo).
       const image = await page.locator('meta[property="og:image"]').getAttribute('content')
       expect(/^https?:\/\/[^/]+\/demo\/[\w-]+\.svg$/.test(image ?? ''), `og:image: ${image}`)
+      // The gallery's first image came with the page (a preload in the HTML
+      // as sent), and it is the very URL the gallery shows: fetched once.
+      const preload = await page.locator('link[rel="preload"][as="image"]').evaluate((link) => link.href)
+      await page.waitForFunction(() => document.querySelector('[data-testid="gallery-main"] img')?.complete, null, { timeout: TIMEOUT })
+      const shown = await page.getByTestId('gallery-main').locator('img').evaluate((img) => img.currentSrc)
+      expect(preload === shown, `preloaded ${preload}, the gallery shows ${shown}`)
+      const fetched = await page.evaluate((u) => performance.getEntriesByName(u).length, shown)
+      expect(fetched === 1, `the gallery's image was fetched ${fetched} times`)
 
       // Moving on within the app: the category's title, then the default.
       await page.getByRole('link', { name: /back to templates/i }).first().click()

@@ -21,6 +21,9 @@ pub(super) struct Head {
     /// Extra `<meta property>` pairs (a product's price).
     pub(super) properties: Vec<(&'static str, String)>,
     pub(super) json_ld: Option<Value>,
+    /// The URL of the image the page shows first and largest (a template's
+    /// gallery), fetched with the page instead of after the app's scripts.
+    pub(super) preload: Option<String>,
     /// `noindex` (not-found pages).
     pub(super) hidden: bool,
 }
@@ -75,6 +78,13 @@ impl Head {
                 tags,
                 "<meta property=\"{property}\" content=\"{}\" />",
                 html_escape(content)
+            );
+        }
+        if let Some(preload) = &self.preload {
+            let _ = writeln!(
+                tags,
+                "<link rel=\"preload\" as=\"image\" href=\"{}\" fetchpriority=\"high\" />",
+                html_escape(preload)
             );
         }
         if let Some(data) = &self.json_ld {

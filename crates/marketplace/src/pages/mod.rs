@@ -24,7 +24,8 @@
 //!   they are.
 //!
 //! `shell.rs` holds the app's `index.html`, `head.rs` renders and escapes
-//! the tags.
+//! the tags, `preload.rs` names a template gallery's first image as the
+//! app will ask for it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -42,6 +43,7 @@ use uuid::Uuid;
 use crate::FunctionsState;
 
 mod head;
+mod preload;
 mod shell;
 
 pub(crate) use head::html_escape;
@@ -296,7 +298,9 @@ const TEMPLATE_SQL: &str = "\
 select jsonb_build_object(
          'id', t.id, 'title', t.title, 'description', t.description,
          'about', t.about_template, 'price_in_cents', t.price_in_cents,
-         'image', coalesce(t.preview_image_url, t.preview_images[1]),
+         'image', (select u from unnest(array[t.preview_image_url] || t.preview_images)
+                          with ordinality as g(u, n)
+                    where u <> '' order by n limit 1),
          'rating', t.average_rating::float8, 'ratings', t.total_ratings,
          'updated_at', t.updated_at, 'category', c.name,
          'creator', coalesce(nullif(p.display_name, ''), p.username, t.author),
@@ -339,6 +343,10 @@ fn template_head(pages: &Pages, t: &Value) -> Head {
     let price = format!("{}.{:02}", cents / 100, cents % 100);
     let currency = config.currency.to_ascii_uppercase();
     let canonical = format!("/template/{id}");
+    // The gallery's first image: the first preview the app shows.
+    let preload = t["image"]
+        .as_str()
+        .and_then(|value| preload::gallery_image(value, TEMPLATES_BUCKET));
     let image = pages.image(
         t["image"].as_str(),
         TEMPLATES_BUCKET,
@@ -392,6 +400,7 @@ fn template_head(pages: &Pages, t: &Value) -> Head {
             ("product:price:currency", currency),
         ],
         json_ld: Some(product),
+        preload,
         hidden: false,
     }
 }
@@ -482,6 +491,7 @@ fn profile_head(pages: &Pages, p: &Value) -> Head {
             vec![("profile:username", username)]
         },
         json_ld: Some(person),
+        preload: None,
         hidden: false,
     }
 }

@@ -56,8 +56,14 @@ impl Page {
     }
 
     fn canonical(&self) -> Option<String> {
-        let needle = "<link rel=\"canonical\" href=\"";
-        let at = self.html.find(needle)? + needle.len();
+        self.link("canonical")
+    }
+
+    /// The `href` of `<link rel="{rel}" ...>`.
+    fn link(&self, rel: &str) -> Option<String> {
+        let needle = format!("<link rel=\"{rel}\" ");
+        let at = self.html.find(&needle)? + needle.len();
+        let at = at + self.html[at..].find("href=\"")? + "href=\"".len();
         let end = self.html[at..].find('"')?;
         Some(unescape(&self.html[at..at + end]))
     }
@@ -186,6 +192,18 @@ async fn a_template_page_carries_its_title_card_and_product_data() {
     assert_eq!(page.property("product:price:amount").unwrap(), "12.50");
     assert_eq!(page.property("product:price:currency").unwrap(), "USD");
     assert!(page.name("robots").is_none());
+    // The gallery's first image, preloaded as the app will ask for it (on
+    // the page's own origin, storage-js's encodeURI, 1280 wide).
+    assert_eq!(
+        page.link("preload").unwrap(),
+        "/storage/v1/render/image/public/templates/previews/1700000000-abc%20def.png?width=1280&resize=cover"
+    );
+    assert!(
+        page.html
+            .contains("<link rel=\"preload\" as=\"image\" href=\"/storage/v1/render/image/public/templates/previews/1700000000-abc%20def.png?width=1280&amp;resize=cover\" fetchpriority=\"high\" />"),
+        "{}",
+        page.html
+    );
 
     let product = page.json_ld().unwrap();
     assert_eq!(product["@type"], "Product");
@@ -214,6 +232,24 @@ async fn a_template_page_carries_its_title_card_and_product_data() {
     assert!(product.get("aggregateRating").is_none(), "{product}");
     assert!(page.property("og:image").is_none());
     assert_eq!(page.name("twitter:card").unwrap(), "summary");
+    assert!(page.link("preload").is_none());
+
+    // Without a main preview the gallery starts at the first of the others
+    // (an empty main preview counts as none, as in the app).
+    sqlx::query(
+        "update public.templates set preview_image_url = '', preview_images = $2 where id = $1",
+    )
+    .bind(free)
+    .bind(vec!["", "/demo/planner.svg", "previews/second.png"])
+    .execute(owner_pool(&app))
+    .await
+    .unwrap();
+    let page = fetch(&app, &format!("/template/{free}")).await;
+    assert_eq!(page.link("preload").unwrap(), "/demo/planner.svg");
+    assert_eq!(
+        page.property("og:image").unwrap(),
+        format!("{TEST_SITE_URL}/demo/planner.svg")
+    );
 }
 
 #[tokio::test]
@@ -312,6 +348,7 @@ async fn nothing_a_creator_writes_escapes_its_tag() {
     assert_eq!(product["name"], title);
     assert_eq!(product["brand"]["name"], "\"><script>alert(1)</script>");
     assert!(product.get("image").is_none(), "no javascript: image");
+    assert!(page.link("preload").is_none(), "no javascript: preload");
 
     let page = fetch(&app, "/profile/mallory").await;
     assert_eq!(page.status, StatusCode::OK);
