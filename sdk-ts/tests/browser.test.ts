@@ -145,16 +145,26 @@ describe('supabase-js in a browser on another origin', () => {
       const upsert = await avatars.upload(path, bytes, { contentType: 'image/png', upsert: true })
       const download = await avatars.download(path)
       const got = new Uint8Array(await download.data.arrayBuffer())
-      const listed = await avatars.list(uid)
       const signed = await avatars.createSignedUrl(path, 60)
       const viaSigned = await fetch(signed.data.signedUrl)
+      // A File from an <input> goes as multipart form data, with metadata.
+      const file = new File([bytes.slice(0, 1000)], 'picked.png', { type: 'image/png' })
+      const picked = await avatars.upload(`${uid}/picked.png`, file, { metadata: { from: 'input' } })
+      const info = await avatars.info(`${uid}/picked.png`)
+      // A signed upload URL, as a server hands one to a browser: a PUT.
+      const ticket = await avatars.createSignedUploadUrl(`${uid}/ticket.png`)
+      const ticketed = await avatars.uploadToSignedUrl(`${uid}/ticket.png`, ticket.data.token, new Blob([bytes.slice(0, 10)], { type: 'image/png' }))
+      const listed = await avatars.list(uid, { sortBy: { column: 'name', order: 'asc' } })
       return {
         first: first.error?.message ?? null,
         again: again.error?.message ?? null,
         upsert: upsert.error?.message ?? null,
         same: got.length === bytes.length && got.every((b: number, i: number) => b === bytes[i]),
-        listed: listed.data?.map((o: { name: string }) => o.name),
         signed: { status: viaSigned.status, length: (await viaSigned.arrayBuffer()).byteLength },
+        picked: picked.error?.message ?? null,
+        info: { size: info.data?.size, type: info.data?.contentType, metadata: info.data?.metadata },
+        ticketed: ticketed.error?.message ?? null,
+        listed: listed.data?.map((o: { name: string; metadata: { size: number } }) => [o.name, o.metadata.size]),
       }
     })
     expect(result).toEqual({
@@ -162,8 +172,15 @@ describe('supabase-js in a browser on another origin', () => {
       again: 'The resource already exists',
       upsert: null,
       same: true,
-      listed: ['cross-origin.png'],
       signed: { status: 200, length: 2048 },
+      picked: null,
+      info: { size: 1000, type: 'image/png', metadata: { from: 'input' } },
+      ticketed: null,
+      listed: [
+        ['cross-origin.png', 2048],
+        ['picked.png', 1000],
+        ['ticket.png', 10],
+      ],
     })
   })
 
