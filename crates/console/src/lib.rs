@@ -35,6 +35,7 @@ use serde_json::json;
 
 pub use activity::Activity;
 pub use error::{ConsoleError, Result};
+pub use live::STREAM_CHECK;
 pub use operators::{Operator, OperatorError, generate_password, remove_operator, set_operator};
 pub use settings::Setting;
 
@@ -65,6 +66,9 @@ pub struct ConsoleConfig {
     pub session_lifetime: Duration,
     /// ... or after this long without a call.
     pub idle_timeout: Duration,
+    /// An open event stream (a tail) checks its session this often, and
+    /// ends when the session has ended.
+    pub stream_check: Duration,
     /// Cookies are `Secure` (the node's public address is https).
     pub secure_cookies: bool,
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
-use axum::http::{Request, StatusCode};
+use axum::http::{HeaderMap, Request, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Json, Response};
 use futures_util::stream::{self, Stream, StreamExt};
@@ -20,8 +20,8 @@ use crate::{ConsoleError, ConsoleState, Result, TableSwitch, query_map};
 
 /// Tails of table changes open at once (each holds a connection).
 pub(crate) const MAX_TAILS: usize = 4;
-/// How long one event stream stays open.
-const STREAM_LIFETIME: Duration = Duration::from_secs(300);
+/// How often an open event stream checks its session (by default).
+pub const STREAM_CHECK: Duration = Duration::from_secs(60);
 /// Function invocations listed.
 const INVOCATIONS: usize = 200;
 /// Entries `GET /logs` returns at most.
@@ -97,6 +97,7 @@ pub(crate) async fn publish_table(
 /// read it in the SQL editor anyway).
 pub(crate) async fn changes(
     State(state): State<ConsoleState>,
+    headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Result<Response> {
     let query = query_map(query.as_deref());
@@ -155,7 +156,7 @@ pub(crate) async fn changes(
             }
         },
     );
-    Ok(event_stream(changes))
+    Ok(event_stream(&state, &headers, changes))
 }
 
 /// A change too big for its notification carries only its key: the record
@@ -178,14 +179,30 @@ async fn read_back(db: &sqlx::PgPool, schema: &str, table: &str, change: &mut Va
     }
 }
 
-/// An event stream that ends after [`STREAM_LIFETIME`]: the browser's
-/// `EventSource` connects again at once, and so the session is checked
-/// again (a stream outlives no session by more than that).
-fn event_stream<S>(events: S) -> Response
+/// An event stream that lasts as long as its session: every
+/// `stream_check` the session is checked as a call would check it (an open
+/// tail counts as use, as its calls would), and the stream ends once the
+/// session has ended (signed out, expired, idle, a new password) or cannot
+/// be checked; the browser's `EventSource` then connects again and is
+/// refused. Until then it is never cut, so a tail misses nothing.
+fn event_stream<S>(state: &ConsoleState, headers: &HeaderMap, events: S) -> Response
 where
     S: Stream<Item = std::result::Result<Event, Infallible>> + Send + 'static,
 {
-    let events = events.take_until(tokio::time::sleep(STREAM_LIFETIME));
+    let token = crate::session_cookie(headers).unwrap_or_default();
+    let state = state.clone();
+    let ended = async move {
+        let config = &state.inner.config;
+        loop {
+            tokio::time::sleep(config.stream_check).await;
+            let live =
+                crate::operators::session(&state.inner.db.owner, &token, config.idle_timeout);
+            if !matches!(live.await, Ok(Some(_))) {
+                return;
+            }
+        }
+    };
+    let events = events.take_until(ended);
     let mut response = Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response();
@@ -272,6 +289,7 @@ pub(crate) async fn logs(
 /// A tail that falls behind skips what it missed.
 pub(crate) async fn log_stream(
     State(state): State<ConsoleState>,
+    headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Result<Response> {
     let (filter, _) = log_filter(query.as_deref())?;
@@ -288,7 +306,7 @@ pub(crate) async fn log_stream(
             }
         }
     });
-    Ok(event_stream(entries.boxed()))
+    Ok(event_stream(&state, &headers, entries.boxed()))
 }
 
 fn log_event(entry: &Arc<Entry>) -> Event {

@@ -627,6 +627,7 @@ fn console_setup(
             idle_timeout: std::time::Duration::from_secs(
                 u64::from(args.console.console_idle_minutes.max(1)) * 60,
             ),
+            stream_check: plinth_console::STREAM_CHECK,
             secure_cookies: https,
         },
         activity,

@@ -832,3 +832,50 @@ async fn schema_realtime_logs_health_and_settings() {
     assert_eq!(status, StatusCode::OK, "{mailbox}");
     assert!(mailbox["messages"].is_array());
 }
+
+#[tokio::test]
+async fn tails_last_as_long_as_their_session() {
+    let app = spawn_marketplace().await;
+    operator(&app).await;
+    let console = sign_in(&app).await;
+    let (status, body) = console
+        .send(
+            Method::POST,
+            "/realtime/tables",
+            json!({ "schema": "public", "table": "categories", "enabled": true }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let open = |path: &'static str| console.request(Method::GET, path).send();
+    let mut changes = open("/realtime/changes?schema=public&table=categories")
+        .await
+        .unwrap();
+    let mut logs = open("/logs/stream").await.unwrap();
+    assert_eq!(changes.status(), StatusCode::OK);
+    assert_eq!(logs.status(), StatusCode::OK);
+
+    // Past several checks of the session (a second apart on test nodes)
+    // the tails are the same streams, and see what happens.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    sqlx::query(
+        "insert into public.categories (name, slug) values ('Still tailed', 'still-tailed')",
+    )
+    .execute(owner_pool(&app))
+    .await
+    .unwrap();
+    read_events_until(&mut changes, "Still tailed").await;
+    let (status, _) = console.get("/users").await;
+    assert_eq!(status, StatusCode::OK);
+    read_events_until(&mut logs, "/_/console/api/users").await;
+
+    // Signed out: both end at their next check.
+    let (status, _) = console.send(Method::DELETE, "/session", json!(null)).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    for stream in [&mut changes, &mut logs] {
+        let ended = tokio::time::timeout(Duration::from_secs(5), async {
+            while stream.chunk().await.unwrap().is_some() {}
+        })
+        .await;
+        assert!(ended.is_ok(), "the stream ended with its session");
+    }
+}

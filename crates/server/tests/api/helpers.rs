@@ -179,6 +179,8 @@ async fn spawn_node(
             app_dir: data.path().join("no-console"),
             session_lifetime: Duration::from_secs(3600),
             idle_timeout: Duration::from_secs(600),
+            // (tails' session checks within a test's patience)
+            stream_check: Duration::from_secs(1),
             secure_cookies: false,
         },
         activity,
