@@ -226,12 +226,8 @@ impl Pages {
     /// public storage URL, a bare path in `bucket`, or an http(s) URL).
     fn image(&self, value: Option<&str>, bucket: &str, width: u32, height: u32) -> Option<String> {
         let value = value?.trim();
-        let (bucket, path) = match value.find(PUBLIC_OBJECT) {
-            Some(at) => {
-                let rest = value[at + PUBLIC_OBJECT.len()..]
-                    .split(['?', '#'])
-                    .next()
-                    .unwrap_or_default();
+        let (bucket, path) = match public_object(value) {
+            Some(rest) => {
                 let (bucket, path) = rest.split_once('/')?;
                 (decode(bucket)?, decode(path)?)
             }
@@ -258,6 +254,13 @@ impl Pages {
 }
 
 const PUBLIC_OBJECT: &str = "/storage/v1/object/public/";
+
+/// What follows `/storage/v1/object/public/` in a public storage URL (its
+/// bucket and path, still percent-encoded), up to a query or fragment.
+fn public_object(value: &str) -> Option<&str> {
+    let at = value.find(PUBLIC_OBJECT)?;
+    value[at + PUBLIC_OBJECT.len()..].split(['?', '#']).next()
+}
 
 fn decode(text: &str) -> Option<String> {
     percent_decode_str(text)

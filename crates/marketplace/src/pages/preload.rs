@@ -19,7 +19,6 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_perc
 /// The app's `GALLERY_RENDITION` (`{ width: 1280, resize: 'cover' }`), as
 /// storage-js writes it into the query.
 const GALLERY_QUERY: &str = "width=1280&resize=cover";
-const PUBLIC_OBJECT: &str = "/storage/v1/object/public/";
 
 /// What JavaScript's `encodeURI` leaves as it is: letters, digits and
 /// `; , / ? : @ & = + $ - _ . ! ~ * ' ( ) #`.
@@ -49,12 +48,8 @@ const ENCODE_URI: &AsciiSet = &NON_ALPHANUMERIC
 /// URL, which the browser resolves as the app's absolute one), or `None`
 /// when the app would not ask for this very string.
 pub(super) fn gallery_image(value: &str, bucket: &str) -> Option<String> {
-    let (bucket, path) = match value.find(PUBLIC_OBJECT) {
-        Some(at) => {
-            let rest = value[at + PUBLIC_OBJECT.len()..]
-                .split(['?', '#'])
-                .next()
-                .unwrap_or_default();
+    let (bucket, path) = match super::public_object(value) {
+        Some(rest) => {
             let (bucket, path) = rest.split_once('/').filter(|(b, _)| !b.is_empty())?;
             (decode_uri_component(bucket)?, decode_uri_component(path)?)
         }

@@ -111,6 +111,13 @@ impl Console {
     async fn send(&self, method: Method, path: &str, body: Value) -> (StatusCode, Value) {
         answer(self.request(method, path).json(&body).send().await.unwrap()).await
     }
+
+    /// [`Console::send`], which must answer 200: its body.
+    async fn send_ok(&self, method: Method, path: &str, body: Value) -> Value {
+        let (status, answer) = self.send(method, path, body).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {answer}");
+        answer
+    }
 }
 
 /// Reads an event stream until whole events (ending in a blank line)
@@ -646,14 +653,13 @@ async fn policies_and_who_can_do_what_come_from_postgres() {
         .await;
     assert_eq!(matrix["cells"]["anon"]["select"]["access"], "all");
     assert_eq!(matrix["cells"]["anon"]["insert"]["access"], "none");
-    let (status, body) = console
-        .send(
+    console
+        .send_ok(
             Method::PUT,
             "/policies/rls",
             json!({ "schema": "public", "table": "open_notes", "enabled": true }),
         )
         .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
     let (_, matrix) = console
         .get("/policies/matrix?schema=public&table=open_notes")
         .await;
@@ -703,14 +709,13 @@ async fn schema_realtime_logs_health_and_settings() {
     );
 
     // A tail of a table's changes sees an insert.
-    let (status, body) = console
-        .send(
+    console
+        .send_ok(
             Method::POST,
             "/realtime/tables",
             json!({ "schema": "public", "table": "categories", "enabled": true }),
         )
         .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
     let (_, realtime) = console.get("/realtime").await;
     assert!(
         realtime["tables"]
@@ -838,14 +843,13 @@ async fn tails_last_as_long_as_their_session() {
     let app = spawn_marketplace().await;
     operator(&app).await;
     let console = sign_in(&app).await;
-    let (status, body) = console
-        .send(
+    console
+        .send_ok(
             Method::POST,
             "/realtime/tables",
             json!({ "schema": "public", "table": "categories", "enabled": true }),
         )
         .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
     let open = |path: &'static str| console.request(Method::GET, path).send();
     let mut changes = open("/realtime/changes?schema=public&table=categories")
         .await
