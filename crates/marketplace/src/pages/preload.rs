@@ -54,7 +54,8 @@ pub(super) fn gallery_image(value: &str, bucket: &str) -> Option<String> {
             (decode_uri_component(bucket)?, decode_uri_component(path)?)
         }
         // A site file (`/demo/planner.svg`): the app shows it as it is.
-        None if value.starts_with('/') && !value.starts_with("//") => {
+        // (`//host` and `/\host` lead to other sites.)
+        None if value.starts_with('/') && !value.starts_with("//") && !value.contains('\\') => {
             return Some(value.to_owned());
         }
         // Other sites, data: and blob: URLs: no preload.
