@@ -54,15 +54,17 @@ pub(super) fn gallery_image(value: &str, bucket: &str) -> Option<String> {
             (decode_uri_component(bucket)?, decode_uri_component(path)?)
         }
         // A site file (`/demo/planner.svg`): the app shows it as it is.
-        // (`//host` and `/\host` lead to other sites.)
-        None if value.starts_with('/') && !value.starts_with("//") && !value.contains('\\') => {
-            return Some(value.to_owned());
+        // (`//host`, `/\host` and `/<tab>/host`, whose tab a URL parser
+        // drops, lead to other sites.)
+        None if value.starts_with('/') => {
+            let elsewhere =
+                value.starts_with("//") || value.chars().any(|c| c == '\\' || c.is_ascii_control());
+            return (!elsewhere).then(|| value.to_owned());
         }
         // Other sites, data: and blob: URLs: no preload.
         None if ["http:", "https:", "data:", "blob:"]
             .iter()
-            .any(|scheme| value.starts_with(scheme))
-            || value.starts_with('/') =>
+            .any(|scheme| value.starts_with(scheme)) =>
         {
             return None;
         }
