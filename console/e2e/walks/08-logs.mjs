@@ -13,6 +13,8 @@ export const walks = [
       await page.getByRole('heading', { name: 'Database', exact: true }).waitFor()
       await page.getByText('OK', { exact: true }).waitFor()
       await page.getByRole('region', { name: 'Requests per service' }).waitFor()
+      // The node that answers (behind a balancer, whose book this is).
+      await page.getByText(/^node .+:\d+ · pid \d+$/).waitFor()
 
       const tail = page.getByRole('region', { name: 'Log entries' })
       const live = page.getByRole('status').filter({ hasText: /^Live\./ })

@@ -69,6 +69,10 @@ pub struct ConsoleConfig {
     /// An open event stream (a tail) checks its session this often, and
     /// ends when the session has ended.
     pub stream_check: Duration,
+    /// This node's name (its host and port): behind a load balancer the
+    /// console's log book, invocations and counts are those of the node
+    /// that answers, and its health says which one that is.
+    pub node: String,
     /// Cookies are `Secure` (the node's public address is https).
     pub secure_cookies: bool,
 }

@@ -337,6 +337,7 @@ pub(crate) async fn health(State(state): State<ConsoleState>) -> Result<Response
     Ok(Json(json!({
         "database": database,
         "uptime_seconds": state.inner.activity.uptime().as_secs(),
+        "node": { "name": state.inner.config.node, "pid": std::process::id() },
         "services": state.inner.activity.services(),
         "realtime": { "sockets": stats.sockets, "topics": stats.topics, "channels": stats.channels },
     }))

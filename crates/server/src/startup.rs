@@ -628,6 +628,13 @@ fn console_setup(
                 u64::from(args.console.console_idle_minutes.max(1)) * 60,
             ),
             stream_check: plinth_console::STREAM_CHECK,
+            node: format!(
+                "{}:{}",
+                nix::unistd::gethostname()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_else(|_| "localhost".to_owned()),
+                args.port
+            ),
             secure_cookies: https,
         },
         activity,

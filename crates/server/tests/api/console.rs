@@ -806,6 +806,11 @@ async fn schema_realtime_logs_health_and_settings() {
     let (status, health) = console.get("/health").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(health["database"]["ok"], true);
+    // Which node answered (behind a balancer, whose book this is).
+    assert_eq!(
+        health["node"],
+        json!({ "name": "test-node:0", "pid": std::process::id() })
+    );
     assert!(health["database"]["size_bytes"].as_i64().unwrap() > 0);
     assert!(
         health["services"]

@@ -181,6 +181,7 @@ async fn spawn_node(
             idle_timeout: Duration::from_secs(600),
             // (tails' session checks within a test's patience)
             stream_check: Duration::from_secs(1),
+            node: "test-node:0".into(),
             secure_cookies: false,
         },
         activity,

@@ -19,6 +19,8 @@ export type LogFilters = { level: string; service: string; status: string }
 export type Health = {
   database: { ok: boolean; latency_ms: number | null; size_bytes: number | null; version: string | null }
   uptime_seconds: number
+  /** The node that answered: behind a load balancer, the book and counts are its own. */
+  node: { name: string; pid: number }
   services: Array<{ service: string; requests: number; errors: number; mean_ms: number | null; p95_ms: number | null }>
   realtime: { sockets: number; topics: number; channels: number }
 }

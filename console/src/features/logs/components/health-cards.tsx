@@ -9,7 +9,7 @@ export function HealthCards() {
   const health = useHealth()
   if (health.isPending) return <Spinner label="Loading health…" />
   if (health.isError) return <ErrorAlert error={health.error} title="Health could not be read" />
-  const { database: db, uptime_seconds, services, realtime } = health.data
+  const { database: db, uptime_seconds, node, services, realtime } = health.data
   return (
     <div className="space-y-4">
       <div className="grid grid-cols-2 gap-3 xl:grid-cols-4">
@@ -31,6 +31,10 @@ export function HealthCards() {
         <Card className="p-3">
           <h3 className="text-xs font-medium uppercase tracking-wide text-slate-600">Uptime</h3>
           <p className="mt-1 text-lg font-bold">{formatDuration(uptime_seconds)}</p>
+          {/* Behind a load balancer, whose book and counts these are. */}
+          <p className="truncate text-xs text-slate-600" title={node ? `node ${node.name}, process ${node.pid}` : undefined}>
+            {node ? `node ${node.name} · pid ${node.pid}` : '—'}
+          </p>
         </Card>
         <Card className="p-3">
           <h3 className="text-xs font-medium uppercase tracking-wide text-slate-600">Realtime</h3>
