@@ -50,7 +50,8 @@ pub struct ProjectEnv {
 }
 
 /// Per-request and per-function limits. Defaults are the hosted platform's
-/// (256 MB, 150 s wall clock) and a pool sized for a small machine.
+/// (256 MB, 150 s wall clock, 2 s / 4 s of CPU) and a pool sized for a small
+/// machine.
 #[derive(Debug, Clone)]
 pub struct Limits {
     /// A worker's memory: its V8 heap and its resident set
@@ -61,7 +62,20 @@ pub struct Limits {
     /// byte (`PLINTH_FUNCTIONS_WALL_CLOCK_SECS`); past it, 546 (or the
     /// stream ends) and the worker is replaced.
     pub wall_clock: Duration,
-    /// Workers per function (`PLINTH_FUNCTIONS_MAX_WORKERS`).
+    /// A worker's soft CPU-time limit, counted from when it was ready (its
+    /// start does not count), all its threads
+    /// (`PLINTH_FUNCTIONS_CPU_SOFT_LIMIT_MS`; `None`: none). Past it, the
+    /// worker is retired: it takes no new request (another worker is started
+    /// for them) and stops once those it has are answered.
+    pub cpu_soft_limit: Option<Duration>,
+    /// A worker's hard CPU-time limit, counted as the soft one
+    /// (`PLINTH_FUNCTIONS_CPU_HARD_LIMIT_MS`; `None`: none). Past it, the
+    /// worker is stopped at once and its requests are answered 546.
+    pub cpu_hard_limit: Option<Duration>,
+    /// Workers per function serving new requests
+    /// (`PLINTH_FUNCTIONS_MAX_WORKERS`). Retired workers still finishing
+    /// their requests count apart: at most as many again, so a function
+    /// never has more than twice this many processes.
     pub max_workers: usize,
     /// Requests one worker serves at once
     /// (`PLINTH_FUNCTIONS_WORKER_CONCURRENCY`).
@@ -82,6 +96,8 @@ impl Default for Limits {
         Self {
             memory_mb: 256,
             wall_clock: Duration::from_secs(150),
+            cpu_soft_limit: Some(Duration::from_millis(2000)),
+            cpu_hard_limit: Some(Duration::from_millis(4000)),
             max_workers: 2,
             worker_concurrency: 64,
             queue_wait: Duration::from_secs(5),

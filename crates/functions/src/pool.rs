@@ -1,7 +1,8 @@
 //! A function's warm workers: a request takes the least busy one with room,
-//! starts one more while under `max_workers`, else waits its turn (at most
-//! `queue_wait`, then 503). Dead workers are dropped and replaced on the
-//! next request; idle ones are stopped by [`Pool::reap`].
+//! starts one more while under `max_workers` (and while the function has
+//! fewer than twice that many processes, retired ones included), else waits
+//! its turn (at most `queue_wait`, then 503). Dead workers are dropped and
+//! replaced on the next request; idle ones are stopped by [`Pool::reap`].
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -83,8 +84,12 @@ impl Pool {
             worker.take();
             return Some(worker.clone());
         }
+        // Retired workers finishing their requests (after a reload, or past
+        // the soft CPU limit) do not serve, but they are processes: at most
+        // as many again as serve, so repeated retirements cannot pile up.
         let serving = workers.iter().filter(|w| !w.is_retired()).count();
-        if serving < limits.max_workers {
+        let live = workers.len();
+        if serving < limits.max_workers && live < limits.max_workers.saturating_mul(2) {
             let worker = start();
             worker.take();
             workers.push(worker.clone());
@@ -127,5 +132,88 @@ impl Pool {
             .lock()
             .map(|w| w.iter().filter(|w| !w.is_dead()).cloned().collect())
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use tokio::sync::Notify;
+
+    use super::Pool;
+    use crate::config::Limits;
+    use crate::error::HostError;
+    use crate::project::FunctionSpec;
+    use crate::worker::Worker;
+
+    #[tokio::test]
+    async fn retired_workers_still_answering_count_up_to_twice_max_workers() {
+        let spec = FunctionSpec {
+            name: "busy".into(),
+            dir: "/nonexistent".into(),
+            entrypoint: "/nonexistent/index.ts".into(),
+            verify_jwt: false,
+            deno_config: None,
+            import_map: None,
+            static_files: Vec::new(),
+        };
+        let pool = Pool::new(spec.clone(), 0);
+        let limits = Limits {
+            max_workers: 2,
+            worker_concurrency: 1,
+            queue_wait: Duration::from_millis(200),
+            ..Limits::default()
+        };
+        // Workers that never start; each ends when its `end` is told.
+        let ends = Mutex::new(Vec::<Arc<Notify>>::new());
+        let start = || {
+            let end = Arc::new(Notify::new());
+            let mut ends = ends.lock().unwrap();
+            ends.push(end.clone());
+            let id = u64::try_from(ends.len()).unwrap();
+            let prepare = async move {
+                end.notified().await;
+                Err("ended".to_owned())
+            };
+            Worker::start(id, &spec, "/nonexistent.sock".into(), pool.freed(), prepare)
+        };
+        let mut leases = Vec::new();
+        for _ in 0..2 {
+            leases.push(pool.acquire(&limits, start).await.unwrap());
+        }
+        // Both retire (as past the soft CPU limit) with a request each: two
+        // more serve in their place.
+        for lease in &leases {
+            lease.worker.retire();
+        }
+        for _ in 0..2 {
+            leases.push(pool.acquire(&limits, start).await.unwrap());
+        }
+        assert_eq!(pool.workers().len(), 4);
+        // Those retire too: no fifth process, the request waits, then 503.
+        for lease in &leases[2..] {
+            lease.worker.retire();
+        }
+        assert!(matches!(
+            pool.acquire(&limits, start).await,
+            Err(HostError::Saturated)
+        ));
+        assert_eq!(pool.workers().len(), 4);
+        // One of them ends: a waiting request gets a new worker at once.
+        let limits = Limits {
+            queue_wait: Duration::from_secs(10),
+            ..limits
+        };
+        let first_end = ends.lock().unwrap()[0].clone();
+        let waiting = pool.acquire(&limits, start);
+        let (lease, ()) = tokio::join!(waiting, async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            first_end.notify_one();
+        });
+        let lease = lease.unwrap();
+        assert_eq!(lease.worker.id, 5);
+        assert_eq!(pool.workers().len(), 4);
     }
 }

@@ -1,12 +1,12 @@
 //! One Deno worker process: started with least permissions, reached over
-//! its own Unix socket, watched for its memory, stopped when retired, idle
-//! or over a limit.
+//! its own Unix socket, watched for its memory and its CPU time, stopped
+//! when retired, idle or over a limit.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -52,10 +52,12 @@ pub struct Worker {
     in_flight: AtomicUsize,
     last_used: Mutex<Instant>,
     retired: AtomicBool,
-    /// Set when it was stopped at a limit (memory, wall clock).
+    /// Set when it was stopped at a limit (memory, wall clock, CPU time).
     over_limit: AtomicBool,
     stop: Notify,
     pid: AtomicU64,
+    /// The pool's waiters, told when it dies or stops taking requests.
+    freed: Arc<Notify>,
 }
 
 impl std::fmt::Debug for Worker {
@@ -93,6 +95,7 @@ impl Worker {
             over_limit: AtomicBool::new(false),
             stop: Notify::new(),
             pid: AtomicU64::new(0),
+            freed: ended.clone(),
         });
         let spec = spec.clone();
         let this = worker.clone();
@@ -252,6 +255,8 @@ impl Worker {
         tracing::debug!(function = %self.function, worker = self.id, pid, "worker ready");
 
         let memory_cap = launch.limits.memory_mb.saturating_mul(1024 * 1024);
+        // Its CPU time counts from now: starting (compiling) is not serving.
+        let cpu_at_ready = cpu_time(pid);
         let mut tick = tokio::time::interval(Duration::from_millis(200));
         loop {
             tokio::select! {
@@ -278,6 +283,30 @@ impl Worker {
                         let _ = child.start_kill();
                         let _ = child.wait().await;
                         return "over its memory limit".into();
+                    }
+                    let used = cpu_at_ready
+                        .zip(cpu_time(pid))
+                        .map(|(ready, now)| now.saturating_sub(ready));
+                    let limits = &launch.limits;
+                    if let Some((used, hard)) = used.zip(limits.cpu_hard_limit)
+                        && used > hard
+                    {
+                        tracing::warn!(function = %self.function, worker = self.id, limit_ms = hard.as_millis(), used_ms = used.as_millis(), "worker over its CPU time limit: stopped");
+                        self.over_limit.store(true, Ordering::Release);
+                        self.retired.store(true, Ordering::Release);
+                        let _ = child.start_kill();
+                        let _ = child.wait().await;
+                        let _ = std::fs::remove_file(&launch.socket);
+                        return "over its CPU time limit".into();
+                    }
+                    if let Some((used, soft)) = used.zip(limits.cpu_soft_limit)
+                        && used > soft
+                        && !self.is_retired()
+                    {
+                        tracing::info!(function = %self.function, worker = self.id, limit_ms = soft.as_millis(), used_ms = used.as_millis(), in_flight = self.in_flight(), "worker past its soft CPU time limit: retired");
+                        self.retire();
+                        // Waiters may start another worker in its place.
+                        self.freed.notify_waiters();
                     }
                 }
             }
@@ -395,6 +424,40 @@ fn resident_bytes(pid: u32) -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// The CPU time a process has used, all its threads: `utime` + `stime` of
+/// `/proc/<pid>/stat`, in clock ticks.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let ticks = cpu_ticks(&stat)?;
+    let per_second = clock_ticks_per_second()?;
+    let nanos = (ticks % per_second).saturating_mul(1_000_000_000) / per_second;
+    Some(Duration::from_secs(ticks / per_second) + Duration::from_nanos(nanos))
+}
+
+/// `utime` + `stime` (fields 14 and 15) of a `/proc/<pid>/stat` line. The
+/// command name (field 2, in parentheses) may hold spaces and parentheses:
+/// the fields are counted from its last `)`.
+fn cpu_ticks(stat: &str) -> Option<u64> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    // `rest` starts at field 3 (the state).
+    let mut fields = rest.split_whitespace().skip(14 - 3);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    user.checked_add(system)
+}
+
+/// `sysconf(_SC_CLK_TCK)`: the unit of `/proc/<pid>/stat`'s times.
+#[allow(unsafe_code)]
+fn clock_ticks_per_second() -> Option<u64> {
+    static TICKS: OnceLock<Option<u64>> = OnceLock::new();
+    *TICKS.get_or_init(|| {
+        // SAFETY: sysconf only reads a system setting; it takes no pointer
+        // and has no precondition.
+        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        u64::try_from(ticks).ok().filter(|t| *t > 0)
+    })
+}
+
 /// A worker's output, line by line, into the server's log with the
 /// function's name; the last stderr lines are kept for the reason it ended.
 async fn log_lines(
@@ -483,6 +546,51 @@ mod tests {
         let own = super::resident_bytes(std::process::id()).unwrap();
         assert!(own > 1024 * 1024, "{own}");
         assert!(super::resident_bytes(u32::MAX).is_none());
+    }
+
+    #[test]
+    fn the_cpu_time_is_read_from_proc_for_all_threads() {
+        use std::time::{Duration, Instant};
+        let pid = std::process::id();
+        let before = super::cpu_time(pid).unwrap();
+        // Another thread of this process spins until the reading has grown
+        // by 250 ms (or 20 s have passed: the reading never moved).
+        let started = Instant::now();
+        let spent = std::thread::spawn(move || {
+            let mut n = 0u64;
+            loop {
+                for _ in 0..100_000 {
+                    n = std::hint::black_box(n.wrapping_add(1));
+                }
+                let spent = super::cpu_time(pid).unwrap() - before;
+                if spent >= Duration::from_millis(250)
+                    || started.elapsed() > Duration::from_secs(20)
+                {
+                    return spent;
+                }
+            }
+        })
+        .join()
+        .unwrap();
+        let elapsed = started.elapsed();
+        assert!(
+            spent >= Duration::from_millis(250),
+            "{spent:?} in {elapsed:?}"
+        );
+        // Never more than the machine's cores could have given it.
+        let cores = std::thread::available_parallelism().unwrap().get();
+        let most = elapsed * u32::try_from(cores).unwrap() + Duration::from_millis(50);
+        assert!(spent <= most, "{spent:?} in {elapsed:?} on {cores} cores");
+        assert!(super::cpu_time(u32::MAX).is_none());
+    }
+
+    #[test]
+    fn the_cpu_ticks_are_fields_14_and_15_after_the_command_name() {
+        let stat = "4242 (deno (w) 1) S 1 4242 4242 0 -1 4194560 9 0 0 0 150 25 7 3 20 0 9 0 1 2 3";
+        assert_eq!(super::cpu_ticks(stat), Some(175));
+        assert_eq!(super::cpu_ticks("4242 (deno) S 1 2"), None);
+        assert_eq!(super::cpu_ticks("no command name"), None);
+        assert!(super::clock_ticks_per_second().is_some());
     }
 
     #[test]

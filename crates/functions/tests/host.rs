@@ -583,3 +583,70 @@ async fn idle_workers_stop_and_changed_files_are_served_at_once_when_watching() 
     assert_eq!(fresh.text().await.unwrap(), "fresh");
     assert!(app.host.names().contains(&"fresh".to_owned()));
 }
+
+/// The CPU time of a process so far, in clock ticks (`utime` + `stime` of
+/// `/proc/<pid>/stat`; 100 a second on Linux).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+#[tokio::test]
+async fn a_busy_loop_is_ended_at_its_cpu_limit_and_others_are_served_meanwhile() {
+    let limits = Limits {
+        wall_clock: Duration::from_secs(60),
+        cpu_soft_limit: Some(Duration::from_millis(300)),
+        cpu_hard_limit: Some(Duration::from_millis(1500)),
+        ..Limits::default()
+    };
+    let app = spawn_host(limits, false).await;
+    let (_, warm) = json(app.get("spin").send().await.unwrap()).await;
+    let pid = u32::try_from(warm["pid"].as_u64().unwrap()).unwrap();
+    let before = cpu_ticks(pid);
+    let started = Instant::now();
+    let looping = tokio::spawn(app.get("spin/loop").send());
+    // The loop has spent more than the soft limit (400 ms) and the worker
+    // has had a tick (200 ms) to see it, far from the hard limit.
+    while cpu_ticks(pid) < before + 40 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the loop never ran"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!looping.is_finished());
+    // A request sent while the loop runs goes to another worker: it does
+    // not wait behind the loop.
+    let other = tokio::time::timeout(Duration::from_secs(30), app.get("spin").send())
+        .await
+        .expect("the request waited behind the busy loop")
+        .unwrap();
+    let (status, other) = json(other).await;
+    assert_eq!(status, 200);
+    assert_ne!(other["pid"], warm["pid"]);
+    // The loop is ended at the hard limit, long before the wall clock.
+    let response = tokio::time::timeout(Duration::from_secs(30), looping)
+        .await
+        .expect("the busy loop was not ended at its CPU limit")
+        .unwrap()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_eq!(response.headers()["sb-error-code"], "WORKER_LIMIT");
+    assert_eq!(
+        json(response).await,
+        (
+            546,
+            json!({ "code": "WORKER_LIMIT", "message": "Function failed due to not having enough compute resources (please check logs)" })
+        )
+    );
+    assert!(!Path::new(&format!("/proc/{pid}")).exists());
+    assert_eq!(
+        app.host.worker_pids("spin"),
+        vec![u32::try_from(other["pid"].as_u64().unwrap()).unwrap()]
+    );
+}

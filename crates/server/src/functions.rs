@@ -44,7 +44,7 @@ pub fn host(
             service_role_key: keys.service_role_key.clone(),
             db_url: database_url(&args.db, backend),
         },
-        limits: settings.limits(),
+        limits: settings.limits()?,
         watch: settings.functions_watch,
     };
     let host = FunctionsHost::new(config, keys.secret.clone(), backend.db.owner.clone())?;

@@ -903,6 +903,26 @@ pub struct FunctionHostArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub functions_wall_clock_secs: u64,
 
+    /// A worker's soft CPU-time limit, in ms (from when it was ready, all
+    /// its threads): past it, the worker takes no new request and stops once
+    /// those it has are answered. 0: none.
+    #[arg(
+        long,
+        env = "PLINTH_FUNCTIONS_CPU_SOFT_LIMIT_MS",
+        default_value_t = 2000
+    )]
+    pub functions_cpu_soft_limit_ms: u64,
+
+    /// A worker's hard CPU-time limit, in ms, counted as the soft one: past
+    /// it, the worker is stopped and its requests answered 546. At least the
+    /// soft limit; 0: none.
+    #[arg(
+        long,
+        env = "PLINTH_FUNCTIONS_CPU_HARD_LIMIT_MS",
+        default_value_t = 4000
+    )]
+    pub functions_cpu_hard_limit_ms: u64,
+
     /// Warm workers per function, at most.
     #[arg(long, env = "PLINTH_FUNCTIONS_MAX_WORKERS", default_value_t = 2,
           value_parser = clap::value_parser!(u64).range(1..=64))]
@@ -935,17 +955,64 @@ pub struct FunctionHostArgs {
 }
 
 impl FunctionHostArgs {
-    pub fn limits(&self) -> plinth_functions::Limits {
+    /// The host's limits; refused when the hard CPU limit is below the soft
+    /// one (both set).
+    pub fn limits(&self) -> anyhow::Result<plinth_functions::Limits> {
         use std::time::Duration;
         let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-        plinth_functions::Limits {
+        let cpu = |ms: u64| (ms > 0).then(|| Duration::from_millis(ms));
+        let (soft, hard) = (
+            self.functions_cpu_soft_limit_ms,
+            self.functions_cpu_hard_limit_ms,
+        );
+        if soft > 0 && hard > 0 && hard < soft {
+            anyhow::bail!(
+                "PLINTH_FUNCTIONS_CPU_HARD_LIMIT_MS ({hard}) must be at least \
+                 PLINTH_FUNCTIONS_CPU_SOFT_LIMIT_MS ({soft}), or 0 for no hard limit"
+            );
+        }
+        Ok(plinth_functions::Limits {
             memory_mb: self.functions_memory_mb,
             wall_clock: Duration::from_secs(self.functions_wall_clock_secs),
+            cpu_soft_limit: cpu(soft),
+            cpu_hard_limit: cpu(hard),
             max_workers: count(self.functions_max_workers),
             worker_concurrency: count(self.functions_worker_concurrency),
             queue_wait: Duration::from_secs(self.functions_queue_secs),
             idle: Duration::from_secs(self.functions_idle_secs),
             boot: Duration::from_secs(self.functions_boot_secs),
-        }
+        })
+    }
+}
+
+#[cfg(test)]
+mod function_host_tests {
+    use super::FunctionHostArgs;
+    use clap::Parser;
+    use std::time::Duration;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        host: FunctionHostArgs,
+    }
+
+    fn limits(args: &[&str]) -> Result<plinth_functions::Limits, String> {
+        let cli = Cli::try_parse_from(std::iter::once("plinth").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        cli.host.limits().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_cpu_limits_default_to_2_and_4_s_and_0_turns_one_off() {
+        let defaults = limits(&[]).unwrap();
+        assert_eq!(defaults.cpu_soft_limit, Some(Duration::from_millis(2000)));
+        assert_eq!(defaults.cpu_hard_limit, Some(Duration::from_millis(4000)));
+        let off = limits(&["--functions-cpu-soft-limit-ms", "0"]).unwrap();
+        assert_eq!(off.cpu_soft_limit, None);
+        let error = limits(&["--functions-cpu-hard-limit-ms", "1000"]).unwrap_err();
+        assert!(error.contains("must be at least"), "{error}");
+        let only_soft = limits(&["--functions-cpu-hard-limit-ms", "0"]).unwrap();
+        assert_eq!(only_soft.cpu_hard_limit, None);
     }
 }

@@ -8,5 +8,6 @@
 mod abuse;
 mod auth;
 mod files;
+mod functions_cpu;
 mod links;
 mod realtime;
