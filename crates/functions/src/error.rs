@@ -26,7 +26,8 @@ pub enum HostError {
     /// The worker died (or answered nothing) while serving the request.
     #[error("Function exited before it answered (please check logs)")]
     Worker,
-    /// The request outlived the wall-clock limit, or the worker its memory.
+    /// The request outlived the wall-clock limit, or the worker its memory
+    /// or its hard CPU-time limit.
     #[error("Function failed due to not having enough compute resources (please check logs)")]
     Limit,
 }

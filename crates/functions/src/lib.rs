@@ -13,14 +13,15 @@
 //! * takes a warm worker of the function ([`pool`]) or starts one
 //!   ([`worker`]): `deno run` with `--allow-net`, `--allow-env` for its own
 //!   variables, read access to its folder, a V8 heap and resident set
-//!   capped at the memory limit;
+//!   capped at the memory limit, its CPU time watched (past the soft limit
+//!   it takes no new requests, past the hard one it is stopped);
 //! * forwards the request over the worker's Unix socket as `/{name}/...`
 //!   with its method, headers and streaming body, and streams the answer
 //!   back with its status and headers (CORS is the function's, as on the
 //!   hosted platform);
 //! * answers in the platform's shapes what the function cannot: 503
 //!   `BOOT_ERROR`, 500 `WORKER_ERROR`, 546 `WORKER_LIMIT` (wall clock,
-//!   memory), 503 when every worker is busy past the queue wait.
+//!   memory, CPU time), 503 when every worker is busy past the queue wait.
 //!
 //! Each invocation is logged with the function's name, status and duration,
 //! and the workers' stdout and stderr line by line.
