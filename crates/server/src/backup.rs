@@ -26,6 +26,11 @@
 //! archives every minute (and at every backup). `plinth restore --until`
 //! lays the newest base backup finished before that time down and replays
 //! the archived log up to it.
+//!
+//! In a local folder and in staging, what a backup writes is its owner's
+//! only (files 0600, folders 0700; see [`perms`]).
+
+mod perms;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -64,6 +69,8 @@ const SECRETS: [&str; 4] = [
 /// Where archives live.
 pub struct Destination {
     op: Operator,
+    /// The folder, for a local location: written with private modes.
+    local: Option<PathBuf>,
     pub description: String,
 }
 
@@ -90,16 +97,38 @@ impl Destination {
                         .then(|| prefix.trim_matches('/').to_owned()),
                 })
             }
-            None => plinth_storage::Backend::FileSystem {
-                root: PathBuf::from(location),
-            },
+            None => {
+                // Made here, 0700, before the operator would make it 0755.
+                perms::private_dir_all(Path::new(location))
+                    .with_context(|| format!("cannot create {location}"))?;
+                plinth_storage::Backend::FileSystem {
+                    root: PathBuf::from(location),
+                }
+            }
         };
         let op = plinth_storage::build_operator(&backend)
             .map_err(|e| anyhow::anyhow!("cannot open the backup location {location}: {e}"))?;
+        let local = match backend {
+            plinth_storage::Backend::FileSystem { root } => Some(root),
+            _ => None,
+        };
         Ok(Self {
             op,
+            local,
             description: location.to_owned(),
         })
+    }
+
+    /// Stores the file `local` as `key`: in a local folder as a file of the
+    /// owner's only (its new folders 0700), elsewhere through the operator.
+    async fn put(&self, key: &str, local: &Path) -> anyhow::Result<()> {
+        let Some(root) = &self.local else {
+            return upload(&self.op, key, local).await;
+        };
+        let (from, to) = (local.to_owned(), root.join(key));
+        tokio::task::spawn_blocking(move || perms::copy_private(&from, &to))
+            .await?
+            .with_context(|| format!("writing {key}"))
     }
 
     /// The finished archives, oldest first.
@@ -306,11 +335,9 @@ pub async fn backup(
         encryption: key.as_deref().map(Key::describe),
         entries: recorded,
     };
-    dest.op
-        .write(
-            &format!("{id}/{MANIFEST}"),
-            serde_json::to_vec_pretty(&manifest)?,
-        )
+    let written = staging.root.join(MANIFEST);
+    perms::create_private(&written)?.write_all(&serde_json::to_vec_pretty(&manifest)?)?;
+    dest.put(&format!("{id}/{MANIFEST}"), &written)
         .await
         .context("writing the manifest")?;
     sync_wal(source.data_dir, dest, passphrase).await?;
@@ -355,9 +382,9 @@ pub async fn sync_wal(
                     .suffix(".sealed")
                     .tempfile()?;
                 key.encrypt_file(&local, sealed.path())?;
-                upload(&dest.op, &target, sealed.path()).await?;
+                dest.put(&target, sealed.path()).await?;
             }
-            None => upload(&dest.op, &target, &local).await?,
+            None => dest.put(&target, &local).await?,
         }
         copied += 1;
     }
@@ -463,6 +490,7 @@ pub async fn restore(
     // The cluster's user reads the base backup and the log from here.
     fs::set_permissions(data_dir, fs::Permissions::from_mode(0o755))?;
     let staging = Staging::new(&data_dir.join(".restore"))?;
+    // (private: only the database's files are shared, with the cluster's user)
     let mut fetched = Vec::new();
     for entry in &manifest.entries {
         let stored = staging.root.join("stored").join(&entry.name);
@@ -483,7 +511,7 @@ pub async fn restore(
         let plain = match &key {
             Some(key) => {
                 let plain = staging.root.join("plain").join(&entry.name);
-                fs::create_dir_all(plain.parent().unwrap_or(&staging.root))?;
+                perms::private_dir_all(plain.parent().unwrap_or(&staging.root))?;
                 key.decrypt_file(&stored, &plain)
                     .with_context(|| format!("decrypting {} (a wrong passphrase?)", entry.name))?;
                 plain
@@ -500,9 +528,7 @@ pub async fn restore(
     let mut roles = None;
     for (name, path) in &fetched {
         if let Some(secret) = name.strip_prefix("secrets/") {
-            let to = data_dir.join(secret);
-            fs::copy(path, &to)?;
-            fs::set_permissions(&to, fs::Permissions::from_mode(0o600))?;
+            perms::copy_private(path, &data_dir.join(secret))?;
         } else if let Some(key_name) = name.strip_prefix("files/") {
             upload(&store, key_name, path).await?;
         } else if name == "database/base.tar" {
@@ -516,12 +542,12 @@ pub async fn restore(
 
     match (&manifest.database, base_tar, dump) {
         (DatabasePart::Physical { wal_start }, Some(base_tar), _) => {
-            make_readable(&staging.root)?;
+            perms::share_with_cluster(&staging.root, &base_tar)?;
             let wal = match until {
                 Some(_) => {
                     let wal = staging.dir("wal")?;
                     fetch_wal(from, &wal, wal_start, key.as_ref()).await?;
-                    make_readable(&wal)?;
+                    perms::share_with_cluster(&staging.root, &wal)?;
                     Some(wal)
                 }
                 None => None,
@@ -780,7 +806,7 @@ async fn store_entry(
     let sealed = match key {
         Some(key) => {
             let sealed = staging.root.join("sealed").join(name);
-            fs::create_dir_all(sealed.parent().unwrap_or(&staging.root))?;
+            perms::private_dir_all(sealed.parent().unwrap_or(&staging.root))?;
             let (from, to) = (local.to_owned(), sealed.clone());
             tokio::task::spawn_blocking(move || key.encrypt_file(&from, &to)).await??;
             Some(sealed)
@@ -791,7 +817,7 @@ async fn store_entry(
     let result = async {
         let hashed = stored.clone();
         let (size, sha256) = tokio::task::spawn_blocking(move || digest(&hashed)).await??;
-        upload(&dest.op, &format!("{id}/{name}"), &stored).await?;
+        dest.put(&format!("{id}/{name}"), &stored).await?;
         Ok(Entry {
             name: name.to_owned(),
             size,
@@ -847,10 +873,10 @@ async fn upload(op: &Operator, key: &str, local: &Path) -> anyhow::Result<()> {
 async fn download(op: &Operator, key: &str, local: &Path) -> anyhow::Result<()> {
     use futures_util::StreamExt;
     if let Some(parent) = local.parent() {
-        fs::create_dir_all(parent)?;
+        perms::private_dir_all(parent)?;
     }
     let mut file =
-        fs::File::create(local).with_context(|| format!("writing {}", local.display()))?;
+        perms::create_private(local).with_context(|| format!("writing {}", local.display()))?;
     let reader = op
         .reader_with(key)
         .chunk(COPY_STEP)
@@ -884,20 +910,6 @@ fn digest(path: &Path) -> anyhow::Result<(u64, String)> {
     Ok((size, plinth_db::hex(&hasher.finalize())))
 }
 
-/// Folders and files the cluster's user must read (a restore's staging).
-fn make_readable(dir: &Path) -> anyhow::Result<()> {
-    fs::set_permissions(dir, fs::Permissions::from_mode(0o755))?;
-    for entry in fs::read_dir(dir)?.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            make_readable(&path)?;
-        } else {
-            fs::set_permissions(&path, fs::Permissions::from_mode(0o644))?;
-        }
-    }
-    Ok(())
-}
-
 /// A folder removed when dropped.
 struct Staging {
     root: PathBuf,
@@ -906,7 +918,9 @@ struct Staging {
 impl Staging {
     fn new(root: &Path) -> anyhow::Result<Self> {
         let _ = fs::remove_dir_all(root);
-        fs::create_dir_all(root).with_context(|| format!("cannot create {}", root.display()))?;
+        perms::private_dir_all(root)
+            .with_context(|| format!("cannot create {}", root.display()))?;
+        // (one that could not be removed is closed all the same)
         fs::set_permissions(root, fs::Permissions::from_mode(0o700))?;
         Ok(Self {
             root: root.to_owned(),
@@ -915,7 +929,7 @@ impl Staging {
 
     fn dir(&self, name: &str) -> anyhow::Result<PathBuf> {
         let dir = self.root.join(name);
-        fs::create_dir_all(&dir)?;
+        perms::private_dir_all(&dir)?;
         Ok(dir)
     }
 }
@@ -1029,7 +1043,7 @@ impl Key {
         let nonce: [u8; 19] = rand::random();
         let mut encryptor = EncryptorBE32::from_aead(self.cipher.clone(), (&nonce).into());
         let mut input = fs::File::open(from)?;
-        let mut output = std::io::BufWriter::new(fs::File::create(to)?);
+        let mut output = std::io::BufWriter::new(perms::create_private(to)?);
         output.write_all(MAGIC)?;
         output.write_all(&self.salt)?;
         output.write_all(&nonce)?;
@@ -1072,7 +1086,7 @@ impl Key {
         let mut nonce = [0u8; 19];
         input.read_exact(&mut nonce)?;
         let mut decryptor = DecryptorBE32::from_aead(self.cipher_for(&salt)?, (&nonce).into());
-        let mut output = std::io::BufWriter::new(fs::File::create(to)?);
+        let mut output = std::io::BufWriter::new(perms::create_private(to)?);
         let mut current = read_chunk(&mut input)?.context("an empty encrypted entry")?;
         loop {
             match read_chunk(&mut input)? {

@@ -7,6 +7,7 @@
 
 mod abuse;
 mod auth;
+mod backups;
 mod files;
 mod functions_cpu;
 mod links;
