@@ -986,6 +986,7 @@ impl FunctionHostArgs {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod function_host_tests {
     use super::FunctionHostArgs;
     use clap::Parser;

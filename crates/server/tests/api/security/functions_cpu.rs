@@ -6,6 +6,8 @@
 //! `WORKER_LIMIT`. Through the real router, with the default limits; needs
 //! Deno (`PLINTH_DENO_BIN` or PATH).
 
+#![allow(clippy::unwrap_used)]
+
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
