@@ -73,9 +73,9 @@ impl ClientAddress {
     }
 
     /// The key of its limits and of an anonymous visitor
-    /// ([`crate::limits::address_key`]: an IPv6 address by its /64).
+    /// (`plinth_limits::address_key`: an IPv6 address by its /64).
     pub fn key(&self) -> String {
-        crate::limits::address_key(&self.0)
+        plinth_limits::address_key(&self.0)
     }
 }
 

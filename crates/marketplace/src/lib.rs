@@ -241,6 +241,11 @@ impl FunctionsState {
         self.inner.limits.check(what, caller, client)
     }
 
+    /// Each rate limiter's name and what it holds (for `/metrics`).
+    pub fn rate_limit_stats(&self) -> Vec<(&'static str, plinth_limits::Stats)> {
+        self.inner.limits.stats()
+    }
+
     /// A transaction as `service_role` (row-level security bypassed): the
     /// functions decide who may do what themselves.
     pub(crate) async fn service_tx(&self) -> Result<Transaction<'static, Postgres>, sqlx::Error> {

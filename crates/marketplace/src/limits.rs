@@ -3,17 +3,14 @@
 //! server process, as the auth service's limits are.
 //!
 //! Each function has a budget of `n` calls per window per address: `n` at
-//! once, then one more every `window / n` (GCRA, through `governor`). The
-//! address is [`ClientAddress::key`]: the client's IP as the server sees it,
+//! once, then one more every `window / n` (a `plinth_limits` budget, as
+//! auth's). The address is [`ClientAddress::key`]: the client's IP as the server sees it,
 //! an IPv6 address by its /64 (what one subscriber gets). The service role
 //! (the operator's own servers) is not limited.
 
-use std::net::{IpAddr, Ipv6Addr};
-use std::num::NonZeroU32;
 use std::time::Duration;
 
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use plinth_limits::{Budget, Limiter, Stats, retry_after_secs};
 
 use crate::caller::{Caller, ClientAddress};
 use crate::config::RateLimits;
@@ -27,37 +24,29 @@ pub enum Limited {
     Newsletter,
 }
 
-/// Forget idle addresses once this many are tracked.
-const PRUNE_AT: usize = 10_000;
-
 /// The budgets of one server process.
+#[derive(Debug)]
 pub struct ClientLimits {
-    free_orders: Option<DefaultKeyedRateLimiter<String>>,
-    views: Option<DefaultKeyedRateLimiter<String>>,
-    newsletter: Option<DefaultKeyedRateLimiter<String>>,
-    clock: DefaultClock,
+    free_orders: Limiter,
+    views: Limiter,
+    newsletter: Limiter,
 }
 
-impl std::fmt::Debug for ClientLimits {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientLimits").finish_non_exhaustive()
-    }
-}
-
-/// `per_window` calls per `window`; `None` (no limit) for 0 or a zero window.
-fn limiter(per_window: u32, window: Duration) -> Option<DefaultKeyedRateLimiter<String>> {
-    let burst = NonZeroU32::new(per_window)?;
-    let quota = Quota::with_period(window / per_window)?.allow_burst(burst);
-    Some(RateLimiter::keyed(quota))
+/// `per_window` calls per `window`; no limit for 0.
+fn limiter(name: &'static str, per_window: u32, window: Duration) -> Limiter {
+    let budget = match per_window {
+        0 => Budget::Unlimited,
+        n => Budget::per(n, window),
+    };
+    Limiter::new(name, budget)
 }
 
 impl ClientLimits {
     pub fn new(limits: &RateLimits) -> Self {
         Self {
-            free_orders: limiter(limits.free_orders, limits.window),
-            views: limiter(limits.views, limits.window),
-            newsletter: limiter(limits.newsletter, limits.window),
-            clock: DefaultClock::default(),
+            free_orders: limiter("marketplace free orders", limits.free_orders, limits.window),
+            views: limiter("marketplace views", limits.views, limits.window),
+            newsletter: limiter("marketplace newsletter", limits.newsletter, limits.window),
         }
     }
 
@@ -77,34 +66,17 @@ impl ClientLimits {
             Limited::View => &self.views,
             Limited::Newsletter => &self.newsletter,
         };
-        let Some(limiter) = limiter else {
-            return Ok(());
-        };
-        if limiter.len() > PRUNE_AT {
-            limiter.retain_recent();
-            limiter.shrink_to_fit();
-        }
-        limiter.check_key(&client.key()).map_err(|not_until| {
-            let wait = not_until.wait_time_from(self.clock.now());
-            FunctionError::TooManyRequests(wait.as_secs_f64().ceil().max(1.0) as u64)
-        })
+        limiter
+            .check(client.key())
+            .map_err(|wait| FunctionError::TooManyRequests(retry_after_secs(wait)))
     }
-}
 
-/// The key of an address: an IPv4 address (also one mapped into IPv6) as
-/// it is, an IPv6 address by its /64, anything else (no address known) as
-/// it is.
-pub fn address_key(address: &str) -> String {
-    match address.trim().parse::<IpAddr>() {
-        Ok(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
-            Some(v4) => v4.to_string(),
-            None => {
-                let prefix = u128::from(v6) & !((1u128 << 64) - 1);
-                format!("{}/64", Ipv6Addr::from(prefix))
-            }
-        },
-        Ok(IpAddr::V4(v4)) => v4.to_string(),
-        Err(_) => address.trim().to_owned(),
+    /// Each limiter's name and what it holds (for `/metrics`).
+    pub fn stats(&self) -> Vec<(&'static str, Stats)> {
+        [&self.free_orders, &self.views, &self.newsletter]
+            .into_iter()
+            .map(|l| (l.name(), l.stats()))
+            .collect()
     }
 }
 
@@ -118,18 +90,6 @@ mod tests {
         Caller {
             claims: json!({"role": "anon"}),
         }
-    }
-
-    #[test]
-    fn addresses_are_keyed_by_subscriber() {
-        assert_eq!(address_key("203.0.113.9"), "203.0.113.9");
-        assert_eq!(address_key("::ffff:203.0.113.9"), "203.0.113.9");
-        assert_eq!(address_key("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
-        assert_eq!(
-            address_key("2001:db8:1:2:ffff:ffff:ffff:ffff"),
-            "2001:db8:1:2::/64"
-        );
-        assert_eq!(address_key("unknown"), "unknown");
     }
 
     #[test]
