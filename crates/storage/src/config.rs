@@ -60,6 +60,18 @@ pub struct StorageConfig {
     /// Most pixels a source may have, read from its header before decoding
     /// (`IMGPROXY_MAX_SRC_RESOLUTION` in megapixels, default 16.8 as imgproxy).
     pub image_max_source_pixels: u64,
+    /// Total bytes of stored renditions (`PLINTH_STORAGE_RENDITION_CACHE_MB`,
+    /// default 1024); past it the least recently used go. 0 stores none.
+    pub rendition_cache_bytes: u64,
+    /// Most renditions stored per object version
+    /// (`PLINTH_STORAGE_RENDITIONS_PER_OBJECT`, default 12); more distinct
+    /// asks of one image are rendered and sent, not stored.
+    pub renditions_per_object: usize,
+    /// Renditions rendered (cache misses) per client address per minute
+    /// (`PLINTH_STORAGE_RENDERS_PER_MINUTE`, default 60: that many at once,
+    /// then one a second); past it 429 with `Retry-After`. 0: no limit.
+    /// The service role is not limited.
+    pub renders_per_minute: u32,
 }
 
 impl Default for StorageConfig {
@@ -82,6 +94,9 @@ impl Default for StorageConfig {
             image_max_size: 2000,
             image_max_source_bytes: 20_000_000,
             image_max_source_pixels: 16_800_000,
+            rendition_cache_bytes: 1024 * 1024 * 1024,
+            renditions_per_object: 12,
+            renders_per_minute: 60,
         }
     }
 }

@@ -47,6 +47,10 @@ pub enum StorageError {
     RangeNotSatisfiable { size: u64 },
     #[error("too many connections")]
     SlowDown,
+    /// Past the client's budget of image renders (cache misses): 429 with
+    /// the seconds to wait in `Retry-After`.
+    #[error("Too many image transformations, please retry later")]
+    TooManyRenders(u64),
     /// The database cannot be reached now (down, restarting, or no
     /// connection free within the acquire timeout): 503 with `Retry-After`.
     #[error("The database is unavailable, please try again shortly")]
@@ -114,6 +118,12 @@ impl StorageError {
                 "SlowDown",
                 "too_many_connections",
             ),
+            StorageError::TooManyRenders(_) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "429",
+                "SlowDown",
+                "too_many_requests",
+            ),
             StorageError::DatabaseUnavailable => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 "503",
@@ -152,6 +162,11 @@ impl IntoResponse for StorageError {
                 header::RETRY_AFTER,
                 HeaderValue::from(plinth_db::RETRY_AFTER_SECS),
             );
+        }
+        if let StorageError::TooManyRenders(seconds) = self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         if let StorageError::RangeNotSatisfiable { size } = self
             && let Ok(value) = HeaderValue::from_str(&format!("bytes */{size}"))

@@ -69,3 +69,26 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             })
     }
 }
+
+/// The client's address as the rest of the node reads it (the connection's
+/// peer, or the forwarding headers of a trusted proxy: the server drops
+/// those unless told to trust them).
+#[derive(Debug, Clone)]
+pub(crate) struct ClientAddress(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|c| c.0.ip());
+        Ok(Self(plinth_db::client_address(
+            header("x-forwarded-for"),
+            header("x-real-ip"),
+            peer,
+        )))
+    }
+}

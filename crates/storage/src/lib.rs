@@ -150,7 +150,8 @@ impl StorageState {
         };
         let store = ByteStore::new(operator)
             .hashing(hash)
-            .upload_memory(config.upload_memory);
+            .upload_memory(config.upload_memory)
+            .renditions_bounded(&config);
         store
             .prepare()
             .await
@@ -183,6 +184,17 @@ impl StorageState {
         Ok(state)
     }
 
+    /// The storage service's rate limiters: name and what each holds (for
+    /// `/metrics`).
+    pub fn rate_limit_stats(&self) -> Vec<(&'static str, plinth_limits::Stats)> {
+        vec![self.inner.store.renditions().limiter_stats()]
+    }
+
+    /// Bytes and number of the renditions this node keeps.
+    pub fn rendition_usage(&self) -> (u64, usize) {
+        self.inner.store.renditions().usage()
+    }
+
     /// Removes object and rendition bytes older than `orphan_grace` that no
     /// row names (see the `sweep` module); how many keys went. Runs by itself
     /// at start-up and every `orphan_sweep_interval`.
@@ -202,6 +214,8 @@ impl StorageState {
 async fn sweep_periodically(state: StorageState) {
     let config = &state.inner.config;
     let store = &state.inner.store;
+    // What earlier runs stored, before the first sweep looks at it.
+    store.renditions().load(store.operator()).await;
     let mut first = true;
     loop {
         match state.sweep_orphans().await {

@@ -11,11 +11,15 @@
 //! * Renditions are cached in the byte store under
 //!   `renditions/<v0v1>/<version>/<options>.<ext>`: the object version is a
 //!   fresh UUID per write, so a changed object never meets an old
-//!   rendition, and the version's renditions go with its bytes.
+//!   rendition, and the version's renditions go with its bytes. What is
+//!   kept is bounded (a byte budget with least-recently-used eviction, a
+//!   share per object, a free-disk floor) and renders are counted per
+//!   client address ([`cache`]), so no request can fill the disk.
 //! * Answers carry the platform's headers (`X-Transformations` with
 //!   imgproxy's option names, the object's `ETag` and `Cache-Control`, or
 //!   `Expires` for a signed URL) plus Plinth's download safety headers.
 
+mod cache;
 mod options;
 mod pixels;
 
@@ -32,10 +36,11 @@ use tokio::sync::Semaphore;
 
 use crate::StorageState;
 use crate::error::StorageError;
-use crate::extract::{Path, Query};
+use crate::extract::{ClientAddress, Path, Query};
 use crate::meta::{Caller, ObjectRow, object_as, system_bucket};
 use crate::{validate_bucket_name, validate_object_name, wire};
 
+pub(crate) use cache::RenditionCache;
 pub(crate) use options::Options;
 pub(crate) use options::SizeLimits;
 use pixels::{Output, RenderError};
@@ -70,6 +75,7 @@ pub(crate) async fn public(
     State(state): State<StorageState>,
     Path((bucket, name)): Path<(String, String)>,
     Query(query): Query<HashMap<String, String>>,
+    ClientAddress(client): ClientAddress,
     headers: HeaderMap,
 ) -> Result<Response> {
     check_names(&bucket, &name)?;
@@ -80,7 +86,8 @@ pub(crate) async fn public(
     }
     let row = object_as(&state, &Caller::system(None), &bucket, &name).await?;
     let download = query.get("download").map(String::as_str);
-    answer(&state, &row, &options, &headers, download, None).await
+    let asker = Asker::Client(&client);
+    answer(&state, &row, &options, &headers, asker, download, None).await
 }
 
 pub(crate) async fn authenticated(
@@ -88,6 +95,7 @@ pub(crate) async fn authenticated(
     Path((bucket, name)): Path<(String, String)>,
     Query(query): Query<HashMap<String, String>>,
     method: Method,
+    ClientAddress(client): ClientAddress,
     headers: HeaderMap,
     uri: axum::http::Uri,
 ) -> Result<Response> {
@@ -96,13 +104,18 @@ pub(crate) async fn authenticated(
     let options = Options::from_query(&query, size_limits(&state))?;
     let row = object_as(&state, &caller, &bucket, &name).await?;
     let download = query.get("download").map(String::as_str);
-    answer(&state, &row, &options, &headers, download, None).await
+    let asker = match caller.ctx.role.as_str() {
+        "service_role" => Asker::Service,
+        _ => Asker::Client(&client),
+    };
+    answer(&state, &row, &options, &headers, asker, download, None).await
 }
 
 pub(crate) async fn signed(
     State(state): State<StorageState>,
     Path((bucket, name)): Path<(String, String)>,
     Query(query): Query<HashMap<String, String>>,
+    ClientAddress(client): ClientAddress,
     headers: HeaderMap,
 ) -> Result<Response> {
     check_names(&bucket, &name)?;
@@ -133,7 +146,16 @@ pub(crate) async fn signed(
         .map(wire::http_date);
     let row = object_as(&state, &Caller::system(None), &bucket, &name).await?;
     let download = query.get("download").map(String::as_str);
-    answer(&state, &row, &options, &headers, download, expires).await
+    let asker = Asker::Client(&client);
+    answer(&state, &row, &options, &headers, asker, download, expires).await
+}
+
+/// Who asked for a rendition: renders are counted per client address; the
+/// service role (the operator's own servers) is not counted.
+#[derive(Debug, Clone, Copy)]
+enum Asker<'a> {
+    Client(&'a str),
+    Service,
 }
 
 fn set(headers: &mut HeaderMap, name: header::HeaderName, value: &str) {
@@ -149,6 +171,7 @@ async fn answer(
     row: &ObjectRow,
     options: &Options,
     request: &HeaderMap,
+    asker: Asker<'_>,
     download: Option<&str>,
     expires: Option<String>,
 ) -> Result<Response> {
@@ -194,7 +217,7 @@ async fn answer(
         return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
     }
     let accept = request.get(header::ACCEPT).and_then(|v| v.to_str().ok());
-    let (output, bytes) = rendition(state, row, options, accept).await?;
+    let (output, bytes) = rendition(state, row, options, accept, asker).await?;
     set(&mut headers, header::CONTENT_TYPE, output.content_type());
     set(&mut headers, header::ACCEPT_RANGES, "bytes");
     set(
@@ -224,6 +247,7 @@ async fn rendition(
     row: &ObjectRow,
     options: &Options,
     accept: Option<&str>,
+    asker: Asker<'_>,
 ) -> Result<(Output, Bytes)> {
     let config = &state.inner.config;
     let version = row
@@ -249,10 +273,19 @@ async fn rendition(
         }
     };
     let key = cache_key(version, options, output);
+    let cache = state.inner.store.renditions();
     match op.read(&key).await {
-        Ok(buffer) => return Ok((output, buffer.to_bytes())),
+        Ok(buffer) => {
+            cache.touch(&key);
+            return Ok((output, buffer.to_bytes()));
+        }
         Err(e) if e.kind() == opendal::ErrorKind::NotFound => {}
         Err(e) => tracing::warn!(%e, key, "could not read a cached rendition"),
+    }
+    if let Asker::Client(client) = asker {
+        cache
+            .count_render(client)
+            .map_err(|wait| StorageError::TooManyRenders(plinth_limits::retry_after_secs(wait)))?;
     }
     let permit = RENDERS
         .acquire()
@@ -269,8 +302,15 @@ async fn rendition(
     .map_err(processing)?;
     drop(permit);
     let bytes = Bytes::from(rendered);
-    if let Err(e) = op.write(&key, bytes.clone()).await {
-        tracing::warn!(%e, key, "could not cache a rendition");
+    let size = bytes.len() as u64;
+    if cache.keep(version, size) == cache::Keep::Store {
+        match op.write(&key, bytes.clone()).await {
+            Ok(_) => {
+                let evicted = cache.stored(&key, size);
+                cache::remove_all(&op, &evicted).await;
+            }
+            Err(e) => tracing::warn!(%e, key, "could not cache a rendition"),
+        }
     }
     Ok((output, bytes))
 }

@@ -78,6 +78,8 @@ pub(crate) struct ByteStore {
     /// stays within the budget whatever the number of clients (the others
     /// wait, their bytes held back by TCP).
     receiving: std::sync::Arc<tokio::sync::Semaphore>,
+    /// What is kept of the image renditions (see `render::cache`).
+    renditions: std::sync::Arc<crate::render::RenditionCache>,
 }
 
 /// A fresh object version (32 hex digits).
@@ -94,7 +96,15 @@ pub(crate) fn object_key(version: &str) -> String {
 impl ByteStore {
     pub fn new(op: Operator) -> Self {
         let info = op.info();
-        let local_root = (info.scheme() == "fs").then(|| info.root().into());
+        let local_root: Option<std::path::PathBuf> =
+            (info.scheme() == "fs").then(|| info.root().into());
+        let defaults = crate::StorageConfig::default();
+        let renditions = crate::render::RenditionCache::new(
+            defaults.rendition_cache_bytes,
+            defaults.renditions_per_object,
+            defaults.renders_per_minute,
+            local_root.clone(),
+        );
         Self {
             op,
             hash: true,
@@ -102,7 +112,24 @@ impl ByteStore {
             receiving: std::sync::Arc::new(tokio::sync::Semaphore::new(
                 tokio::sync::Semaphore::MAX_PERMITS,
             )),
+            renditions: std::sync::Arc::new(renditions),
         }
+    }
+
+    /// Renditions kept within `config`'s budget, share per object and
+    /// renders per client.
+    pub fn renditions_bounded(mut self, config: &crate::StorageConfig) -> Self {
+        self.renditions = std::sync::Arc::new(crate::render::RenditionCache::new(
+            config.rendition_cache_bytes,
+            config.renditions_per_object,
+            config.renders_per_minute,
+            self.local_root.clone(),
+        ));
+        self
+    }
+
+    pub fn renditions(&self) -> &crate::render::RenditionCache {
+        &self.renditions
     }
 
     /// Keeps the buffers of uploads being received within `bytes` (at
@@ -454,6 +481,7 @@ impl ByteStore {
     pub async fn remove_version(&self, version: &str) {
         self.remove(&object_key(version)).await;
         // and its cached image renditions
+        self.renditions.forget_version(version);
         let renditions = crate::render::rendition_prefix(version);
         if let Err(e) = self.op.delete_with(&renditions).recursive(true).await
             && e.kind() != ErrorKind::NotFound

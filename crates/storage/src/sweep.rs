@@ -77,6 +77,7 @@ pub(crate) async fn sweep_orphans(
         .await?;
         for version in orphans {
             for key in candidates.remove(&version).unwrap_or_default() {
+                store.renditions().forget(&key);
                 store.remove(&key).await;
                 removed += 1;
             }

@@ -34,6 +34,11 @@ impl TestApp {
         self._data.path().join("functions")
     }
 
+    /// The node's byte store (the file system backend's folder).
+    pub fn storage_dir(&self) -> PathBuf {
+        self._data.path().join("storage")
+    }
+
     /// The node's built app (see [`spawn_app_serving`]).
     pub fn app_dir(&self) -> PathBuf {
         self._data.path().join("app")

@@ -513,3 +513,169 @@ async fn download_of_the_original_is_unchanged_by_renders() {
     assert_eq!(r.headers()["content-type"], "image/png");
     assert_eq!(r.bytes().await.unwrap().as_ref(), source.as_slice());
 }
+
+impl App {
+    /// A storage server on this app's database and byte store with the
+    /// renditions bounded by `tweak`; its address.
+    async fn serve_bounded(&self, tweak: impl FnOnce(&mut StorageConfig)) -> SocketAddr {
+        let mut config = self.config(Duration::from_secs(3600));
+        tweak(&mut config);
+        self.serve_with(config).await
+    }
+
+    /// The stored renditions' total size, read from the byte store itself.
+    async fn rendition_bytes(&self) -> u64 {
+        let op = plinth_storage::build_operator(&self.backend).unwrap();
+        let mut total = 0;
+        for key in self.renditions() {
+            total += op.stat(&key).await.unwrap().content_length();
+        }
+        total
+    }
+}
+
+async fn render_at(addr: SocketAddr, path: &str, token: Option<&str>) -> reqwest::Response {
+    let mut request = reqwest::Client::new().get(format!("http://{addr}{path}"));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap()
+}
+
+/// Past the byte budget the least recently used renditions go; a node
+/// started later counts what is already stored.
+#[tokio::test]
+async fn the_stored_renditions_stay_within_their_byte_budget() {
+    let app = spawn_app().await;
+    app.upload(
+        &app.service,
+        "public-bucket",
+        "g.png",
+        &png(400, 400),
+        "image/png",
+    )
+    .await;
+    let budget = 60_000;
+    let node = app
+        .serve_bounded(|c| {
+            c.rendition_cache_bytes = budget;
+            c.renditions_per_object = 1000;
+            c.renders_per_minute = 0;
+        })
+        .await;
+    let path = |w: u32| format!("/render/image/public/public-bucket/g.png?width={w}&format=origin");
+    let mut sizes = Vec::new();
+    for w in (100..=400).step_by(20) {
+        let r = render_at(node, &path(w), None).await;
+        assert_eq!(r.status(), 200);
+        sizes.push(r.bytes().await.unwrap().len() as u64);
+        assert!(app.rendition_bytes().await <= budget);
+    }
+    assert!(
+        sizes.iter().sum::<u64>() > 2 * budget,
+        "the renders ({sizes:?}) are more than the budget holds"
+    );
+    // The newest is kept; an evicted one is rendered again, same bytes.
+    let stored = app.renditions();
+    assert!(
+        !stored.is_empty() && stored.len() < sizes.len(),
+        "{stored:?}"
+    );
+    let again = render_at(node, &path(400), None).await;
+    assert_eq!(again.status(), 200);
+    assert_eq!(app.renditions(), stored, "the newest was a hit");
+    let first = render_at(node, &path(100), None).await;
+    assert_eq!(first.bytes().await.unwrap().len() as u64, sizes[0]);
+
+    // A node started on the same store with a smaller budget trims it.
+    let smaller = app
+        .serve_bounded(|c| {
+            c.rendition_cache_bytes = budget / 4;
+            c.renders_per_minute = 0;
+        })
+        .await;
+    // (it reads the store in the background, at start-up)
+    let mut kept = app.rendition_bytes().await;
+    for _ in 0..250 {
+        if kept <= budget / 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        kept = app.rendition_bytes().await;
+    }
+    assert!(kept <= budget / 4, "{kept} bytes kept");
+    let r = render_at(smaller, &path(120), None).await;
+    assert_eq!(r.status(), 200);
+    assert!(app.rendition_bytes().await <= budget / 4);
+}
+
+/// More distinct asks of one image than its share are rendered and sent,
+/// not stored.
+#[tokio::test]
+async fn an_object_keeps_at_most_its_share_of_renditions() {
+    let app = spawn_app().await;
+    app.upload(
+        &app.service,
+        "public-bucket",
+        "s.png",
+        &png(200, 200),
+        "image/png",
+    )
+    .await;
+    let node = app
+        .serve_bounded(|c| {
+            c.renditions_per_object = 3;
+            c.renders_per_minute = 0;
+        })
+        .await;
+    for w in [20, 30, 40, 50, 60, 70] {
+        let r = render_at(
+            node,
+            &format!("/render/image/public/public-bucket/s.png?width={w}"),
+            None,
+        )
+        .await;
+        assert_eq!(r.status(), 200);
+        assert_eq!(dims(&r.bytes().await.unwrap()).0, w);
+    }
+    assert_eq!(app.renditions().len(), 3, "{:?}", app.renditions());
+}
+
+/// Renders (cache misses) are counted per client; cached renditions and
+/// the service role are not.
+#[tokio::test]
+async fn renders_past_a_clients_budget_are_refused_and_hits_are_free() {
+    let app = spawn_app().await;
+    app.upload(
+        &app.service,
+        "public-bucket",
+        "r.png",
+        &png(200, 200),
+        "image/png",
+    )
+    .await;
+    let node = app.serve_bounded(|c| c.renders_per_minute = 3).await;
+    let path = |w: u32| format!("/render/image/public/public-bucket/r.png?width={w}");
+    for w in [10, 20, 30] {
+        assert_eq!(render_at(node, &path(w), None).await.status(), 200);
+    }
+    let refused = render_at(node, &path(40), None).await;
+    assert_eq!(refused.status(), 429);
+    let wait: u64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=20).contains(&wait), "{wait}");
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["statusCode"], "429", "{body}");
+    // A stored rendition costs no render.
+    assert_eq!(render_at(node, &path(10), None).await.status(), 200);
+    // The operator's own servers are not counted.
+    let authenticated =
+        |w: u32| format!("/render/image/authenticated/public-bucket/r.png?width={w}");
+    for w in [50, 60, 70, 80] {
+        let r = render_at(node, &authenticated(w), Some(&app.service)).await;
+        assert_eq!(r.status(), 200);
+    }
+}
