@@ -509,6 +509,26 @@ pub struct StorageArgs {
     /// further uploads wait for a place.
     #[arg(long, env = "PLINTH_STORAGE_UPLOAD_MEMORY_MB", default_value_t = 128)]
     pub storage_upload_memory_mb: usize,
+    /// Megabytes of stored image renditions in all; past it the least
+    /// recently used go (0: none stored).
+    #[arg(
+        long,
+        env = "PLINTH_STORAGE_RENDITION_CACHE_MB",
+        default_value_t = 1024
+    )]
+    pub storage_rendition_cache_mb: u64,
+    /// Renditions stored per object version; more distinct asks are
+    /// rendered and sent, not stored.
+    #[arg(
+        long,
+        env = "PLINTH_STORAGE_RENDITIONS_PER_OBJECT",
+        default_value_t = 12
+    )]
+    pub storage_renditions_per_object: usize,
+    /// Renditions rendered (cache misses) per client address per minute
+    /// (that many at once, then one a second; 429 past it); 0: no limit.
+    #[arg(long, env = "PLINTH_STORAGE_RENDERS_PER_MINUTE", default_value_t = 60)]
+    pub storage_renders_per_minute: u32,
 }
 
 impl StorageArgs {
@@ -552,6 +572,9 @@ impl StorageArgs {
             image_max_size: self.img_limits_max_size,
             image_max_source_bytes: self.imgproxy_max_src_file_size,
             image_max_source_pixels: (self.imgproxy_max_src_resolution.max(0.0) * 1e6) as u64,
+            rendition_cache_bytes: self.storage_rendition_cache_mb.saturating_mul(1024 * 1024),
+            renditions_per_object: self.storage_renditions_per_object,
+            renders_per_minute: self.storage_renders_per_minute,
             ..Default::default()
         })
     }
