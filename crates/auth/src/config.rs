@@ -367,8 +367,9 @@ pub struct RateLimits {
     /// that account (`PLINTH_RATE_LIMIT_SIGN_IN_FAILURES`).
     pub sign_in_failures_per_account_ip: u32,
     /// Failed password sign-ins of one account (from any address) per
-    /// window after which each sign-in of it waits a little longer (up to
-    /// [`SIGN_IN_BACKOFF_MAX`]); never refused (`PLINTH_SIGN_IN_BACKOFF_AFTER`).
+    /// window after which each sign-in of it waits [`SIGN_IN_BACKOFF`]
+    /// before its password is checked; never refused
+    /// (`PLINTH_SIGN_IN_BACKOFF_AFTER`).
     pub sign_in_backoff_after: u32,
     /// Wrong e-mail codes (`POST /verify` with `email` and `token`) per
     /// account per window; past it codes for that address are refused with
@@ -380,8 +381,8 @@ pub struct RateLimits {
     pub email_max_frequency: Duration,
 }
 
-/// The longest a sign-in waits for an account under attack.
-pub const SIGN_IN_BACKOFF_MAX: Duration = Duration::from_secs(2);
+/// How long a sign-in waits for an account under attack.
+pub const SIGN_IN_BACKOFF: Duration = Duration::from_secs(1);
 
 impl Default for RateLimits {
     fn default() -> Self {
@@ -423,17 +424,6 @@ impl RateLimits {
             verify_failures_per_account: u32::MAX,
             email_max_frequency: Duration::ZERO,
         }
-    }
-
-    /// How long a sign-in of an account with `failures` recent failed
-    /// sign-ins waits first: nothing below [`Self::sign_in_backoff_after`],
-    /// then 100 ms more per failure, at most [`SIGN_IN_BACKOFF_MAX`].
-    pub fn sign_in_backoff(&self, failures: u32) -> Duration {
-        if failures < self.sign_in_backoff_after {
-            return Duration::ZERO;
-        }
-        let steps = failures - self.sign_in_backoff_after + 1;
-        (Duration::from_millis(100) * steps).min(SIGN_IN_BACKOFF_MAX)
     }
 }
 
@@ -533,26 +523,6 @@ impl HashCost {
             iterations: 1,
             parallelism: 1,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sign_in_backoff_slows_and_never_refuses() {
-        let limits = RateLimits::default();
-        assert_eq!(limits.sign_in_backoff(0), Duration::ZERO);
-        assert_eq!(limits.sign_in_backoff(19), Duration::ZERO);
-        assert_eq!(limits.sign_in_backoff(20), Duration::from_millis(100));
-        assert_eq!(limits.sign_in_backoff(24), Duration::from_millis(500));
-        assert_eq!(limits.sign_in_backoff(10_000), SIGN_IN_BACKOFF_MAX);
-        assert_eq!(limits.sign_in_backoff(u32::MAX), SIGN_IN_BACKOFF_MAX);
-        assert_eq!(
-            RateLimits::unlimited().sign_in_backoff(u32::MAX - 1),
-            Duration::ZERO
-        );
     }
 }
 

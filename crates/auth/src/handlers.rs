@@ -18,6 +18,7 @@ use crate::AuthState;
 use crate::error::{AuthError, Result};
 use crate::mailer::Mail;
 use crate::password::{self, Verdict};
+use crate::ratelimit::Limited;
 use crate::redirect;
 use crate::request::{self, Caller};
 use crate::sessions::{self, NewSession};
@@ -73,15 +74,6 @@ impl Input {
             ip: Some(self.ip.clone()),
             ..Default::default()
         }
-    }
-}
-
-/// Counts one request against `limit` for `key`; 429 when over.
-pub(crate) fn limit(state: &AuthState, key: String, limit: u32) -> Result<()> {
-    if state.limiter().hit(&key, limit) {
-        Ok(())
-    } else {
-        Err(AuthError::rate_limited())
     }
 }
 
@@ -207,16 +199,13 @@ impl LinkKind {
 /// whether or not the address has an account (so the answer does not tell),
 /// before anything is looked up. 429 `over_email_send_rate_limit` otherwise.
 pub(crate) fn email_gate(state: &AuthState, email: &str) -> Result<()> {
-    let limits = &state.config().rate_limits;
     let email = email.to_lowercase();
     state
-        .limiter()
-        .cooldown(&format!("mail-request:{email}"), limits.email_max_frequency)
+        .limits()
+        .mail_frequency
+        .check(&email)
         .map_err(AuthError::email_too_soon)?;
-    if !state
-        .limiter()
-        .hit(&format!("mail:{email}"), limits.per_email)
-    {
+    if state.limits().mail_per_address.check(&email).is_err() {
         return Err(AuthError::email_rate_limited());
     }
     crate::ratelimit::email_sent(state)
@@ -429,12 +418,7 @@ struct SignupBody {
 /// `POST /signup`.
 pub async fn signup(State(state): State<AuthState>, input: Input) -> Result<Response> {
     let config = state.config();
-    crate::ratelimit::limit_request(
-        &state,
-        &input,
-        "signin",
-        config.rate_limits.sign_in_sign_ups,
-    )?;
+    crate::ratelimit::limit_request(&state, &input, Limited::SignIn)?;
     let body: SignupBody = input.json()?;
     if config.disable_signup {
         return Err(AuthError::unprocessable(
@@ -643,13 +627,7 @@ async fn anonymous_signup(
             "Anonymous sign-ins are disabled",
         ));
     }
-    crate::ratelimit::limit_request_in(
-        state,
-        input,
-        "anonymous",
-        state.config().rate_limits.anonymous_users,
-        std::time::Duration::from_secs(3600),
-    )?;
+    crate::ratelimit::limit_request(state, input, Limited::Anonymous)?;
     let mut tx = state.db().owner.begin().await?;
     let user = insert_user(
         state,
@@ -698,14 +676,13 @@ pub async fn token(State(state): State<AuthState>, input: Input) -> Result<Respo
         .get("grant_type")
         .map(String::as_str)
         .unwrap_or("");
-    let limits = &state.config().rate_limits;
     match grant {
         "password" => {
-            crate::ratelimit::limit_request(&state, &input, "signin", limits.sign_in_sign_ups)?;
+            crate::ratelimit::limit_request(&state, &input, Limited::SignIn)?;
             password_grant(&state, &input).await
         }
         "refresh_token" => {
-            crate::ratelimit::limit_request(&state, &input, "refresh", limits.token_refresh)?;
+            crate::ratelimit::limit_request(&state, &input, Limited::Refresh)?;
             let body: RefreshGrant = input.json()?;
             let token = body
                 .refresh_token
@@ -714,7 +691,7 @@ pub async fn token(State(state): State<AuthState>, input: Input) -> Result<Respo
             Ok(json_response(sessions::refresh(&state, &token).await?))
         }
         "pkce" => {
-            crate::ratelimit::limit_request(&state, &input, "signin", limits.sign_in_sign_ups)?;
+            crate::ratelimit::limit_request(&state, &input, Limited::SignIn)?;
             let body: PkceGrant = input.json()?;
             let (Some(code), Some(verifier)) = (
                 body.auth_code.filter(|c| !c.is_empty()),
@@ -729,7 +706,7 @@ pub async fn token(State(state): State<AuthState>, input: Input) -> Result<Respo
             ))
         }
         "id_token" | "web3" => {
-            crate::ratelimit::limit_request(&state, &input, "signin", limits.sign_in_sign_ups)?;
+            crate::ratelimit::limit_request(&state, &input, Limited::SignIn)?;
             Ok(if grant == "web3" {
                 crate::web3::grant(&state, &input).await
             } else {
@@ -775,22 +752,17 @@ async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
         ));
     }
     let email = email.to_lowercase();
-    let limits = &config.rate_limits;
     // Failed attempts are counted per account and client address: past the
     // limit this address is refused for this account, the owner elsewhere
     // is not. Counted before the check (so a burst cannot slip past) and
     // taken back when the password was right.
-    let pair = format!("signin-failures:{email}|{}", input.ip);
-    if !state
-        .limiter()
-        .hit(&pair, limits.sign_in_failures_per_account_ip)
-    {
-        return Err(AuthError::rate_limited());
-    }
+    let address = plinth_limits::address_key(&input.ip);
+    let pair = ("email", email.as_str(), address.as_str());
+    crate::ratelimit::count_guess(&state.limits().sign_in_failures, pair)?;
     // Failures from everywhere only slow the account's sign-ins down; counted
     // by address whether or not it has an account, so nothing tells.
-    let account = format!("signin-failures:{email}");
-    let backoff = limits.sign_in_backoff(state.limiter().count(&account));
+    let account = ("email", email.as_str());
+    let backoff = crate::ratelimit::sign_in_backoff(&state, account);
     if !backoff.is_zero() {
         tokio::time::sleep(backoff).await;
     }
@@ -805,10 +777,10 @@ async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
     // As long for a missing account, or one without a password, as for any.
     let verdict = state.checker().verify(password.clone(), stored).await?;
     let Some(user) = user.filter(|_| verdict != Verdict::Mismatch) else {
-        state.limiter().add(&account);
+        let _ = state.limits().account_failures.check(account);
         return Err(AuthError::invalid_credentials());
     };
-    state.limiter().undo(&pair);
+    state.limits().sign_in_failures.refund(pair);
     if verdict == Verdict::MatchNeedsRehash {
         let hash = password::hash(password.clone(), config.password_hash).await?;
         sqlx::query("update auth.users set encrypted_password = $2 where id = $1")
@@ -1102,12 +1074,7 @@ fn required_email(body: &EmailBody) -> Result<String> {
 /// `POST /recover`: mails a recovery link when the address has an account;
 /// answers `{}` either way.
 pub async fn recover(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    crate::ratelimit::limit_request(
-        &state,
-        &input,
-        "recover",
-        state.config().rate_limits.recover,
-    )?;
+    crate::ratelimit::limit_request(&state, &input, Limited::Otp)?;
     let body: EmailBody = input.json()?;
     let email = required_email(&body)?;
     let challenge = challenge_from(
@@ -1135,12 +1102,7 @@ pub async fn recover(State(state): State<AuthState>, input: Input) -> Result<Res
 
 /// `POST /resend`: the signup confirmation or e-mail change link again.
 pub async fn resend(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    crate::ratelimit::limit_request(
-        &state,
-        &input,
-        "recover",
-        state.config().rate_limits.recover,
-    )?;
+    crate::ratelimit::limit_request(&state, &input, Limited::Otp)?;
     if crate::phone::is_phone_resend(&input) {
         return crate::phone::resend(&state, &input).await;
     }
@@ -1207,12 +1169,7 @@ pub async fn resend(State(state): State<AuthState>, input: Input) -> Result<Resp
 /// `POST /otp`: a magic link (and code) by e-mail; creates the user first
 /// when `create_user` is true (the default) and sign-ups are allowed.
 pub async fn otp(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    crate::ratelimit::limit_request(
-        &state,
-        &input,
-        "recover",
-        state.config().rate_limits.recover,
-    )?;
+    crate::ratelimit::limit_request(&state, &input, Limited::Otp)?;
     if crate::phone::is_phone_otp(&input) {
         return crate::phone::otp(&state, &input).await;
     }
@@ -1399,9 +1356,7 @@ pub async fn verify_link(State(state): State<AuthState>, input: Input) -> Result
         ];
         Ok(see_other(redirect::with_fragment(&redirect_to, &params)))
     };
-    if let Err(e) =
-        crate::ratelimit::limit_request(&state, &input, "verify", state.config().rate_limits.verify)
-    {
+    if let Err(e) = crate::ratelimit::limit_request(&state, &input, Limited::Verify) {
         return error_redirect(e);
     }
     if token.is_empty() {
@@ -1455,7 +1410,7 @@ struct VerifyBody {
 /// `POST /verify`: `{type, token_hash}` or `{type, email, token}` (the
 /// six-digit code). Answers a Session.
 pub async fn verify_post(State(state): State<AuthState>, input: Input) -> Result<Response> {
-    crate::ratelimit::limit_request(&state, &input, "verify", state.config().rate_limits.verify)?;
+    crate::ratelimit::limit_request(&state, &input, Limited::Verify)?;
     let body: VerifyBody = input.json()?;
     if matches!(body.kind.as_deref(), Some("sms" | "phone_change")) {
         return crate::phone::verify(&state, &input).await;
@@ -1480,13 +1435,8 @@ pub async fn verify_post(State(state): State<AuthState>, input: Input) -> Result
                         "Only an email address or phone number should be provided on verify",
                     )
                 })?;
-            let tries = format!("verify-failures:{}", email.to_lowercase());
-            if !state.limiter().hit(
-                &tries,
-                state.config().rate_limits.verify_failures_per_account,
-            ) {
-                return Err(AuthError::rate_limited());
-            }
+            let tries = ("email", email.to_lowercase());
+            crate::ratelimit::count_guess(&state.limits().code_failures, &tries)?;
             code_tries = Some(tries);
             let hash = tokens::token_hash(state.email_token_key(), email, code.trim());
             vec![hash.clone(), format!("{PKCE_PREFIX}{hash}")]
@@ -1500,7 +1450,7 @@ pub async fn verify_post(State(state): State<AuthState>, input: Input) -> Result
     let mut tx = state.db().owner.begin().await?;
     let verified = consume(&state, &mut tx, &kind, &candidates).await?;
     if let Some(tries) = code_tries {
-        state.limiter().undo(&tries);
+        state.limits().code_failures.refund(&tries);
     }
     let session = sessions::create(
         &state,

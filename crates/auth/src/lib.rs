@@ -110,7 +110,7 @@ struct Inner {
     config: AuthConfig,
     mailer: Mailer,
     clock: Clock,
-    limiter: ratelimit::Limiter,
+    limits: ratelimit::Limits,
     /// Client for the OAuth providers (no redirects followed).
     http: reqwest::Client,
     /// The secret of the dev mailbox's pages (`None` with SMTP): new at
@@ -144,7 +144,10 @@ impl AuthState {
             .user_agent("plinth-auth")
             .build()
             .unwrap_or_default();
-        let limiter = ratelimit::Limiter::new(config.rate_limits.window);
+        let limits = ratelimit::Limits::new(
+            &config.rate_limits,
+            config.mfa.rate_limit_challenge_and_verify,
+        );
         let mailbox_token = mailer.is_dev_mailbox().then(|| plinth_db::random_token(40));
         let checker = password::Checker::new(config.password_hash);
         let email_token_key = jwt.derive_key("plinth-auth/email-link-token");
@@ -155,7 +158,7 @@ impl AuthState {
                 config,
                 mailer,
                 clock,
-                limiter,
+                limits,
                 http,
                 mailbox_token,
                 checker,
@@ -195,8 +198,13 @@ impl AuthState {
         self.inner.clock.now()
     }
 
-    pub(crate) fn limiter(&self) -> &ratelimit::Limiter {
-        &self.inner.limiter
+    pub(crate) fn limits(&self) -> &ratelimit::Limits {
+        &self.inner.limits
+    }
+
+    /// Each rate limiter's name and what it holds (for `/metrics`).
+    pub fn rate_limit_stats(&self) -> Vec<(&'static str, plinth_limits::Stats)> {
+        self.inner.limits.stats()
     }
 
     pub(crate) fn http(&self) -> &reqwest::Client {

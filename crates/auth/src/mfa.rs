@@ -417,15 +417,7 @@ fn challenge_ip(input: &Input) -> String {
 }
 
 fn limit_challenge_and_verify(state: &AuthState, input: &Input) -> Result<()> {
-    let limit = state.config().mfa.rate_limit_challenge_and_verify;
-    if state
-        .limiter()
-        .hit_in(&format!("mfa:{}", input.ip), limit, Duration::from_secs(60))
-    {
-        Ok(())
-    } else {
-        Err(AuthError::rate_limited())
-    }
+    crate::ratelimit::limit_request(state, input, crate::ratelimit::Limited::Mfa)
 }
 
 // -------------------------------------------------------------- enrol
@@ -970,6 +962,13 @@ async fn verify(
         ));
     }
 
+    // Codes are guessable: wrong ones are counted per factor, from
+    // anywhere, before this one is checked; past the budget the factor is
+    // locked for a while (one more try per window).
+    let guessable = factor.factor_type != "webauthn";
+    if guessable {
+        crate::ratelimit::count_guess(&state.limits().factor_failures, factor.id)?;
+    }
     match factor.factor_type.as_str() {
         "webauthn" => {
             let (kind, response) =
@@ -1060,6 +1059,9 @@ async fn verify(
         }
     }
 
+    if guessable {
+        state.limits().factor_failures.refund(factor.id);
+    }
     sqlx::query("update auth.mfa_challenges set verified_at = $2 where id = $1")
         .bind(challenge_id)
         .bind(now)

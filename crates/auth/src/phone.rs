@@ -555,13 +555,8 @@ pub(crate) async fn verify(state: &AuthState, input: &Input) -> Result<Response>
     };
     let phone = sms::validate_phone(&phone)?;
     // Codes are guessable: wrong ones are counted per number, from anywhere.
-    let tries = format!("verify-failures:phone:{phone}");
-    if !state.limiter().hit(
-        &tries,
-        state.config().rate_limits.verify_failures_per_account,
-    ) {
-        return Err(AuthError::rate_limited());
-    }
+    let tries = ("phone", phone.as_str());
+    crate::ratelimit::count_guess(&state.limits().code_failures, tries)?;
     let mut tx = state.db().owner.begin().await?;
     let row = match kind {
         CodeKind::Confirmation => find_by_phone(&mut tx, &phone).await?,
@@ -574,7 +569,7 @@ pub(crate) async fn verify(state: &AuthState, input: &Input) -> Result<Response>
     if !code_matches(state, &row, kind, &phone, token.trim()) {
         return Err(otp_invalid());
     }
-    state.limiter().undo(&tries);
+    state.limits().code_failures.refund(tries);
     confirm(state, &mut tx, &row, kind).await?;
     let user = load_user(&mut tx, row.id).await?;
     let session = sessions::create(state, &mut tx, &user, session_info(input, "otp")).await?;
@@ -733,16 +728,11 @@ pub(crate) async fn password_grant(
         ));
     }
     let phone = sms::format_phone(phone);
-    let limits = &config.rate_limits;
-    let pair = format!("signin-failures:phone:{phone}|{}", input.ip);
-    if !state
-        .limiter()
-        .hit(&pair, limits.sign_in_failures_per_account_ip)
-    {
-        return Err(AuthError::rate_limited());
-    }
-    let account = format!("signin-failures:phone:{phone}");
-    let backoff = limits.sign_in_backoff(state.limiter().count(&account));
+    let address = plinth_limits::address_key(&input.ip);
+    let pair = ("phone", phone.as_str(), address.as_str());
+    crate::ratelimit::count_guess(&state.limits().sign_in_failures, pair)?;
+    let account = ("phone", phone.as_str());
+    let backoff = crate::ratelimit::sign_in_backoff(state, account);
     if !backoff.is_zero() {
         tokio::time::sleep(backoff).await;
     }
@@ -753,10 +743,10 @@ pub(crate) async fn password_grant(
     let stored = row.as_ref().and_then(|r| r.encrypted_password.clone());
     let verdict = state.checker().verify(password.clone(), stored).await?;
     let Some(row) = row.filter(|_| verdict != Verdict::Mismatch) else {
-        state.limiter().add(&account);
+        let _ = state.limits().account_failures.check(account);
         return Err(AuthError::invalid_credentials());
     };
-    state.limiter().undo(&pair);
+    state.limits().sign_in_failures.refund(pair);
     if verdict == Verdict::MatchNeedsRehash {
         let hash = password::hash(password.clone(), config.password_hash).await?;
         sqlx::query("update auth.users set encrypted_password = $2 where id = $1")

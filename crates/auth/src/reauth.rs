@@ -165,13 +165,8 @@ pub(crate) async fn check_update(
 
 /// Checks and uses up the nonce. Wrong nonces are counted per user.
 async fn verify_nonce(state: &AuthState, user: &User, nonce: &str) -> Result<()> {
-    let tries = format!("reauth-failures:{}", user.id());
-    if !state.limiter().hit(
-        &tries,
-        state.config().rate_limits.verify_failures_per_account,
-    ) {
-        return Err(AuthError::rate_limited());
-    }
+    let tries = ("reauthentication", user.id());
+    crate::ratelimit::count_guess(&state.limits().code_failures, tries)?;
     let row = sqlx::query(
         "select reauthentication_token, reauthentication_sent_at from auth.users where id = $1",
     )
@@ -199,7 +194,7 @@ async fn verify_nonce(state: &AuthState, user: &User, nonce: &str) -> Result<()>
     if !fresh || !tokens::constant_time_eq(hash.as_bytes(), stored.as_bytes()) {
         return Err(nonce_invalid());
     }
-    state.limiter().undo(&tries);
+    state.limits().code_failures.refund(tries);
     // Used once: cleared with the user's other outstanding one-time tokens.
     let cleared = sqlx::query(
         "update auth.users set reauthentication_token = '' where id = $1 and reauthentication_token = $2",

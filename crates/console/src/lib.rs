@@ -363,12 +363,16 @@ async fn sign_in(State(state): State<ConsoleState>, request: Request) -> Result<
         .map_err(|_| ConsoleError::bad_request("The request body is too large"))?;
     let SignIn { email, password } = serde_json::from_slice(&body)
         .map_err(|_| ConsoleError::bad_request("Send {\"email\": ..., \"password\": ...}"))?;
-    if state.inner.failures.blocked(&address, &email) {
-        return Err(ConsoleError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "too_many_attempts",
-            "Too many failed sign-ins; try again in 15 minutes",
-        ));
+    match state.inner.failures.attempt(&address, &email) {
+        operators::Attempt::Refused => {
+            return Err(ConsoleError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_attempts",
+                "Too many failed sign-ins from this address; try again later",
+            ));
+        }
+        operators::Attempt::Go(wait) if !wait.is_zero() => tokio::time::sleep(wait).await,
+        operators::Attempt::Go(_) => {}
     }
     let db = &state.inner.db.owner;
     let Some(operator) = operators::check_password(db, &email, &password).await? else {
@@ -380,6 +384,7 @@ async fn sign_in(State(state): State<ConsoleState>, request: Request) -> Result<
             "Wrong e-mail address or password",
         ));
     };
+    state.inner.failures.succeeded(&address, &email);
     let token = operators::new_session_token();
     let lifetime = state.inner.config.session_lifetime;
     let expires = operators::start_session(

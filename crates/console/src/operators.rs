@@ -6,13 +6,12 @@
 //! random cookie of which only the SHA-256 is stored, with an absolute and
 //! an idle expiry.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use chrono::{DateTime, Utc};
+use plinth_limits::{Budget, Limiter};
 use rand::RngCore;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -21,9 +20,14 @@ use uuid::Uuid;
 
 /// The shortest password `plinth admin operator --password-stdin` takes.
 pub const MIN_PASSWORD: usize = 12;
-/// Failed sign-ins allowed per address and per account in [`FAILURE_WINDOW`].
-const MAX_FAILURES: usize = 10;
+/// Failed sign-ins allowed per account and address in [`FAILURE_WINDOW`]
+/// (then one more every 90 s).
+const MAX_FAILURES: u32 = 10;
+/// An address may fail on this many accounts' worth before it is refused.
+const ADDRESS_ACCOUNTS: u32 = 3;
 const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
+/// How long a sign-in of an account under attack waits.
+const ACCOUNT_BACKOFF: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Operator {
@@ -188,43 +192,69 @@ pub async fn check_password(
     })
 }
 
-/// Failed sign-ins per client address and per account, in memory (per
-/// node), over a sliding window.
-#[derive(Debug, Default)]
+/// Failed sign-ins, in memory (per node), as user sign-ins count them: per
+/// account *and* client address (past [`MAX_FAILURES`] in
+/// [`FAILURE_WINDOW`], that address is refused for that account, the
+/// operator elsewhere is not), per address whatever the account (a
+/// spraying address is refused), and per account from anywhere, which only
+/// slows its sign-ins down ([`ACCOUNT_BACKOFF`]) and never refuses them.
+#[derive(Debug)]
 pub struct Failures {
-    seen: Mutex<HashMap<String, Vec<Instant>>>,
+    pair: Limiter,
+    address: Limiter,
+    account: Limiter,
 }
 
-impl Failures {
-    /// Whether either key has used up its failures.
-    pub fn blocked(&self, address: &str, email: &str) -> bool {
-        let Ok(mut seen) = self.seen.lock() else {
-            return true;
-        };
-        let now = Instant::now();
-        seen.retain(|_, times| {
-            times.retain(|t| now.duration_since(*t) < FAILURE_WINDOW);
-            !times.is_empty()
-        });
-        keys(address, email)
-            .iter()
-            .any(|k| seen.get(k).is_some_and(|t| t.len() >= MAX_FAILURES))
-    }
-
-    pub fn failed(&self, address: &str, email: &str) {
-        if let Ok(mut seen) = self.seen.lock() {
-            for key in keys(address, email) {
-                seen.entry(key).or_default().push(Instant::now());
-            }
+impl Default for Failures {
+    fn default() -> Self {
+        let budget = |n| Budget::per(n, FAILURE_WINDOW);
+        Self {
+            pair: Limiter::new("console sign-in failures", budget(MAX_FAILURES)),
+            address: Limiter::new(
+                "console address failures",
+                budget(MAX_FAILURES * ADDRESS_ACCOUNTS),
+            ),
+            account: Limiter::new("console account failures", budget(MAX_FAILURES)),
         }
     }
 }
 
-fn keys(address: &str, email: &str) -> [String; 2] {
-    [
-        format!("account:{}", email.trim().to_lowercase()),
-        format!("address:{address}"),
-    ]
+/// What a sign-in attempt may do.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Attempt {
+    /// Check the password, after waiting this long.
+    Go(Duration),
+    /// Refused (429): this address spent its failures.
+    Refused,
+}
+
+impl Failures {
+    /// Counts an attempt of `email` from `address` before its password is
+    /// checked (so a burst cannot slip past); [`Self::succeeded`] takes it
+    /// back.
+    pub fn attempt(&self, address: &str, email: &str) -> Attempt {
+        let email = email.trim().to_lowercase();
+        let address = plinth_limits::address_key(address);
+        if self.address.peek(&address).is_err() || self.pair.check((&email, &address)).is_err() {
+            return Attempt::Refused;
+        }
+        match self.account.peek(&email) {
+            Ok(()) => Attempt::Go(Duration::ZERO),
+            Err(_) => Attempt::Go(ACCOUNT_BACKOFF),
+        }
+    }
+
+    pub fn failed(&self, address: &str, email: &str) {
+        let email = email.trim().to_lowercase();
+        let _ = self.address.check(plinth_limits::address_key(address));
+        let _ = self.account.check(&email);
+    }
+
+    pub fn succeeded(&self, address: &str, email: &str) {
+        let email = email.trim().to_lowercase();
+        self.pair
+            .refund((&email, &plinth_limits::address_key(address)));
+    }
 }
 
 /// A session's cookie value: 32 random bytes, hex.
@@ -309,16 +339,55 @@ mod tests {
     use super::*;
 
     #[test]
-    fn failures_block_per_account_and_per_address() {
+    fn failures_refuse_an_address_for_an_account_and_only_slow_the_account() {
         let failures = Failures::default();
         let here = "10.0.0.1";
         for _ in 0..MAX_FAILURES {
-            assert!(!failures.blocked(here, "a@example.com"));
+            assert_eq!(
+                failures.attempt(here, "a@example.com"),
+                Attempt::Go(Duration::ZERO)
+            );
             failures.failed(here, "a@example.com");
         }
-        assert!(failures.blocked(here, "A@example.com"), "same account");
-        assert!(failures.blocked(here, "b@example.com"), "same address");
-        assert!(!failures.blocked("10.0.0.2", "b@example.com"));
+        assert_eq!(
+            failures.attempt(here, "A@example.com"),
+            Attempt::Refused,
+            "same account"
+        );
+        // The operator elsewhere is not locked out, only slowed.
+        assert_eq!(
+            failures.attempt("10.0.0.2", "a@example.com"),
+            Attempt::Go(ACCOUNT_BACKOFF)
+        );
+        // Another account from the same address still goes.
+        assert_eq!(
+            failures.attempt(here, "b@example.com"),
+            Attempt::Go(Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn a_spraying_address_is_refused_and_a_success_is_not_counted() {
+        let failures = Failures::default();
+        let here = "10.0.0.1";
+        for n in 0..MAX_FAILURES * ADDRESS_ACCOUNTS {
+            let email = format!("{}@example.com", n % ADDRESS_ACCOUNTS + 100);
+            assert!(matches!(failures.attempt(here, &email), Attempt::Go(_)));
+            failures.failed(here, &email);
+        }
+        assert_eq!(failures.attempt(here, "new@example.com"), Attempt::Refused);
+        let there = "10.0.0.9";
+        for _ in 0..MAX_FAILURES {
+            assert!(matches!(
+                failures.attempt(there, "c@example.com"),
+                Attempt::Go(_)
+            ));
+            failures.succeeded(there, "c@example.com");
+        }
+        assert!(matches!(
+            failures.attempt(there, "c@example.com"),
+            Attempt::Go(_)
+        ));
     }
 
     #[test]

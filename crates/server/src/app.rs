@@ -83,7 +83,17 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
             mailbox: plinth_auth::mailbox_router(services.auth.clone()),
         })
     });
-    let api = node_routes(state, Some(services.realtime.clone()))
+    let limiters: Vec<metrics::LimiterStats> = {
+        let auth = services.auth.clone();
+        let functions = services.functions.clone();
+        let storage = services.storage.clone();
+        vec![
+            Arc::new(move || auth.rate_limit_stats()),
+            Arc::new(move || functions.rate_limit_stats()),
+            Arc::new(move || storage.rate_limit_stats()),
+        ]
+    };
+    let api = node_routes(state, Some(services.realtime.clone()), limiters)
         .nest(
             "/auth/v1",
             marked(plinth_auth::router(services.auth.clone())),
@@ -180,7 +190,8 @@ pub fn router(state: AppState, app_dir: &Path, services: Services) -> Router {
 pub fn read_router(state: AppState, rest: plinth_rest::RestState) -> Router {
     let trust_proxy_headers = state.trust_proxy_headers;
     let metrics = state.metrics.clone();
-    let api = node_routes(state, None).nest("/rest/v1", marked(plinth_rest::router(rest)));
+    let api =
+        node_routes(state, None, Vec::new()).nest("/rest/v1", marked(plinth_rest::router(rest)));
     outer_layers(api.layer(cors()), trust_proxy_headers, metrics)
 }
 
@@ -190,9 +201,14 @@ fn marked(router: Router) -> Router {
 }
 
 /// `/health`, `/_/app-config.json` and `/metrics`.
-fn node_routes(state: AppState, realtime: Option<plinth_realtime::RealtimeState>) -> Router {
+fn node_routes(
+    state: AppState,
+    realtime: Option<plinth_realtime::RealtimeState>,
+    limiters: Vec<metrics::LimiterStats>,
+) -> Router {
     let scrape = metrics::router(metrics::Sources {
         metrics: state.metrics.clone(),
+        limiters,
         db: state.db.clone(),
         realtime,
         secret: state.keys.secret.clone(),

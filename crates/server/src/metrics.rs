@@ -57,6 +57,11 @@ struct PoolName {
     pool: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LimiterName {
+    limiter: &'static str,
+}
+
 fn latency_histogram() -> Histogram {
     // 0.5 ms to about 16 s.
     Histogram::new(exponential_buckets(0.0005, 2.0, 16))
@@ -83,6 +88,8 @@ struct Inner {
     realtime_channels: Gauge,
     storage_objects: Gauge,
     storage_bytes: Gauge,
+    limiter_keys: Family<LimiterName, Gauge>,
+    limiter_swept: Family<LimiterName, Gauge>,
     database_up: Gauge,
     database_ping: Gauge<f64, std::sync::atomic::AtomicU64>,
     resident_memory: Gauge,
@@ -178,6 +185,18 @@ impl Metrics {
             "Time the database took to answer a ping",
             database_ping.clone(),
         );
+        let limiter_keys = Family::<LimiterName, Gauge>::default();
+        registry.register(
+            "rate_limiter_keys",
+            "Keys (clients, accounts, factors) a rate limiter holds a state for",
+            limiter_keys.clone(),
+        );
+        let limiter_swept = Family::<LimiterName, Gauge>::default();
+        registry.register(
+            "rate_limiter_swept_keys",
+            "Key states a rate limiter's sweeps have looked at since the start",
+            limiter_swept.clone(),
+        );
         let resident_memory = gauge(
             &mut registry,
             "process_resident_memory_bytes",
@@ -201,6 +220,8 @@ impl Metrics {
                 database_up,
                 database_ping,
                 resident_memory,
+                limiter_keys,
+                limiter_swept,
                 storage_counted: std::sync::Mutex::new(None),
                 activity: std::sync::OnceLock::new(),
             }),
@@ -283,6 +304,19 @@ impl Metrics {
             inner.realtime_sockets.set(count(realtime.sockets));
             inner.realtime_topics.set(count(realtime.topics));
             inner.realtime_channels.set(count(realtime.channels));
+        }
+
+        for stats in sources.limiters.iter().flat_map(|read| read()) {
+            let (limiter, stats) = stats;
+            let name = LimiterName { limiter };
+            inner
+                .limiter_keys
+                .get_or_create(&name)
+                .set(count(stats.keys));
+            inner
+                .limiter_swept
+                .get_or_create(&name)
+                .set(i64::try_from(stats.swept).unwrap_or(i64::MAX));
         }
 
         let started = Instant::now();
@@ -508,6 +542,8 @@ pub async fn record(State(metrics): State<Metrics>, request: Request, next: Next
 #[derive(Clone)]
 pub struct Sources {
     pub metrics: Metrics,
+    /// The services' rate limiters: each one's name and what it holds.
+    pub limiters: Vec<LimiterStats>,
     pub db: Database,
     /// `None` on a read replica's node, which serves no websockets.
     pub realtime: Option<plinth_realtime::RealtimeState>,
@@ -515,6 +551,9 @@ pub struct Sources {
     /// `PLINTH_METRICS_TOKEN`: a bearer token that may read the metrics.
     pub token: Option<Arc<str>>,
 }
+
+/// Reads some service's rate limiters (their names and what they hold).
+pub type LimiterStats = Arc<dyn Fn() -> Vec<(&'static str, plinth_limits::Stats)> + Send + Sync>;
 
 /// The `/metrics` route.
 pub fn router(sources: Sources) -> Router {

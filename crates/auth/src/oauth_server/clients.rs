@@ -362,11 +362,7 @@ pub async fn register(State(state): State<AuthState>, input: Input) -> Result<Re
             "Dynamic client registration is not enabled",
         ));
     }
-    crate::handlers::limit(
-        &state,
-        format!("oauth-register:{}", input.ip),
-        state.config().rate_limits.sign_in_sign_ups,
-    )?;
+    crate::ratelimit::limit_request(&state, &input, crate::ratelimit::Limited::OAuthRegister)?;
     register_client(&state, &input, "dynamic").await
 }
 

@@ -159,11 +159,7 @@ pub async fn token(State(state): State<AuthState>, input: Input) -> Result<Respo
     match grant {
         "authorization_code" => authorization_code(&state, &input, &params, &client).await,
         "refresh_token" => {
-            crate::handlers::limit(
-                &state,
-                format!("refresh:{}", input.ip),
-                state.config().rate_limits.token_refresh,
-            )?;
+            crate::ratelimit::limit_request(&state, &input, crate::ratelimit::Limited::Refresh)?;
             let token = params
                 .get("refresh_token")
                 .filter(|t| !t.is_empty())
