@@ -843,6 +843,28 @@ pub async fn update_user(State(state): State<AuthState>, input: Input) -> Result
         Some(Value::Object(map)) => Some(map),
         Some(_) => return Err(AuthError::validation("data must be an object")),
     };
+    // As the platform: a two-factor account's secrets change only from a
+    // session that used the second factor.
+    let changes_secret = body.password.as_deref().is_some_and(|p| !p.is_empty())
+        || body
+            .email
+            .as_deref()
+            .map(str::trim)
+            .is_some_and(|e| !e.is_empty() && !e.eq_ignore_ascii_case(&user.row.email))
+        || body.phone.as_deref().is_some_and(|p| {
+            let p = p.trim();
+            !p.is_empty() && crate::sms::format_phone(p) != user.row.phone
+        });
+    if changes_secret {
+        let mut conn = state.db().owner.acquire().await?;
+        if crate::mfa::needs_aal2(&mut conn, user.id(), session_id).await? {
+            return Err(AuthError::api(
+                StatusCode::UNAUTHORIZED,
+                "insufficient_aal",
+                "AAL2 session is required to update email or password when MFA is enabled.",
+            ));
+        }
+    }
     let new_phone = crate::phone::requested_change(
         &state,
         &user,

@@ -313,6 +313,26 @@ async fn factors_of(conn: &mut PgConnection, user_id: Uuid) -> Result<Vec<Factor
 }
 
 /// The `factors` of a user's JSON (empty: the key is left out).
+/// Whether a change of a sign-in secret (password, e-mail, phone) by this
+/// session needs a second factor first: its user has a verified factor and
+/// the session is not aal2 (as the platform: a password alone must not take
+/// over an account that has two factors).
+pub(crate) async fn needs_aal2(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    session_id: Option<Uuid>,
+) -> Result<bool> {
+    let row: (bool, Option<String>) = sqlx::query_as(
+        "select exists (select 1 from auth.mfa_factors where user_id = $1 and status = 'verified'), \
+                (select aal::text from auth.sessions where id = $2)",
+    )
+    .bind(user_id)
+    .bind(session_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(row.0 && row.1.as_deref() != Some("aal2"))
+}
+
 pub(crate) async fn factors_json(conn: &mut PgConnection, user_id: Uuid) -> Result<Vec<Value>> {
     Ok(factors_of(conn, user_id)
         .await?
