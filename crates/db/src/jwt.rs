@@ -24,9 +24,13 @@ use crate::jwk::{self, Key, KeySetError};
 /// The shortest secret accepted, as on the hosted platform.
 pub const MIN_SECRET_LEN: usize = 32;
 
-/// Why a token was refused ([`JwtError::Invalid`]): it has no `exp` claim.
-/// Every token must expire, as on the platform.
+/// Why a token was refused ([`JwtError::Invalid`]): it has no `exp` claim,
+/// and [`JwtSecret::require_exp`] asks for one (storage URL tokens always
+/// need one).
 pub const NO_EXP: &str = "JWT has no exp claim";
+/// Why a token was refused: its `exp` is not a number (of seconds since
+/// the epoch).
+pub const BAD_EXP: &str = "JWT exp claim is not a number";
 /// Why a token was refused: its `nbf` (not before) is still ahead.
 pub const NOT_YET_VALID: &str = "JWT not yet valid";
 /// Why a token was refused: no key of the project signed it.
@@ -38,10 +42,14 @@ pub const URL_TOKEN: &str = "a storage URL token is not an API credential";
 /// The project's JWT secret and, when configured, its key set. Never
 /// printed.
 ///
+/// As on the platform (PostgREST, GoTrue), `exp` and `nbf` are checked when
+/// present: a token without `exp` never expires, unless
+/// [`Self::require_exp`] refuses such tokens (`PLINTH_JWT_REQUIRE_EXP`).
+///
 /// Verified tokens are remembered (keyed by the whole token, signature
 /// included, so nothing unverified can hit the cache): the same API key or
 /// session token arrives with request after request, and its `exp` and `nbf`
-/// are still checked on every use.
+/// are still checked on every use, by the same rule.
 #[derive(Clone)]
 pub struct JwtSecret {
     encoding: EncodingKey,
@@ -50,6 +58,8 @@ pub struct JwtSecret {
     keys: Arc<[Key]>,
     /// The key of `keys` that signs; `None`: the secret signs (HS256).
     signer: Option<usize>,
+    /// Whether API credentials must carry `exp`.
+    require_exp: bool,
     verified: Arc<Mutex<HashMap<String, Value>>>,
 }
 
@@ -87,8 +97,24 @@ impl JwtSecret {
             decoding: DecodingKey::from_secret(secret.as_bytes()),
             keys: Arc::new([]),
             signer: None,
+            require_exp: false,
             verified: Arc::new(Mutex::new(HashMap::new())),
         })
+    }
+
+    /// With `true`, every API credential must carry `exp` (refused with
+    /// [`NO_EXP`] otherwise), for operators who want every token to expire;
+    /// `false` (the default) accepts tokens without one, as the platform does.
+    pub fn require_exp(self, require: bool) -> Self {
+        Self {
+            require_exp: require,
+            ..self
+        }
+    }
+
+    /// Whether every API credential must carry `exp`.
+    pub fn requires_exp(&self) -> bool {
+        self.require_exp
     }
 
     /// The secret with a key set (`GOTRUE_JWT_KEYS`, a JSON array of JWKs):
@@ -159,11 +185,12 @@ impl JwtSecret {
     }
 
     /// Verifies a token presented as an API credential (API key or session
-    /// token): signature, `exp` (required, as on the platform), `nbf`, and
-    /// that it is not a storage URL token (those open one object only, see
-    /// [`Self::verify_url_token`]). Returns the claims.
+    /// token): signature, `exp` (when present, or always with
+    /// [`Self::require_exp`]), `nbf`, and that it is not a storage URL token
+    /// (those open one object only, see [`Self::verify_url_token`]).
+    /// Returns the claims.
     pub fn verify(&self, token: &str) -> Result<Value, JwtError> {
-        let claims = self.verify_claims(token)?;
+        let claims = self.verify_claims(token, self.require_exp)?;
         if claims.get("url").is_some() {
             return Err(JwtError::Invalid(URL_TOKEN.into()));
         }
@@ -171,25 +198,28 @@ impl JwtSecret {
     }
 
     /// Verifies a token carried by a storage URL (claims `url`, `scope`,
-    /// `exp`, signed with the same secret): signature, `exp` and `nbf`. The
-    /// storage service checks that it names the object and the action.
+    /// `exp`, signed with the same secret): signature, `exp` (always
+    /// required: Plinth signs them with one) and `nbf`. The storage service
+    /// checks that it names the object and the action.
     pub fn verify_url_token(&self, token: &str) -> Result<Value, JwtError> {
-        self.verify_claims(token)
+        self.verify_claims(token, true)
     }
 
-    /// Signature, `exp` and `nbf`, through the memory of verified tokens.
-    fn verify_claims(&self, token: &str) -> Result<Value, JwtError> {
+    /// Signature, `exp` (needed with `require_exp`) and `nbf`, through the
+    /// memory of verified tokens.
+    fn verify_claims(&self, token: &str, require_exp: bool) -> Result<Value, JwtError> {
         let remembered = self
             .verified
             .lock()
             .ok()
             .and_then(|cache| cache.get(token).cloned());
         if let Some(claims) = remembered {
-            // Only tokens that passed every check are remembered; time moves on.
-            check_times(&claims, unix_now())?;
+            // Only tokens whose signature verified are remembered; time
+            // moves on, and the caller's rule on `exp` applies.
+            check_times(&claims, unix_now(), require_exp)?;
             return Ok(claims);
         }
-        let claims = self.decode(token)?;
+        let claims = self.decode(token, require_exp)?;
         if token.len() <= VERIFIED_MAX_LEN
             && let Ok(mut cache) = self.verified.lock()
         {
@@ -238,10 +268,10 @@ impl JwtSecret {
         Ok(found)
     }
 
-    fn decode(&self, token: &str) -> Result<Value, JwtError> {
+    fn decode(&self, token: &str, require_exp: bool) -> Result<Value, JwtError> {
         let mut refusal = None;
         for (key, alg) in self.candidates(token)? {
-            match Self::decode_with(token, key, alg) {
+            match Self::decode_with(token, key, alg, require_exp) {
                 Ok(claims) => return Ok(claims),
                 // Another key of the same alg may have signed it.
                 Err(JwtError::Invalid(why)) if why == BAD_SIGNATURE => {
@@ -253,9 +283,18 @@ impl JwtSecret {
         Err(refusal.unwrap_or_else(|| JwtError::Invalid(BAD_SIGNATURE.into())))
     }
 
-    fn decode_with(token: &str, key: &DecodingKey, alg: Algorithm) -> Result<Value, JwtError> {
+    fn decode_with(
+        token: &str,
+        key: &DecodingKey,
+        alg: Algorithm,
+        require_exp: bool,
+    ) -> Result<Value, JwtError> {
         let mut validation = Validation::new(alg);
-        validation.required_spec_claims = ["exp".to_owned()].into();
+        validation.required_spec_claims = if require_exp {
+            ["exp".to_owned()].into()
+        } else {
+            Default::default()
+        };
         validation.validate_exp = true;
         validation.validate_nbf = true;
         validation.validate_aud = false;
@@ -268,6 +307,9 @@ impl JwtSecret {
                 ErrorKind::MissingRequiredClaim(claim) if claim == "exp" => {
                     JwtError::Invalid(NO_EXP.into())
                 }
+                ErrorKind::InvalidClaimFormat(claim) if claim == "exp" => {
+                    JwtError::Invalid(BAD_EXP.into())
+                }
                 ErrorKind::ImmatureSignature => JwtError::Invalid(NOT_YET_VALID.into()),
                 _ => JwtError::Invalid(e.to_string()),
             })
@@ -275,7 +317,7 @@ impl JwtSecret {
                 if claims.is_object() {
                     // The library checked them; the same rule as for
                     // remembered tokens, so both paths agree.
-                    check_times(&claims, unix_now())?;
+                    check_times(&claims, unix_now(), require_exp)?;
                     Ok(claims)
                 } else {
                     Err(JwtError::Invalid("claims are not an object".into()))
@@ -311,12 +353,15 @@ fn unix_now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-/// `exp` must be present and not past, `nbf` (when present) not ahead.
-fn check_times(claims: &Value, now: i64) -> Result<(), JwtError> {
-    match claims.get("exp").and_then(Value::as_i64) {
-        None => return Err(JwtError::Invalid(NO_EXP.into())),
-        Some(exp) if exp < now => return Err(JwtError::Expired),
-        Some(_) => {}
+/// `exp`, when present (and it must be with `require_exp`), a number (a
+/// NumericDate may have a fraction) not past; `nbf`, when present, not ahead.
+fn check_times(claims: &Value, now: i64, require_exp: bool) -> Result<(), JwtError> {
+    match claims.get("exp").map(Value::as_f64) {
+        None if require_exp => return Err(JwtError::Invalid(NO_EXP.into())),
+        None => {}
+        Some(None) => return Err(JwtError::Invalid(BAD_EXP.into())),
+        Some(Some(exp)) if exp < now as f64 => return Err(JwtError::Expired),
+        Some(Some(_)) => {}
     }
     if claims
         .get("nbf")
@@ -427,21 +472,73 @@ mod tests {
     }
 
     #[test]
-    fn tokens_without_exp_are_refused_even_when_remembered() {
-        let secret = JwtSecret::new(SECRET).unwrap();
-        let forever = secret.sign(&json!({"role": "service_role"}));
+    fn tokens_without_exp_are_accepted_as_on_the_platform_unless_exp_is_required() {
+        let lenient = JwtSecret::new(SECRET).unwrap();
+        assert!(!lenient.requires_exp());
+        let forever = lenient.sign(&json!({"role": "service_role"}));
+        // Verified, then remembered: the same answer both times.
+        for _ in 0..2 {
+            assert_eq!(lenient.verify(&forever).unwrap()["role"], "service_role");
+        }
+        // An exp present is still checked, a malformed one refused, nbf too.
+        let expired = lenient.sign(&json!({"role": "anon", "exp": now() - 5}));
+        assert_eq!(lenient.verify(&expired), Err(JwtError::Expired));
+        for exp in [json!("never"), json!(null)] {
+            let bad = lenient.sign(&json!({"role": "anon", "exp": exp}));
+            for _ in 0..2 {
+                assert_eq!(lenient.verify(&bad), Err(JwtError::Invalid(BAD_EXP.into())));
+            }
+        }
+        let bad = lenient.sign(&json!({"role": "anon", "exp": {"at": 1}}));
+        assert!(matches!(lenient.verify(&bad), Err(JwtError::Invalid(_))));
+        // (a NumericDate may have a fraction)
+        let fraction = lenient.sign(&json!({"role": "anon", "exp": now() as f64 + 60.5}));
+        assert_eq!(lenient.verify(&fraction).unwrap()["role"], "anon");
+        let past = lenient.sign(&json!({"role": "anon", "exp": now() as f64 - 5.5}));
+        assert_eq!(lenient.verify(&past), Err(JwtError::Expired));
+        let early = lenient.sign(&json!({"role": "anon", "nbf": now() + 60}));
         assert_eq!(
-            secret.verify(&forever),
+            lenient.verify(&early),
+            Err(JwtError::Invalid(NOT_YET_VALID.into()))
+        );
+
+        // Required: refused, remembered or not, with a key set too.
+        let strict = JwtSecret::new(SECRET).unwrap().require_exp(true);
+        assert!(strict.requires_exp());
+        let keyed = strict
+            .clone()
+            .with_key_set(&set(&[&generate(KeyAlg::Es256)]))
+            .unwrap();
+        assert!(keyed.requires_exp());
+        for secret in [&strict, &keyed] {
+            for _ in 0..2 {
+                assert_eq!(
+                    secret.verify(&forever),
+                    Err(JwtError::Invalid(NO_EXP.into()))
+                );
+            }
+        }
+        assert_eq!(
+            keyed.verify(&keyed.sign(&user_claims())).unwrap()["sub"],
+            "u1"
+        );
+        // A token the lenient secret remembered is refused by a strict one
+        // sharing its memory.
+        let shared = lenient.clone().require_exp(true);
+        assert_eq!(
+            shared.verify(&forever),
+            Err(JwtError::Invalid(NO_EXP.into()))
+        );
+        assert!(lenient.verify(&forever).is_ok());
+        // The time checks of remembered claims follow the same rule.
+        assert_eq!(check_times(&json!({"role": "anon"}), now(), false), Ok(()));
+        assert_eq!(
+            check_times(&json!({"role": "anon"}), now(), true),
             Err(JwtError::Invalid(NO_EXP.into()))
         );
         assert_eq!(
-            secret.verify(&forever),
-            Err(JwtError::Invalid(NO_EXP.into()))
-        );
-        // The time checks of remembered claims need `exp` too.
-        assert_eq!(
-            check_times(&json!({"role": "anon"}), now()),
-            Err(JwtError::Invalid(NO_EXP.into()))
+            check_times(&json!({"exp": "soon"}), now(), false),
+            Err(JwtError::Invalid(BAD_EXP.into()))
         );
     }
 
@@ -458,7 +555,7 @@ mod tests {
         assert!(secret.verify(&ready).is_ok());
         // A remembered token is still held to its nbf.
         assert_eq!(
-            check_times(&json!({"exp": now() + 120, "nbf": now() + 60}), now()),
+            check_times(&json!({"exp": now() + 120, "nbf": now() + 60}), now(), true),
             Err(JwtError::Invalid(NOT_YET_VALID.into()))
         );
     }
@@ -476,11 +573,19 @@ mod tests {
             secret.verify(&url_token),
             Err(JwtError::Invalid(URL_TOKEN.into()))
         );
+        // A URL token must expire, whatever the rule for API credentials,
+        // remembered as an API credential's claims first or not.
         let forever = secret.sign(&json!({"url": "bucket/file.txt", "scope": "download"}));
-        assert_eq!(
-            secret.verify_url_token(&forever),
-            Err(JwtError::Invalid(NO_EXP.into()))
-        );
+        for _ in 0..2 {
+            assert_eq!(
+                secret.verify_url_token(&forever),
+                Err(JwtError::Invalid(NO_EXP.into()))
+            );
+            assert_eq!(
+                secret.verify(&forever),
+                Err(JwtError::Invalid(URL_TOKEN.into()))
+            );
+        }
     }
 
     #[test]

@@ -443,6 +443,12 @@ pub struct KeyArgs {
     /// A file holding the signing keys' JSON (instead of GOTRUE_JWT_KEYS).
     #[arg(long, env = "PLINTH_JWT_KEYS_FILE", conflicts_with = "jwt_keys")]
     pub jwt_keys_file: Option<PathBuf>,
+
+    /// Refuse tokens without an `exp` claim, in every service (and configured
+    /// keys without one at start-up). Off, as on the platform: a token
+    /// without `exp` never expires; an `exp` present is always checked.
+    #[arg(long, env = "PLINTH_JWT_REQUIRE_EXP", default_value_t = false, action = clap::ArgAction::Set)]
+    pub jwt_require_exp: bool,
 }
 
 #[derive(Debug, Clone, Args)]

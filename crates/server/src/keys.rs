@@ -11,6 +11,9 @@
 //! `GOTRUE_JWT_KEYS` (or the file `PLINTH_JWT_KEYS_FILE`) adds asymmetric
 //! keys: the set's signing key signs, every key and the secret verify.
 //! [`generate`] makes a new set for `plinth keys generate`.
+//!
+//! `PLINTH_JWT_REQUIRE_EXP` sets the secret's rule for tokens without `exp`
+//! (accepted unless it is on), so that every service holds the same one.
 
 use std::fs;
 use std::io::Write;
@@ -113,7 +116,7 @@ fn load_secret(args: &KeyArgs, data_dir: &Path) -> anyhow::Result<(JwtSecret, bo
             }
         }
     };
-    let secret = JwtSecret::new(&secret_text)?;
+    let secret = JwtSecret::new(&secret_text)?.require_exp(args.jwt_require_exp);
     let secret = match key_set(args)? {
         Some((text, source)) => secret
             .with_key_set(&text)
@@ -182,7 +185,8 @@ fn format_env(anon: &str, service: &str) -> String {
 }
 
 /// A key from the configuration must be a JWT of the right role signed with
-/// the secret, and expire (every service refuses tokens without `exp`).
+/// the secret, not expired; without `exp` only while `PLINTH_JWT_REQUIRE_EXP`
+/// is off (every service then accepts it too).
 fn given_key(
     key: Option<&str>,
     secret: &JwtSecret,
@@ -196,11 +200,16 @@ fn given_key(
             "{name} has expired (its exp claim is past); make new keys with `plinth keys` after unsetting it"
         ),
         Err(JwtError::Invalid(reason)) if reason == plinth_db::jwt::NO_EXP => bail!(
-            "{name} has no exp claim, and every service refuses tokens that never expire; \
+            "{name} has no exp claim, and PLINTH_JWT_REQUIRE_EXP refuses tokens that never expire; \
              make keys with an exp claim (unset {name} and run `plinth keys`)"
         ),
         Err(_) => bail!("{name} is not a valid JWT signed with JWT_SECRET or GOTRUE_JWT_KEYS"),
     };
+    if claims.get("exp").is_none() {
+        tracing::info!(
+            "{name} has no exp claim: it never expires (PLINTH_JWT_REQUIRE_EXP=true refuses such keys)"
+        );
+    }
     match claims.get("role").and_then(Value::as_str) {
         Some(r) if r == role => Ok(Some(key.to_owned())),
         Some(r) => bail!("{name} carries role {r:?}; it must carry role {role:?}"),
@@ -263,6 +272,7 @@ mod tests {
             service_role_key: None,
             jwt_keys: None,
             jwt_keys_file: None,
+            jwt_require_exp: false,
         }
     }
 
@@ -338,30 +348,47 @@ mod tests {
     }
 
     #[test]
-    fn configured_keys_must_expire() {
+    fn configured_keys_without_exp_are_refused_only_when_exp_is_required() {
         let dir = tempfile::tempdir().unwrap();
         let secret_text = "a-configured-secret-of-32-characters-or-more";
         let secret = JwtSecret::new(secret_text).unwrap();
         let forever = secret.sign(&serde_json::json!({"role": "anon", "iss": "supabase-demo"}));
-        let args = KeyArgs {
+        let args = |anon: &str, require_exp: bool| KeyArgs {
             jwt_secret: Some(secret_text.parse().unwrap()),
-            anon_key: Some(forever.parse().unwrap()),
+            anon_key: Some(anon.parse().unwrap()),
+            jwt_require_exp: require_exp,
             ..no_args()
         };
-        let err = Keys::load_or_generate(&args, dir.path())
+        // As on the platform: accepted, and the secret accepts it too.
+        let keys = Keys::load_or_generate(&args(&forever, false), dir.path()).unwrap();
+        assert_eq!(keys.anon_key, forever);
+        assert!(!keys.secret.requires_exp());
+        assert_eq!(keys.secret.verify(&forever).unwrap()["role"], "anon");
+        // The keys made beside it still expire.
+        assert!(keys.secret.verify(&keys.service_role_key).unwrap()["exp"].is_i64());
+        // With PLINTH_JWT_REQUIRE_EXP: refused at start-up.
+        let err = Keys::load_or_generate(&args(&forever, true), dir.path())
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("ANON_KEY has no exp claim"), "{err}");
+        assert!(err.contains("PLINTH_JWT_REQUIRE_EXP"), "{err}");
+        let strict = Keys::load_or_generate(
+            &KeyArgs {
+                jwt_require_exp: true,
+                ..no_args()
+            },
+            dir.path(),
+        )
+        .unwrap();
+        assert!(strict.secret.requires_exp());
+        // An expired key is refused either way.
         let expired = secret.api_key("anon", unix_now() - 20, unix_now() - 10);
-        let args = KeyArgs {
-            jwt_secret: Some(secret_text.parse().unwrap()),
-            anon_key: Some(expired.parse().unwrap()),
-            ..no_args()
-        };
-        let err = Keys::load_or_generate(&args, dir.path())
-            .unwrap_err()
-            .to_string();
-        assert!(err.starts_with("ANON_KEY has expired"), "{err}");
+        for require_exp in [false, true] {
+            let err = Keys::load_or_generate(&args(&expired, require_exp), dir.path())
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with("ANON_KEY has expired"), "{err}");
+        }
     }
 
     /// The secret of `dir` with `set`: says whether a token's header is

@@ -1,12 +1,15 @@
 // Security of auth through the unmodified supabase-js (items 4, 9, 12 and 13
-// of the security review): the dev mailbox is the operator's, recovery mail
-// is rate-limited per address, answers do not tell whether an address has an
-// account, and tokens without `exp` (or storage URL tokens) open nothing.
+// of the security review, item 10 of the second): the dev mailbox is the
+// operator's, recovery mail is rate-limited per address, answers do not tell
+// whether an address has an account, storage URL tokens and tokens before
+// their `nbf` open nothing, and tokens without `exp` work as on the platform
+// unless PLINTH_JWT_REQUIRE_EXP refuses them.
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { createClient } from '@supabase/supabase-js'
 import ws from 'ws'
 import { anonClient, anonKey, jwtSecret, plinthUrl, serviceClient, serviceRoleKey, sql, uniqueEmail } from '../support/context'
+import { startOwnPlinth } from '../support/own-plinth'
 
 const PASSWORD = 'an-owners-password'
 
@@ -36,14 +39,20 @@ function shape(value: unknown): unknown {
   return value === null ? 'null' : typeof value
 }
 
-/** An HS256 JWT of `claims` signed with the project's secret. */
-function sign(claims: Record<string, unknown>): string {
+/** An HS256 JWT of `claims` signed with the project's secret (or `secret`). */
+function sign(claims: Record<string, unknown>, secret = jwtSecret): string {
   const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
   const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`
-  return `${body}.${createHmac('sha256', jwtSecret).update(body).digest('base64url')}`
+  return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`
 }
 
 const now = () => Math.floor(Date.now() / 1000)
+
+/** A server-side client's options (Node 20 has no WebSocket: realtime gets `ws`). */
+const serverSide = {
+  auth: { persistSession: false, autoRefreshToken: false },
+  realtime: { transport: ws as unknown as typeof WebSocket },
+}
 
 function mailbox(to: string, key?: string): Promise<Response> {
   const headers: Record<string, string> = key ? { apikey: key, authorization: `Bearer ${key}` } : {}
@@ -145,22 +154,35 @@ describe('item 12: answers do not tell whether an address has an account', () =>
 describe('item 13: what a token must be', () => {
   // PostgREST's codes: PGRST301 for a token it cannot accept, PGRST303 for
   // one whose time claims refuse it (not yet valid).
-  async function refused(key: string, code = 'PGRST301') {
-    const client = createClient(plinthUrl, key, {
-      auth: { persistSession: false, autoRefreshToken: false },
-      realtime: { transport: ws as unknown as typeof WebSocket },
-    })
+  async function refused(key: string, code = 'PGRST301', url = plinthUrl, anon = anonKey) {
+    const client = createClient(url, key, serverSide)
     const { error, status } = await client.from('categories').select('id').limit(1)
     expect(status).toBe(401)
     expect(error?.code).toBe(code)
-    const user = await anonClient().auth.getUser(key)
+    const user = await createClient(url, anon, serverSide).auth.getUser(key)
     expect(user.error?.status).toBe(403)
     expect(user.data.user).toBeNull()
   }
 
-  it('refuses keys without exp and before their nbf', async () => {
-    await refused(sign({ role: 'service_role', iss: 'supabase-demo', iat: now() }))
+  it('refuses keys before their nbf', async () => {
     await refused(sign({ role: 'service_role', sub: crypto.randomUUID(), nbf: now() + 600, exp: now() + 3600 }), 'PGRST303')
+  })
+
+  it('refuses keys without exp where PLINTH_JWT_REQUIRE_EXP is on', async () => {
+    const secret = 'a-secret-of-a-node-that-requires-exp-claims'
+    const strict = await startOwnPlinth({ JWT_SECRET: secret, PLINTH_JWT_REQUIRE_EXP: 'true' })
+    try {
+      await refused(sign({ role: 'service_role', iss: 'supabase-demo', iat: now() }, secret), 'PGRST301', strict.url, strict.anonKey)
+      const admin = createClient(strict.url, sign({ role: 'service_role', iss: 'supabase-demo', iat: now() }, secret), serverSide)
+      const { data, error } = await admin.auth.admin.listUsers()
+      expect(error?.status).toBe(401)
+      expect(data.users).toEqual([])
+      // Its own keys carry exp and work.
+      const own = createClient(strict.url, strict.serviceRoleKey, serverSide)
+      expect((await own.auth.admin.listUsers()).error).toBeNull()
+    } finally {
+      await strict.stop()
+    }
   })
 
   it('refuses storage URL tokens as API keys', async () => {
@@ -173,5 +195,28 @@ describe('item 13: what a token must be', () => {
     const download = await fetch(data!.signedUrl)
     expect(await download.text()).toBe('hello')
     await refused(new URL(data!.signedUrl).searchParams.get('token')!)
+  })
+})
+
+describe('review 2, item 10: tokens without exp work, as on the platform', () => {
+  it('a service key without exp lists users, reads rows and buckets', async () => {
+    const email = uniqueEmail('no-exp')
+    const id = await seededUser(email)
+    const service = createClient(plinthUrl, sign({ role: 'service_role', iss: 'supabase-demo', iat: now() }), serverSide)
+    const { data, error } = await service.auth.admin.listUsers()
+    expect(error).toBeNull()
+    expect(data.users.length).toBeGreaterThan(0)
+    expect((await service.auth.admin.getUserById(id)).data.user?.email).toBe(email)
+    expect((await service.from('categories').select('id').limit(1)).status).toBe(200)
+    expect((await service.storage.listBuckets()).error).toBeNull()
+    // A user's token without exp is that user's.
+    const session = sign({ sub: id, role: 'authenticated', aud: 'authenticated', email, iat: now() })
+    const user = await anonClient().auth.getUser(session)
+    expect(user.error).toBeNull()
+    expect(user.data.user?.id).toBe(id)
+    // An exp present is still checked.
+    const expired = createClient(plinthUrl, sign({ role: 'service_role', iat: now() - 120, exp: now() - 60 }), serverSide)
+    expect((await expired.from('categories').select('id').limit(1)).status).toBe(401)
+    expect((await expired.auth.admin.listUsers()).error?.status).toBe(401)
   })
 })

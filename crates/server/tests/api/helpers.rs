@@ -58,7 +58,13 @@ pub async fn spawn_app() -> TestApp {
 /// [`spawn_app`] with the REST gateway configured by `rest_config` (e.g.
 /// `tx_end: "commit-allow-override"` so a request may ask for `Prefer: tx=rollback`).
 pub async fn spawn_app_with(rest_config: plinth_rest::RestConfig) -> TestApp {
-    spawn_node(rest_config, None).await
+    spawn_node(rest_config, None, false).await
+}
+
+/// [`spawn_app`] with `PLINTH_JWT_REQUIRE_EXP` on: every service refuses
+/// tokens without `exp`.
+pub async fn spawn_app_requiring_exp() -> TestApp {
+    spawn_node(Default::default(), None, true).await
 }
 
 /// The site and API addresses of [`spawn_app_serving`]'s node, which its
@@ -69,19 +75,25 @@ pub const TEST_API_URL: &str = "https://api.templates.example";
 /// [`spawn_app`] serving a built app whose `index.html` is `index_html`,
 /// with [`TEST_SITE_URL`] and [`TEST_API_URL`] as its public addresses.
 pub async fn spawn_app_serving(index_html: &str) -> TestApp {
-    spawn_node(Default::default(), Some((index_html, None))).await
+    spawn_node(Default::default(), Some((index_html, None)), false).await
 }
 
 /// [`spawn_app_serving`] with the app's `routes.json` (its route patterns).
 pub async fn spawn_app_serving_routes(index_html: &str, routes_json: &str) -> TestApp {
-    spawn_node(Default::default(), Some((index_html, Some(routes_json)))).await
+    spawn_node(
+        Default::default(),
+        Some((index_html, Some(routes_json))),
+        false,
+    )
+    .await
 }
 
 /// The node; with `app`, serving a built app of that `index.html` (and
-/// `routes.json`).
+/// `routes.json`); with `require_exp`, refusing tokens without `exp`.
 async fn spawn_node(
     rest_config: plinth_rest::RestConfig,
     app: Option<(&str, Option<&str>)>,
+    require_exp: bool,
 ) -> TestApp {
     let root = repo_root();
     let sets = migration_sets(
@@ -97,6 +109,7 @@ async fn spawn_node(
         service_role_key: None,
         jwt_keys: None,
         jwt_keys_file: None,
+        jwt_require_exp: require_exp,
     };
     let keys = Arc::new(Keys::load_or_generate(&no_keys, data.path()).unwrap());
     let state = AppState {

@@ -10,8 +10,9 @@
 //!   `GOTRUE_MAILER_OTP_EXP`, link tokens that cannot be computed from a code.
 //! * Item 12: sign-in, sign-up, magic links and recovery answer alike whether
 //!   an address has an account or not (timing included).
-//! * Item 13: tokens need `exp`, honour `nbf`, and storage URL tokens are no
-//!   API credentials.
+//! * Item 13: tokens honour `nbf`, need `exp` where `PLINTH_JWT_REQUIRE_EXP`
+//!   says so (by default they do not, as on the platform: issue 42 item 10,
+//!   `tokens.rs`), and storage URL tokens are no API credentials.
 //!
 //! Requests come from distinct loopback addresses (127.0.0.x) where a test
 //! needs distinct clients: the node believes the TCP peer, as in production.
@@ -23,7 +24,9 @@ use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::helpers::{Running, TestApp, free_port, output, plinth, spawn_app};
+use crate::helpers::{
+    Running, TestApp, free_port, output, plinth, spawn_app, spawn_app_requiring_exp,
+};
 use crate::marketplace_support::{Actor, owner_pool, token};
 
 const PASSWORD: &str = "the-owners-password";
@@ -691,9 +694,11 @@ fn assert_refused(answers: &[(&str, StatusCode, Value)], what: &str) {
     }
 }
 
+/// On a node with `PLINTH_JWT_REQUIRE_EXP` (without it, tokens without
+/// `exp` are accepted as on the platform: `tokens.rs`).
 #[tokio::test]
 async fn item_13_tokens_without_exp_or_not_yet_valid_are_refused_everywhere() {
-    let app = spawn_app().await;
+    let app = spawn_app_requiring_exp().await;
     let secret = &app.keys.secret;
     let sub = Uuid::new_v4().to_string();
     let no_exp = secret.sign(&json!({"role": "service_role", "sub": sub, "iss": "plinth"}));
@@ -785,7 +790,7 @@ async fn item_13_storage_url_tokens_are_not_api_credentials() {
 }
 
 #[test]
-fn item_13_api_keys_must_expire() {
+fn item_13_api_keys_expire_and_keys_without_exp_are_refused_when_required() {
     let dir = tempfile::tempdir().unwrap();
     let secret_text = "a-configured-secret-of-32-characters-or-more";
     let secret = plinth_db::JwtSecret::new(secret_text).unwrap();
@@ -802,12 +807,21 @@ fn item_13_api_keys_must_expire() {
             "{claims}"
         );
     }
-    // A configured key without exp stops start-up with a clear line.
+    // A configured key without exp is taken, as on the platform...
     let forever = secret.sign(&json!({"role": "anon", "iss": "supabase-demo", "iat": now()}));
     let mut cmd = plinth(dir.path());
     cmd.arg("keys")
         .env("JWT_SECRET", secret_text)
         .env("ANON_KEY", &forever);
+    let (ok, out, stderr) = output(cmd);
+    assert!(ok, "{stderr}");
+    assert!(out.contains(&format!("ANON_KEY={forever}\n")), "{out}");
+    // ...and with PLINTH_JWT_REQUIRE_EXP stops start-up with a clear line.
+    let mut cmd = plinth(dir.path());
+    cmd.arg("keys")
+        .env("JWT_SECRET", secret_text)
+        .env("ANON_KEY", &forever)
+        .env("PLINTH_JWT_REQUIRE_EXP", "true");
     let (ok, _, stderr) = output(cmd);
     assert!(!ok, "a key without exp was accepted");
     let last = stderr.lines().last().unwrap_or_default();

@@ -12,3 +12,4 @@ mod files;
 mod functions_cpu;
 mod links;
 mod realtime;
+mod tokens;
