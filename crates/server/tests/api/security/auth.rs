@@ -17,7 +17,6 @@
 //! Requests come from distinct loopback addresses (127.0.0.x) where a test
 //! needs distinct clients: the node believes the TCP peer, as in production.
 
-use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
 use reqwest::{Client, StatusCode};
@@ -28,17 +27,9 @@ use crate::helpers::{
     Running, TestApp, free_port, output, plinth, spawn_app, spawn_app_requiring_exp,
 };
 use crate::marketplace_support::{Actor, owner_pool, token};
+use crate::security::support::{client_at, seeded_user, unique};
 
 const PASSWORD: &str = "the-owners-password";
-
-/// A client whose requests come from `127.0.0.<last>`.
-fn client_from(last: u8) -> Client {
-    Client::builder()
-        .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, last)))
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
 
 struct Reply {
     status: StatusCode,
@@ -75,25 +66,6 @@ async fn sign_in(app: &TestApp, client: &Client, email: &str, password: &str) ->
         json!({"email": email, "password": password, "gotrue_meta_security": {}}),
     )
     .await
-}
-
-/// A confirmed user whose password is stored as bcrypt of `cost`, as the
-/// platform's seed files write them.
-async fn seeded_user(app: &TestApp, email: &str, password: &str, cost: i32) -> Uuid {
-    sqlx::query_scalar(
-        "insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, \
-           raw_app_meta_data, raw_user_meta_data, created_at, updated_at)
-         values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticated', 'authenticated', $1,
-                 crypt($2, gen_salt('bf', $3)), now(), '{\"provider\":\"email\",\"providers\":[\"email\"]}',
-                 '{}', now(), now())
-         returning id",
-    )
-    .bind(email)
-    .bind(password)
-    .bind(cost)
-    .fetch_one(owner_pool(app))
-    .await
-    .unwrap()
 }
 
 /// The dev mailbox's JSON list of messages to `to`, read with `key` (as
@@ -134,10 +106,6 @@ async fn code_to(app: &TestApp, to: &str) -> String {
     let mail = mail_to(app, to).await;
     let text = mail[0]["text"].as_str().unwrap();
     text.split("code: ").nth(1).unwrap()[..6].to_owned()
-}
-
-fn unique(tag: &str) -> String {
-    format!("{tag}-{}@example.com", Uuid::new_v4().simple())
 }
 
 // ------------------------------------------------------------------ item 4
@@ -275,7 +243,7 @@ fn item_04_the_operator_opens_the_mailbox_with_the_link_printed_at_start_up() {
     let base = format!("http://127.0.0.1:{port}");
     let token = link.split("token=").nth(1).unwrap().to_owned();
     served.rt.block_on(async {
-        let client = client_from(1);
+        let client = client_at(0, 0, 1);
         // The printed link opens the mailbox: a cookie, then the clean page.
         let opened = client
             .get(format!("{base}/_/mailbox?token={token}"))
@@ -324,7 +292,7 @@ async fn item_06_failed_sign_ins_block_the_attackers_address_not_the_owner() {
     // Three addresses try wrong passwords until each is refused.
     let mut refused_at = Vec::new();
     for attacker in [2u8, 3, 4] {
-        let client = client_from(attacker);
+        let client = client_at(0, 0, attacker);
         let mut attempts = 0;
         loop {
             attempts += 1;
@@ -350,7 +318,7 @@ async fn item_06_failed_sign_ins_block_the_attackers_address_not_the_owner() {
     assert!(refused_at.iter().all(|n| *n <= 11), "{refused_at:?}");
 
     // The owner, elsewhere, signs in.
-    let owner = sign_in(&app, &client_from(9), &email, PASSWORD).await;
+    let owner = sign_in(&app, &client_at(0, 0, 9), &email, PASSWORD).await;
     assert_eq!(owner.status, 200, "{}", owner.body);
     assert!(owner.body["access_token"].is_string());
 }
@@ -362,10 +330,22 @@ async fn item_09_one_recovery_mail_per_address_per_minute() {
     let app = spawn_app().await;
     let email = unique("forgetful");
     seeded_user(&app, &email, PASSWORD, 4).await;
-    let first = auth_post(&app, &client_from(2), "/recover", json!({"email": email})).await;
+    let first = auth_post(
+        &app,
+        &client_at(0, 0, 2),
+        "/recover",
+        json!({"email": email}),
+    )
+    .await;
     assert_eq!(first.status, 200, "{}", first.body);
     // Again, from another address: per account, not per address.
-    let again = auth_post(&app, &client_from(3), "/recover", json!({"email": email})).await;
+    let again = auth_post(
+        &app,
+        &client_at(0, 0, 3),
+        "/recover",
+        json!({"email": email}),
+    )
+    .await;
     assert_eq!(again.status, 429, "{}", again.body);
     assert_eq!(again.body["code"], "over_email_send_rate_limit");
     let message = again.body["message"].as_str().unwrap();
@@ -377,7 +357,7 @@ async fn item_09_one_recovery_mail_per_address_per_minute() {
     // A magic link to the same address counts too.
     let otp = auth_post(
         &app,
-        &client_from(4),
+        &client_at(0, 0, 4),
         "/otp",
         json!({"email": email, "create_user": false}),
     )
@@ -391,7 +371,13 @@ async fn item_09_wrong_codes_are_limited_per_account_and_links_cannot_be_compute
     let app = spawn_app().await;
     let email = unique("guessed");
     seeded_user(&app, &email, PASSWORD, 4).await;
-    let asked = auth_post(&app, &client_from(2), "/recover", json!({"email": email})).await;
+    let asked = auth_post(
+        &app,
+        &client_at(0, 0, 2),
+        "/recover",
+        json!({"email": email}),
+    )
+    .await;
     assert_eq!(asked.status, 200);
     let code = code_to(&app, &email).await;
     let wrong = if code == "000000" { "111111" } else { "000000" };
@@ -407,7 +393,7 @@ async fn item_09_wrong_codes_are_limited_per_account_and_links_cannot_be_compute
             .unwrap();
     let by_hash = auth_post(
         &app,
-        &client_from(3),
+        &client_at(0, 0, 3),
         "/verify",
         json!({"type": "recovery", "token_hash": computable}),
     )
@@ -419,7 +405,7 @@ async fn item_09_wrong_codes_are_limited_per_account_and_links_cannot_be_compute
     for (i, from) in (10u8..30).enumerate() {
         let reply = auth_post(
             &app,
-            &client_from(from),
+            &client_at(0, 0, from),
             "/verify",
             json!({"type": "recovery", "email": email, "token": wrong}),
         )
@@ -439,7 +425,7 @@ async fn item_09_wrong_codes_are_limited_per_account_and_links_cannot_be_compute
     // The right code is refused too for now...
     let right = auth_post(
         &app,
-        &client_from(40),
+        &client_at(0, 0, 40),
         "/verify",
         json!({"type": "recovery", "email": email, "token": code}),
     )
@@ -447,7 +433,7 @@ async fn item_09_wrong_codes_are_limited_per_account_and_links_cannot_be_compute
     assert_eq!(right.status, 429, "{}", right.body);
     // ...but the owner's link still works.
     let link = link_to(&app, &email).await;
-    let followed = client_from(41).get(&link).send().await.unwrap();
+    let followed = client_at(0, 0, 41).get(&link).send().await.unwrap();
     assert_eq!(followed.status(), 303);
     let location = followed.headers()["location"].to_str().unwrap().to_owned();
     assert!(location.contains("access_token="), "{location}");
@@ -458,7 +444,13 @@ async fn item_09_codes_and_links_expire_after_an_hour() {
     let app = spawn_app().await;
     let email = unique("slow");
     seeded_user(&app, &email, PASSWORD, 4).await;
-    auth_post(&app, &client_from(2), "/recover", json!({"email": email})).await;
+    auth_post(
+        &app,
+        &client_at(0, 0, 2),
+        "/recover",
+        json!({"email": email}),
+    )
+    .await;
     let code = code_to(&app, &email).await;
     let link = link_to(&app, &email).await;
     // Sent an hour and a second ago.
@@ -471,14 +463,14 @@ async fn item_09_codes_and_links_expire_after_an_hour() {
     .unwrap();
     let expired = auth_post(
         &app,
-        &client_from(3),
+        &client_at(0, 0, 3),
         "/verify",
         json!({"type": "recovery", "email": email, "token": code}),
     )
     .await;
     assert_eq!(expired.status, 403, "{}", expired.body);
     assert_eq!(expired.body["code"], "otp_expired");
-    let followed = client_from(4).get(&link).send().await.unwrap();
+    let followed = client_at(0, 0, 4).get(&link).send().await.unwrap();
     assert_eq!(followed.status(), 303);
     let location = followed.headers()["location"].to_str().unwrap().to_owned();
     assert!(location.contains("error_code=otp_expired"), "{location}");
@@ -498,7 +490,7 @@ async fn item_12_sign_in_takes_as_long_for_a_missing_account_as_for_a_bcrypt_one
     // bcrypt of cost 10 costs far more than the test's cheap argon2id: a
     // missing account that skipped the work would answer many times faster.
     seeded_user(&app, &seeded, PASSWORD, 10).await;
-    let client = client_from(2);
+    let client = client_at(0, 0, 2);
     let (mut bcrypt, mut missing) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         let known = sign_in(&app, &client, &seeded, "wrong-password").await;
@@ -542,10 +534,10 @@ async fn item_12_sign_up_of_a_taken_address_answers_like_a_new_one() {
     let pending = crate::marketplace_support::create_user(&app, &unconfirmed, "Pending").await;
 
     let body = |email: &str| json!({"email": email, "password": "some-new-password", "data": {"display_name": "X"}});
-    let new = auth_post(&app, &client_from(2), "/signup", body(&fresh)).await;
+    let new = auth_post(&app, &client_at(0, 0, 2), "/signup", body(&fresh)).await;
     assert_eq!(new.status, 200, "{}", new.body);
     for (email, real_id) in [(&taken, owner), (&unconfirmed, pending)] {
-        let reply = auth_post(&app, &client_from(3), "/signup", body(email)).await;
+        let reply = auth_post(&app, &client_at(0, 0, 3), "/signup", body(email)).await;
         assert_eq!(reply.status, 200, "{}", reply.body);
         assert_eq!(
             shape(&reply.body),
@@ -585,8 +577,8 @@ async fn item_12_magic_links_and_recovery_answer_alike_for_unknown_addresses() {
         let unknown = unique("unknown");
         // `signInWithOtp({ shouldCreateUser: false })` sends `create_user: false`.
         let payload = |email: &str| json!({"email": email, "create_user": false, "data": {}});
-        let a = auth_post(&app, &client_from(2), path, payload(&known)).await;
-        let b = auth_post(&app, &client_from(2), path, payload(&unknown)).await;
+        let a = auth_post(&app, &client_at(0, 0, 2), path, payload(&known)).await;
+        let b = auth_post(&app, &client_at(0, 0, 2), path, payload(&unknown)).await;
         assert_eq!((a.status, &a.body), (StatusCode::OK, &json!({})), "{path}");
         assert_eq!(
             (b.status, &b.body),
@@ -595,8 +587,8 @@ async fn item_12_magic_links_and_recovery_answer_alike_for_unknown_addresses() {
             b.body
         );
         // Asked again at once: refused alike.
-        let a = auth_post(&app, &client_from(3), path, payload(&known)).await;
-        let b = auth_post(&app, &client_from(3), path, payload(&unknown)).await;
+        let a = auth_post(&app, &client_at(0, 0, 3), path, payload(&known)).await;
+        let b = auth_post(&app, &client_at(0, 0, 3), path, payload(&unknown)).await;
         assert_eq!(a.status, 429, "{path}: {}", a.body);
         assert_eq!(b.status, 429, "{path}: {}", b.body);
         assert_eq!(a.body["code"], b.body["code"], "{path}");
