@@ -1,4 +1,13 @@
-//! The SQL editor: an operator's query, run as the database owner.
+//! The SQL editor: an operator's query, run as `project_admin`.
+//!
+//! `project_admin` is the project's own powerful login (the platform's
+//! `postgres`, which is no superuser there): it owns the project's schemas
+//! and may act as the API roles, but cannot run programs on the host, read
+//! the server's files, change its settings or reach Plinth's private
+//! schemas (the console's operators and sessions, sealed secrets). Each
+//! run logs in as it, never as the database owner: a real login, so no
+//! `reset role` or `set session authorization` in the query can take it
+//! back to the owner.
 //!
 //! Each run takes a connection of its own, opened for it and closed after,
 //! so nothing a query sets (`set role`, `search_path`, an open transaction)
@@ -130,7 +139,7 @@ async fn execute(
     query: &str,
     read_only: bool,
 ) -> Result<Vec<ResultSet>, Failure> {
-    let options = state.inner.db.owner.connect_options();
+    let options = state.inner.db.project_admin_options();
     let mut conn = PgConnection::connect_with(&options).await?;
     let outcome = run_on(&mut conn, query, read_only).await;
     // The connection is the query's alone: closed whatever it left behind.

@@ -8,6 +8,7 @@ pub mod jwk;
 pub mod jwt;
 pub mod migrate;
 pub mod pipeline;
+pub mod project_admin;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -42,6 +43,10 @@ pub fn platform_migrations() -> MigrationSet {
                 "0002_auth_helpers.sql",
                 include_str!("../migrations/0002_auth_helpers.sql"),
             ),
+            (
+                "0003_project_admin.sql",
+                include_str!("../migrations/0003_project_admin.sql"),
+            ),
         ],
     )
     .expect("the embedded platform migrations are well named")
@@ -66,11 +71,15 @@ pub enum ConnectError {
 ///   gateway runs a request's whole transaction (begin, the caller's
 ///   settings, the statement, commit) in one round trip, answered at once.
 ///   Its connections cache their prepared statements.
+///
+/// And how to log in as `project_admin`, the project's own powerful login
+/// ([`Database::project_admin_options`]), which no pool of Plinth's uses.
 #[derive(Debug, Clone)]
 pub struct Database {
     pub owner: PgPool,
     pub api: PgPool,
     pub pipelined: pipeline::Pool,
+    project_admin: PgConnectOptions,
 }
 
 /// Settings of [`Database::connect`].
@@ -120,6 +129,7 @@ impl Database {
                 target,
                 reason: short_reason(&e),
             })?;
+        let project_admin = owner.clone().username(project_admin::ROLE).password("");
         let mut api = owner.username(AUTHENTICATOR);
         api = match &settings.authenticator_password {
             Some(password) => api.password(password),
@@ -129,7 +139,33 @@ impl Database {
             owner: owner_pool,
             api: api_pool(&api, settings),
             pipelined: pipelined_pool(&api, settings),
+            project_admin,
         })
+    }
+
+    /// How to log in as `project_admin`: the owner's server and database
+    /// (on the embedded cluster, its trusted socket), with the password of
+    /// [`Database::use_project_admin_password`] once given.
+    pub fn project_admin_options(&self) -> PgConnectOptions {
+        self.project_admin.clone()
+    }
+
+    /// Gives `project_admin` `password` (set on the role by the owner) and
+    /// logs in with it from now on ([`Database::project_admin_options`]).
+    /// The options take the password even when setting it fails (a login
+    /// that may not alter roles, the role's password set by hand).
+    pub async fn use_project_admin_password(&mut self, password: &str) -> sqlx::Result<()> {
+        self.project_admin = self.project_admin.clone().password(password);
+        let statement: String = sqlx::query_scalar(
+            "select format('alter role project_admin with login password %L', $1::text)",
+        )
+        .bind(password)
+        .fetch_one(&self.owner)
+        .await?;
+        sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+            .execute(&self.owner)
+            .await?;
+        Ok(())
     }
 
     /// Whether `authenticator` can log in as the request pools do (one
@@ -475,6 +511,7 @@ mod tests {
             owner: pool(),
             api: pool(),
             pipelined: pipelined_pool(&options, &PoolSettings::default()),
+            project_admin: options.clone(),
         };
         let started = std::time::Instant::now();
         let error = db

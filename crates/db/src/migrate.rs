@@ -85,6 +85,8 @@ pub enum MigrationError {
     Dirty { label: String, table: String },
     #[error("running the {set} migrations failed: {source}")]
     Other { set: String, source: MigrateError },
+    #[error("cannot grant project_admin what it may reach: {0}")]
+    ProjectAdmin(String),
 }
 
 impl MigrationSet {
@@ -245,7 +247,8 @@ impl MigrationSet {
     }
 }
 
-/// Applies the sets in the order given.
+/// Applies the sets in the order given, then gives `project_admin` what it
+/// may reach of what they made ([`crate::project_admin::grant`]).
 pub async fn run_all(pool: &PgPool, sets: &[MigrationSet]) -> Result<(), MigrationError> {
     for set in sets {
         tracing::debug!(
@@ -255,7 +258,10 @@ pub async fn run_all(pool: &PgPool, sets: &[MigrationSet]) -> Result<(), Migrati
         );
         set.run(pool).await?;
     }
-    Ok(())
+    // The project's migrations may have made schemas and tables since.
+    crate::project_admin::grant(pool)
+        .await
+        .map_err(|e| MigrationError::ProjectAdmin(describe_db_error(&e)))
 }
 
 /// Checks an embedded set against the folder it was compiled from: the same

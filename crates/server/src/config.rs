@@ -269,6 +269,12 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub function_host: crate::services::FunctionHostArgs,
+
+    /// The functions' `SUPABASE_DB_URL`. Unset: the `project_admin` role (no
+    /// superuser), with a password derived from JWT_SECRET, on the database
+    /// Plinth uses (the embedded cluster over 127.0.0.1).
+    #[arg(long, env = "PLINTH_FUNCTIONS_DB_URL", hide_env_values = true)]
+    pub functions_db_url: Option<Secret>,
 }
 
 /// The operator console at `/_/console` (off unless enabled).

@@ -6,9 +6,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use plinth_functions::{FunctionsHost, HostConfig, Project, ProjectEnv, secrets};
 
-use crate::config::{
-    DbArgs, FunctionDirArgs, FunctionNewArgs, FunctionsAction, SecretsAction, ServeArgs,
-};
+use crate::config::{FunctionDirArgs, FunctionNewArgs, FunctionsAction, SecretsAction, ServeArgs};
 use crate::keys::Keys;
 use crate::startup::{Backend, init_logging};
 
@@ -42,7 +40,7 @@ pub fn host(
             public_url: public_url.to_owned(),
             anon_key: keys.anon_key.clone(),
             service_role_key: keys.service_role_key.clone(),
-            db_url: database_url(&args.db, backend),
+            db_url: database_url(args, keys, backend),
         },
         limits: settings.limits()?,
         watch: settings.functions_watch,
@@ -62,37 +60,75 @@ pub fn host(
     })
 }
 
-/// `SUPABASE_DB_URL`: `DATABASE_URL`, or the embedded cluster's superuser
-/// over its loopback TCP port with the cluster's password, as the platform
-/// hands functions the `postgres` user's URL. A worker may use the network
-/// but may not enter the cluster's socket folder, so a socket URL would not
-/// serve it; without the password file (a cluster made by hand) the socket
-/// URL is all there is.
-fn database_url(db: &DbArgs, backend: &Backend) -> String {
-    match (&db.database_url, &backend.cluster) {
-        (Some(url), _) => url.expose().to_owned(),
-        (None, Some(cluster)) => match cluster.superuser_password() {
-            Some(password) => tcp_url(cluster.port(), &password),
-            None => format!(
-                "postgresql://{}@localhost:{}/postgres?host={}",
-                plinth_db::cluster::SUPERUSER,
-                cluster.port(),
-                cluster.layout().socket_dir.display()
-            ),
-        },
+/// `SUPABASE_DB_URL`: `PLINTH_FUNCTIONS_DB_URL`, else the `project_admin`
+/// role (no superuser: see `plinth_db::project_admin`) with its password
+/// derived from the JWT secret, on the database Plinth uses, as the platform
+/// hands functions the URL of its `postgres` role (no superuser there
+/// either). That is `DATABASE_URL` with its user and password replaced, or
+/// the embedded cluster over its loopback TCP port: a worker may use the
+/// network but may not enter the cluster's socket folder.
+fn database_url(args: &ServeArgs, keys: &Keys, backend: &Backend) -> String {
+    if let Some(url) = &args.functions_db_url {
+        return url.expose().to_owned();
+    }
+    let password = plinth_db::project_admin::password(&keys.secret);
+    match (&args.db.database_url, &backend.cluster) {
+        (Some(url), _) => with_login(url.expose(), plinth_db::project_admin::ROLE, &password)
+            .unwrap_or_else(|| {
+                tracing::warn!(
+                    "DATABASE_URL is no URL whose login can be replaced: functions get no \
+                     SUPABASE_DB_URL (set PLINTH_FUNCTIONS_DB_URL)"
+                );
+                String::new()
+            }),
+        (None, Some(cluster)) => tcp_url(cluster.port(), &password),
         (None, None) => String::new(),
     }
 }
 
-/// The superuser's URL over loopback TCP (the password percent-encoded
-/// whole: `url`'s user-info set would leave a `%` as it is).
+/// A user or password percent-encoded whole but for the unreserved
+/// characters: `url`'s user-info setters would leave a `%` as it is.
+fn encoded(text: &str) -> String {
+    use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+    const USERINFO: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    utf8_percent_encode(text, USERINFO).to_string()
+}
+
+/// `project_admin`'s URL over loopback TCP.
 fn tcp_url(port: u16, password: &str) -> String {
-    use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
     format!(
         "postgresql://{}:{}@127.0.0.1:{port}/postgres",
-        plinth_db::cluster::SUPERUSER,
-        utf8_percent_encode(password, NON_ALPHANUMERIC)
+        plinth_db::project_admin::ROLE,
+        encoded(password)
     )
+}
+
+/// `url` logging in as `user` with `password` instead (also when it names
+/// its login in the query, as `?user=...&password=...`, or has no host but
+/// a socket folder there). `None` when it is no URL.
+fn with_login(url: &str, user: &str, password: &str) -> Option<String> {
+    let mut url = url::Url::parse(url).ok()?;
+    let mut query: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(name, _)| name != "user" && name != "password")
+        .map(|(name, value)| (name.into_owned(), value.into_owned()))
+        .collect();
+    url.set_query(None);
+    if url.has_host() && !url.host_str().unwrap_or_default().is_empty() {
+        url.set_username(&encoded(user)).ok()?;
+        url.set_password(Some(&encoded(password))).ok()?;
+    } else {
+        query.push(("user".to_owned(), user.to_owned()));
+        query.push(("password".to_owned(), password.to_owned()));
+    }
+    if !query.is_empty() {
+        url.query_pairs_mut().extend_pairs(query);
+    }
+    Some(url.to_string())
 }
 
 /// `plinth functions ...`.
@@ -317,8 +353,40 @@ mod tests {
         let parsed = url::Url::parse(&url).unwrap();
         assert_eq!(parsed.host_str(), Some("127.0.0.1"));
         assert_eq!(parsed.port(), Some(5433));
-        assert_eq!(parsed.username(), "postgres");
+        assert_eq!(parsed.username(), "project_admin");
         assert_eq!(parsed.password(), Some("p%40ss%2Fw%3Ard%25"));
         assert_eq!(parsed.path(), "/postgres");
+    }
+
+    #[test]
+    fn an_external_database_url_gets_project_admins_login() {
+        let url = with_login(
+            "postgres://plinth:owner%20secret@db.internal:6432/app?sslmode=require&user=x&password=y",
+            "project_admin",
+            "p@ss%",
+        )
+        .unwrap();
+        let parsed = url::Url::parse(&url).unwrap();
+        assert_eq!(parsed.host_str(), Some("db.internal"));
+        assert_eq!(parsed.port(), Some(6432));
+        assert_eq!(parsed.path(), "/app");
+        assert_eq!(parsed.username(), "project_admin");
+        assert_eq!(parsed.password(), Some("p%40ss%25"));
+        assert_eq!(parsed.query(), Some("sslmode=require"));
+        let options: sqlx::postgres::PgConnectOptions = url.parse().unwrap();
+        assert_eq!(options.get_username(), "project_admin");
+        assert_eq!(options.get_database(), Some("app"));
+
+        // A socket folder in the query: the login goes there too.
+        let url = with_login(
+            "postgresql:///app?host=/var/run/postgresql&user=plinth",
+            "project_admin",
+            "pw",
+        )
+        .unwrap();
+        let options: sqlx::postgres::PgConnectOptions = url.parse().unwrap();
+        assert_eq!(options.get_username(), "project_admin", "{url}");
+        assert!(!url.contains("plinth"), "{url}");
+        assert!(with_login("not a url", "project_admin", "pw").is_none());
     }
 }

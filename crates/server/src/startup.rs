@@ -498,6 +498,14 @@ async fn serve_on(
     backend
         .check_authenticator(&args.db, &keys.secret, true)
         .await?;
+    // The project's own login: the functions' SUPABASE_DB_URL, the console's SQL editor.
+    let password = plinth_db::project_admin::password(&keys.secret);
+    if let Err(e) = backend.db.use_project_admin_password(&password).await {
+        tracing::warn!(
+            "cannot set the password of the project_admin role ({}): functions may not log in with              SUPABASE_DB_URL (PLINTH_FUNCTIONS_DB_URL names another), nor the console's SQL editor",
+            db_reason(&e)
+        );
+    }
     let addr = listener.local_addr()?;
     let url = format!("http://{}", display_addr(addr));
     let auth_config = args.auth.to_config(&url);

@@ -367,12 +367,14 @@ async fn a_server_that_asks_authenticator_for_a_password_gets_one_at_start_up() 
 
 /// `SUPABASE_DB_URL` on the embedded default: a function's worker may use
 /// the network but may not enter the cluster's socket folder, so its URL is
-/// the superuser over the loopback port with the cluster's password. The
-/// function reaches that port from inside its sandbox, and the URL logs in
-/// over TCP (a password-less or socket URL would not).
+/// `project_admin` over the loopback port with its password derived from the
+/// JWT secret. The function reaches that port from inside its sandbox, and
+/// the URL logs in over TCP (a password-less or socket URL would not), as a
+/// powerful role that is no superuser.
 #[tokio::test]
 async fn a_function_is_given_a_database_url_it_can_use() {
     let dir = reachable_tempdir();
+    write_things_migration(dir.path());
     let function = dir.path().join("functions/db-url");
     std::fs::create_dir_all(&function).unwrap();
     std::fs::write(
@@ -394,19 +396,11 @@ async fn a_function_is_given_a_database_url_it_can_use() {
     .unwrap();
     let port = free_port();
     let mut cmd = plinth(dir.path());
-    cmd.args([
-        "serve",
-        "--port",
-        &port.to_string(),
-        "--migrations",
-        "none",
-        "--policies",
-        "none",
-    ])
-    .env(
-        "PLINTH_DENO_BIN",
-        std::env::var("PLINTH_DENO_BIN").unwrap_or_else(|_| "deno".into()),
-    );
+    cmd.args(["serve", "--port", &port.to_string(), "--policies", "none"])
+        .env(
+            "PLINTH_DENO_BIN",
+            std::env::var("PLINTH_DENO_BIN").unwrap_or_else(|_| "deno".into()),
+        );
     let running = Running::start(cmd);
     let lines = running
         .wait_for("Plinth is ready", Duration::from_secs(90))
@@ -425,13 +419,32 @@ async fn a_function_is_given_a_database_url_it_can_use() {
     let url = answer["url"].as_str().unwrap();
     let options: PgConnectOptions = url.parse().unwrap();
     assert_eq!(options.get_host(), "127.0.0.1", "{url}");
-    let mut conn = PgConnection::connect_with(&options).await.unwrap();
-    let superuser: bool =
-        sqlx::query_scalar("select rolsuper from pg_roles where rolname = current_user")
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-    assert!(superuser);
+    let mut conn = PgConnection::connect_with(&options)
+        .await
+        .expect("the URL logs in over TCP");
+    let (user, superuser, bypassrls): (String, bool, bool) = sqlx::query_as(
+        "select rolname::text, rolsuper, rolbypassrls from pg_roles where rolname = current_user",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(
+        (user.as_str(), superuser, bypassrls),
+        ("project_admin", false, true)
+    );
+    for refused in [
+        "copy (select 1) to program 'true'",
+        "select pg_read_file('PG_VERSION')",
+    ] {
+        let error = sqlx::raw_sql(refused).execute(&mut conn).await.unwrap_err();
+        let code = error.as_database_error().and_then(|e| e.code());
+        assert_eq!(code.as_deref(), Some("42501"), "{refused}: {error}");
+    }
+    let things: i64 = sqlx::query_scalar("select count(*) from public.things")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(things, 1);
     conn.close().await.unwrap();
     let status = running.interrupt();
     assert!(status.success(), "exit status {status:?}");

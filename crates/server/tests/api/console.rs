@@ -523,7 +523,7 @@ async fn users_are_listed_searched_and_signed_out_everywhere() {
 }
 
 #[tokio::test]
-async fn the_sql_editor_runs_as_owner_and_read_only_stays_read_only() {
+async fn the_sql_editor_runs_as_project_admin_and_read_only_stays_read_only() {
     let app = spawn_marketplace().await;
     operator(&app).await;
     let console = sign_in(&app).await;
@@ -543,6 +543,19 @@ async fn the_sql_editor_runs_as_owner_and_read_only_stays_read_only() {
         json!({ "name": "one", "type": "int4" })
     );
     assert_eq!(result["rows"], json!([["1", null, "x"]]));
+    // As project_admin (a login of its own, no superuser), in both modes.
+    for read_only in [false, true] {
+        let (_, body) = sql(
+            "select current_user, usesuper from pg_user where usename = current_user",
+            read_only,
+        )
+        .await;
+        assert_eq!(
+            body["results"][0]["rows"],
+            json!([["project_admin", "f"]]),
+            "{body}"
+        );
+    }
 
     // An empty result still has its columns.
     let (_, body) = sql("select id, slug from public.categories where false", true).await;
@@ -570,6 +583,22 @@ async fn the_sql_editor_runs_as_owner_and_read_only_stays_read_only() {
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    // ... and no programs, server files, settings or other logins.
+    for refused in [
+        "copy (select 1) to program 'true'",
+        "select pg_read_file('/etc/passwd')",
+        "select pg_reload_conf()",
+        "alter system reset plinth.review_probe",
+        "set session authorization postgres",
+        "set role postgres",
+    ] {
+        let (status, body) = sql(refused, true).await;
+        assert_eq!(
+            (status, &body["error"]),
+            (StatusCode::BAD_REQUEST, &json!("sql_error")),
+            "{refused}: {body}"
+        );
+    }
     let exists: bool = sqlx::query_scalar("select to_regclass('public.escaped') is not null")
         .fetch_one(owner_pool(&app))
         .await
@@ -586,7 +615,7 @@ async fn the_sql_editor_runs_as_owner_and_read_only_stays_read_only() {
     assert_eq!(body["results"].as_array().unwrap().len(), 3);
     assert_eq!(body["results"][1]["row_count"], 2);
     let (_, body) = sql("select current_user", false).await;
-    assert_ne!(body["results"][0]["rows"][0][0], "anon");
+    assert_eq!(body["results"][0]["rows"][0][0], "project_admin");
 
     // Big results are cut.
     let (_, body) = sql("select generate_series(1, 1500)", true).await;

@@ -10,6 +10,7 @@ mod abuse;
 mod auth;
 mod backups;
 mod console;
+mod database_role;
 mod files;
 mod functions_cpu;
 mod limits;
