@@ -1,8 +1,8 @@
 //! The SQL editor: an operator's query, run as `project_admin`.
 //!
 //! `project_admin` is the project's own powerful login (the platform's
-//! `postgres`, which is no superuser there): it owns the project's schemas
-//! and may act as the API roles, but cannot run programs on the host, read
+//! `postgres`, which is no superuser there): it reads and writes the
+//! project's tables, makes objects of its own and may act as the API roles, but cannot run programs on the host, read
 //! the server's files, change its settings or reach Plinth's private
 //! schemas (the console's operators and sessions, sealed secrets). Each
 //! run logs in as it, never as the database owner: a real login, so no

@@ -3,9 +3,11 @@
 -- `SUPABASE_DB_URL` and the console's SQL editor log in as it.
 --
 --   LOGIN CREATEDB BYPASSRLS, member of anon, authenticated and service_role
---   (so it may `set role` to them), owner of the project's schemas, and
---   reaching the tables of auth, storage and realtime (both granted again
---   after every migration run: crates/db/src/project_admin.rs).
+--   (so it may `set role` to them), making objects of its own in the
+--   project's schemas and reaching the tables there and those of auth,
+--   storage and realtime, but owning none of the migrations' objects and
+--   adding no trigger to them (granted again after every migration run:
+--   crates/db/src/project_admin.rs says why).
 --
 --   NOSUPERUSER NOREPLICATION, and nothing of pg_read_server_files,
 --   pg_write_server_files, pg_execute_server_program, ALTER SYSTEM or

@@ -3,15 +3,24 @@
 //! `0003_project_admin.sql`. The functions' `SUPABASE_DB_URL` and the
 //! console's SQL editor log in as it; Plinth itself keeps its own login.
 //!
-//! What it may reach is granted again after every migration run
-//! ([`grant`], called by [`crate::migrate::run_all`]), because the
-//! project's migrations run after the platform's and make new schemas and
-//! tables:
+//! What it may reach is granted again at the end of every migration run
+//! ([`grant`]), because the project's migrations run after the platform's
+//! and make new schemas and tables:
 //!
 //! * the project's schemas (`public`, and any schema that is neither the
-//!   platform's, Plinth's private ones nor an extension's) it owns, with
-//!   every privilege on their tables, sequences and functions, and default
-//!   privileges for what Plinth's login makes there later;
+//!   platform's, Plinth's private ones nor an extension's): it uses them and
+//!   makes objects of its own in them (which it owns, DDL and all), and has
+//!   every privilege but `TRIGGER` on the tables the migrations made there,
+//!   every privilege on their sequences and may execute their functions,
+//!   with default privileges for what Plinth's login makes there later. It
+//!   does not own those schemas, nor the migrations' objects in them, where
+//!   the platform's `postgres` does: Plinth's migrations and services run as
+//!   a superuser, and a trigger of project_admin's on a table they write, or
+//!   an object it replaced (an owner of a schema may drop anything in it)
+//!   under a `security definer` function of theirs, would run as that
+//!   superuser. Neither has it a trigger there as one of the API roles
+//!   (their default grants, as on the platform, are "all"). Schema changes
+//!   of the migrations' tables go through `migrations/`;
 //! * the platform's [`PLATFORM_SCHEMAS`]: usage, and every privilege on
 //!   their tables but `TRIGGER` (Plinth's services write those tables as
 //!   Plinth's own login: a trigger of project_admin's there would run as
@@ -74,7 +83,7 @@ fn sql_array(names: &[&str]) -> String {
     format!("array[{}]::text[]", quoted.join(", "))
 }
 
-fn grants_sql() -> String {
+pub(crate) fn grants_sql() -> String {
     GRANTS
         .replace("$PLATFORM", &sql_array(&PLATFORM_SCHEMAS))
         .replace("$PRIVATE", &sql_array(&PRIVATE_SCHEMAS))
@@ -87,9 +96,12 @@ const GRANTS: &str = r#"
 do $grants$
 declare
   admin oid := (select oid from pg_roles where rolname = 'project_admin');
-  table_all constant text[] := array['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'];
-  table_platform constant text[] := array['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES'];
+  -- (no TRIGGER anywhere: a trigger runs as whoever writes the table)
+  table_privileges constant text[] := array['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES'];
   sequence_all constant text[] := array['USAGE', 'SELECT', 'UPDATE'];
+  -- project_admin and the roles it may become
+  roles constant oid[] := array(select oid from pg_roles
+                                 where rolname in ('project_admin', 'anon', 'authenticated', 'service_role'));
   s record;
   o record;
 begin
@@ -134,11 +146,11 @@ begin
      order by n.nspname
   loop
     begin
-      if s.kind = 'project' and s.nspowner <> admin then
-        execute format('alter schema %I owner to project_admin', s.nspname);
-      end if;
-      if s.kind <> 'project' and not has_schema_privilege(admin, s.oid, 'USAGE') then
+      if not has_schema_privilege(admin, s.oid, 'USAGE') then
         execute format('grant usage on schema %I to project_admin', s.nspname);
+      end if;
+      if s.kind = 'project' and not has_schema_privilege(admin, s.oid, 'CREATE') then
+        execute format('grant create on schema %I to project_admin', s.nspname);
       end if;
       if s.kind = 'shared' then
         continue;
@@ -159,14 +171,29 @@ begin
           if not o.held @> sequence_all then
             execute format('grant usage, select, update on sequence %s to project_admin', o.name);
           end if;
-        elsif s.kind = 'project' then
-          if not o.held @> table_all then
-            execute format('grant all on table %s to project_admin', o.name);
-          end if;
-        elsif not o.held @> table_platform then
+        elsif not o.held @> table_privileges then
           execute format('grant select, insert, update, delete, truncate, references on table %s to project_admin', o.name);
         end if;
       end loop;
+      -- No trigger for it on a table it does not own, not even as an API
+      -- role (whose default grants, as on the platform, are "all").
+      for o in
+        select c.oid::regclass::text as name
+          from pg_class c
+         where c.relnamespace = s.oid
+           and c.relkind in ('r', 'v', 'm', 'f', 'p')
+           and c.relowner <> admin
+           and exists (select from aclexplode(c.relacl) a
+                        where a.privilege_type = 'TRIGGER' and a.grantee = any(roles))
+      loop
+        execute format('revoke trigger on table %s from project_admin, anon, authenticated, service_role', o.name);
+      end loop;
+      if exists (select from pg_default_acl d, aclexplode(d.defaclacl) a
+                  where d.defaclrole = (select oid from pg_roles where rolname = current_user)
+                    and d.defaclnamespace = s.oid and d.defaclobjtype = 'r'
+                    and a.privilege_type = 'TRIGGER' and a.grantee = any(roles)) then
+        execute format('alter default privileges in schema %I revoke trigger on tables from project_admin, anon, authenticated, service_role', s.nspname);
+      end if;
       if s.kind <> 'project' then
         continue;
       end if;
@@ -180,16 +207,16 @@ begin
            and not exists (select from aclexplode(p.proacl) a
                             where a.grantee = admin and a.privilege_type = 'EXECUTE')
       loop
-        execute format('grant all on routine %s to project_admin', o.name);
+        execute format('grant execute on routine %s to project_admin', o.name);
       end loop;
       -- What Plinth's login makes here later (the project's next migrations).
       if not exists (select from pg_default_acl d, aclexplode(d.defaclacl) a
                       where d.defaclrole = (select oid from pg_roles where rolname = current_user)
                         and d.defaclnamespace = s.oid and d.defaclobjtype = 'r'
-                        and a.grantee = admin and a.privilege_type = 'TRIGGER') then
-        execute format('alter default privileges in schema %I grant all on tables to project_admin', s.nspname);
+                        and a.grantee = admin and a.privilege_type = 'REFERENCES') then
+        execute format('alter default privileges in schema %I grant select, insert, update, delete, truncate, references on tables to project_admin', s.nspname);
         execute format('alter default privileges in schema %I grant all on sequences to project_admin', s.nspname);
-        execute format('alter default privileges in schema %I grant all on routines to project_admin', s.nspname);
+        execute format('alter default privileges in schema %I grant execute on routines to project_admin', s.nspname);
       end if;
     exception when insufficient_privilege or feature_not_supported then
       raise warning 'project_admin: schema % left as it is (%)', s.nspname, sqlerrm;

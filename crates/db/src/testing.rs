@@ -102,10 +102,12 @@ impl Drop for TestDb {
     }
 }
 
-/// The template database for `sets`, named after a digest of their files, so
-/// changed SQL gets a new template.
+/// The template database for `sets`, named after a digest of their files
+/// and of the grants every migration run ends with, so changed SQL gets a
+/// new template.
 async fn ensure_template(sets: &[MigrationSet]) -> String {
     let mut digest = Sha256::new();
+    digest.update(crate::project_admin::grants_sql().as_bytes());
     for set in sets {
         digest.update(set.name().as_bytes());
         for file in set.files() {

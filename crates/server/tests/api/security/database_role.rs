@@ -122,6 +122,30 @@ async fn review2_item_03_functions_get_a_role_that_is_not_a_superuser() {
         .await
         .unwrap();
     assert_eq!(things, 2);
+    // But nothing that would run its code as Plinth's own login (the
+    // migrations' objects are that login's, and so is what writes them): no
+    // trigger on their tables, no dropping or replacing them. Its own
+    // objects are its to change.
+    sqlx::raw_sql(
+        "create function public.planted() returns trigger language plpgsql as $$ begin return new; end $$;
+         alter table public.made_by_a_function add column note text;
+         create trigger planted before insert on public.made_by_a_function
+           for each row execute function public.planted()",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    for sql in [
+        "create trigger planted before insert on public.things for each row execute function public.planted()",
+        "set role service_role; create trigger planted before insert on public.things for each row execute function public.planted()",
+        "drop table public.things",
+        "alter table public.things add column note text",
+        "alter table public.things rename to stolen",
+        "alter schema public owner to project_admin",
+        "drop schema public cascade",
+    ] {
+        assert_eq!(refused(&mut conn, sql).await, "42501", "{sql}");
+    }
     sqlx::raw_sql("set role service_role; reset role")
         .execute(&mut conn)
         .await
@@ -157,9 +181,9 @@ async fn review2_item_03_functions_get_a_role_that_is_not_a_superuser() {
     assert!(running.interrupt().success());
 }
 
-/// What project_admin owns and reaches in a database with every migration
-/// set of the repository: the project's schema, the platform's tables, and
-/// nothing of a schema Plinth keeps to itself. A schema a new migration
+/// What project_admin reaches in a database with every migration set of
+/// the repository: the project's schema (owning none of it), the platform's
+/// tables, and nothing of a schema Plinth keeps to itself. A schema a new migration
 /// set makes must be named in one of `plinth_db::project_admin`'s lists.
 #[tokio::test]
 async fn review2_item_03_the_private_schemas_stay_out_of_reach() {
@@ -184,11 +208,7 @@ async fn review2_item_03_the_private_schemas_stay_out_of_reach() {
             known,
             "the schema {schema} is in no list of plinth_db::project_admin"
         );
-        assert_eq!(
-            owner == "project_admin",
-            schema == "public",
-            "{schema} owned by {owner}"
-        );
+        assert_ne!(owner, "project_admin", "{schema} is project_admin's");
         assert_eq!(
             *reached,
             !PRIVATE_SCHEMAS.contains(&schema.as_str()),
@@ -201,16 +221,24 @@ async fn review2_item_03_the_private_schemas_stay_out_of_reach() {
             "{private} is no schema of a migrated database: {schemas:?}"
         );
     }
-    // The platform's tables, but no trigger there: Plinth's services write
-    // them as its own login, which would run the trigger.
-    let (users, users_trigger): (bool, bool) = sqlx::query_as(
-        "select has_table_privilege('project_admin', 'auth.users', 'select'),
-                has_table_privilege('project_admin', 'auth.users', 'trigger')",
-    )
-    .fetch_one(owner_pool(&app))
-    .await
-    .unwrap();
-    assert_eq!((users, users_trigger), (true, false));
+    // The platform's and the project's tables, but no trigger on any of
+    // them: Plinth's services and security definer functions write them as
+    // its own login, which would run the trigger.
+    let (users, users_trigger, profiles, profiles_trigger, create): (bool, bool, bool, bool, bool) =
+        sqlx::query_as(
+            "select has_table_privilege('project_admin', 'auth.users', 'select'),
+                    has_table_privilege('project_admin', 'auth.users', 'trigger'),
+                    has_table_privilege('project_admin', 'public.profiles', 'insert'),
+                    has_table_privilege('project_admin', 'public.profiles', 'trigger'),
+                    has_schema_privilege('project_admin', 'public', 'create')",
+        )
+        .fetch_one(owner_pool(&app))
+        .await
+        .unwrap();
+    assert_eq!(
+        (users, users_trigger, profiles, profiles_trigger, create),
+        (true, false, true, false, true)
+    );
 }
 
 #[tokio::test]
