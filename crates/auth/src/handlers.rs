@@ -762,7 +762,7 @@ async fn password_grant(state: &AuthState, input: &Input) -> Result<Response> {
     // Failures from everywhere only slow the account's sign-ins down; counted
     // by address whether or not it has an account, so nothing tells.
     let account = ("email", email.as_str());
-    let backoff = crate::ratelimit::sign_in_backoff(&state, account);
+    let backoff = crate::ratelimit::sign_in_backoff(state, account);
     if !backoff.is_zero() {
         tokio::time::sleep(backoff).await;
     }

@@ -307,7 +307,7 @@ async fn rendition(
         match op.write(&key, bytes.clone()).await {
             Ok(_) => {
                 let evicted = cache.stored(&key, size);
-                cache::remove_all(&op, &evicted).await;
+                cache::remove_all(op, &evicted).await;
             }
             Err(e) => tracing::warn!(%e, key, "could not cache a rendition"),
         }

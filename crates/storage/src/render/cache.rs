@@ -237,7 +237,7 @@ impl RenditionCache {
             found.push((modified, path.to_owned(), meta.content_length()));
         }
         // Newest first, each put in front: the oldest ends first in line.
-        found.sort_by(|a, b| b.0.cmp(&a.0));
+        found.sort_by_key(|entry| std::cmp::Reverse(entry.0));
         let evicted = {
             let mut index = lock(&self.index);
             for (_, key, size) in found {
