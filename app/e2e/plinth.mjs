@@ -99,6 +99,9 @@ export async function startPlinth(options = {}) {
     GOTRUE_RATE_LIMIT_VERIFY: '10000',
     // Every walk's browser is 127.0.0.1: the per-address MFA limit (15 a minute) would be shared by all.
     GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: '10000',
+    // ...and so would the per-address image renders (60 a minute), which every
+    // screen's first look at the demo images spends.
+    PLINTH_STORAGE_RENDERS_PER_MINUTE: '0',
     ...github.env,
     ...newsletter.env,
     ...options.env,
