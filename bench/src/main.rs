@@ -1,6 +1,7 @@
 //! Load generators for the benchmarks in `bench/`. Each prints the figure
 //! and its baseline from the same run, and the ratio between them.
 
+mod limits;
 mod realtime;
 mod rest_sql;
 mod storage;
@@ -34,6 +35,16 @@ enum Command {
         concurrency: usize,
         /// Seconds per measurement.
         #[arg(long, default_value_t = 5)]
+        seconds: u64,
+    },
+    /// The rate limiter: checks per second with many clients held, against
+    /// the same with few.
+    Limits {
+        /// Clients the limiter holds (each at its limit).
+        #[arg(long, default_value_t = 200_000)]
+        held: u64,
+        /// Seconds per measurement.
+        #[arg(long, default_value_t = 3)]
         seconds: u64,
     },
     /// Storage: upload and public-download MB/s against a plain file copy of
@@ -105,6 +116,10 @@ async fn main() -> anyhow::Result<()> {
             concurrency,
             seconds,
         } => auth(&url, &anon_key, concurrency, Duration::from_secs(seconds)).await,
+        Command::Limits { held, seconds } => {
+            limits::run(held, Duration::from_secs(seconds));
+            Ok(())
+        }
         Command::Storage {
             url,
             service_key,
