@@ -162,3 +162,34 @@ npm_ci() {
     return $status
   fi
 }
+
+# The Python compatibility suite's virtual environment (sdk-py): the
+# platform's official Python clients and pytest, pinned in
+# sdk-py/requirements.txt, installed into ~/.cache/plinth/py-venv, again
+# only when that file changes (its hash is kept in the venv). Exports
+# PY_VENV; fails loudly when the venv cannot be made.
+ensure_python_venv() {
+  local venv="$HOME/.cache/plinth/py-venv" req="sdk-py/requirements.txt" hash
+  if ! command -v python3 >/dev/null 2>&1; then
+    say "installing Python 3 (the Python compatibility suite)"
+    apt_install python3 python3-venv
+  fi
+  hash=$(sha256sum "$req" | cut -d' ' -f1)
+  if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" = "$hash" ]; then
+    export PY_VENV="$venv"; return 0
+  fi
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+    rm -rf "$venv"
+    if ! python3 -m venv "$venv" 2>/dev/null; then
+      rm -rf "$venv"
+      say "installing python3-venv (the Python compatibility suite)"
+      apt_install python3-venv
+      python3 -m venv "$venv" || { say "no Python venv could be made in $venv"; exit 1; }
+    fi
+  fi
+  say "installing the Python suite's packages (sdk-py/requirements.txt) into $venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" \
+    || { say "pip could not install sdk-py/requirements.txt"; exit 1; }
+  echo "$hash" > "$venv/.requirements.sha256"
+  export PY_VENV="$venv"
+}
