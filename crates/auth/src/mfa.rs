@@ -7,8 +7,8 @@
 //! **Factors.** `totp` (an authenticator app: RFC 6238, SHA-1, 30 s steps,
 //! 6 digits, one step either way) and `phone` (a code by SMS through
 //! [`crate::sms`]; test numbers of `GOTRUE_SMS_TEST_OTP` answer their fixed
-//! code), and `webauthn` (ES256 credentials with `none` attestation, see
-//! [`webauthn`]; off by default, as on the platform).
+//! code), and `webauthn` (security keys, checked by kanidm's webauthn-rs,
+//! see [`webauthn`]; off by default, as on the platform).
 //!
 //! **Invariants.**
 //! * A verified challenge adds the factor's method (`totp`, `mfa/phone`) to
@@ -42,7 +42,7 @@ use crate::handlers::Input;
 use crate::request::{self, Caller};
 use crate::tokens::constant_time_eq;
 
-mod webauthn;
+pub(crate) mod webauthn;
 
 /// The MFA settings (`GOTRUE_MFA_*`).
 #[derive(Debug, Clone)]
@@ -812,44 +812,35 @@ async fn challenge(
 }
 
 fn relying_party(state: &AuthState) -> webauthn::RelyingParty {
-    let config = &state.config().mfa;
-    webauthn::RelyingParty {
-        id: config.webauthn_rp_id.clone(),
-        display_name: config.webauthn_rp_display_name.clone(),
-        origins: config.webauthn_rp_origins.clone(),
-    }
+    webauthn::RelyingParty::from_config(&state.config().mfa)
 }
 
-/// A WebAuthn challenge: what is kept (`web_authn_session_data`) and what
-/// is sent (`{type, credential_options}`): a registration for an
-/// unverified factor, an assertion for a verified one.
+/// A WebAuthn challenge: what is kept (`web_authn_session_data`: the
+/// library's ceremony state) and what is sent (`{type, credential_options}`):
+/// a registration for an unverified factor, an assertion for a verified one.
 async fn webauthn_options(
     state: &AuthState,
     caller: &MfaCaller,
     factor: &Factor,
 ) -> Result<(Value, Value)> {
     let rp = relying_party(state);
-    if rp.id.is_empty() || rp.origins.is_empty() {
+    if !rp.is_configured() {
         return Err(AuthError::internal(
             "WebAuthn needs GOTRUE_WEBAUTHN_RP_ID and GOTRUE_WEBAUTHN_RP_ORIGINS",
         ));
     }
-    let challenge = webauthn::new_challenge();
-    let timeout_ms =
-        u64::try_from(state.config().mfa.challenge_expiry.as_millis()).unwrap_or(u64::MAX);
+    let timeout = state.config().mfa.challenge_expiry;
     let user = &caller.caller.user;
-    let (kind, options) = if factor.is_verified() {
+    let (kind, begun) = if factor.is_verified() {
         let credential = factor
             .web_authn_credential
             .as_ref()
-            .and_then(webauthn::Credential::from_json)
+            .and_then(webauthn::StoredCredential::from_factor_json)
             .ok_or_else(|| {
                 AuthError::internal("a verified WebAuthn factor without a credential")
             })?;
-        (
-            "request",
-            webauthn::request_options(&rp, &challenge, &[credential.id], timeout_ms),
-        )
+        let begun = webauthn::start_authentication(&rp, timeout, &[credential]);
+        ("request", begun)
     } else {
         let mut conn = state.db().owner.acquire().await?;
         let rows: Vec<Value> = sqlx::query_scalar(
@@ -859,27 +850,29 @@ async fn webauthn_options(
         .bind(user.id())
         .fetch_all(&mut *conn)
         .await?;
-        let exclude: Vec<Vec<u8>> = rows
+        let exclude = rows
             .iter()
-            .filter_map(webauthn::Credential::from_json)
+            .filter_map(webauthn::StoredCredential::from_factor_json)
             .map(|c| c.id)
             .collect();
-        let user_id = user.id().to_string();
-        (
-            "create",
-            webauthn::creation_options(
-                &rp,
-                &user_id,
-                &user.row.email,
-                &challenge,
-                &exclude,
-                timeout_ms,
-            ),
-        )
+        let handle = user.id().to_string();
+        let row = &user.row;
+        let name = [&row.email, &row.phone, &handle]
+            .into_iter()
+            .find(|n| !n.is_empty())
+            .unwrap_or(&handle);
+        let entity = webauthn::UserEntity {
+            handle: handle.as_bytes(),
+            name,
+            display_name: name,
+        };
+        let begun = webauthn::start_registration(&rp, timeout, &entity, exclude, false);
+        ("create", begun)
     };
+    let (options, ceremony) = begun.map_err(|e| AuthError::internal(e.to_string()))?;
     Ok((
-        json!({ "challenge": challenge, "type": kind }),
-        json!({ "type": kind, "credential_options": options }),
+        json!({ "type": kind, "state": ceremony }),
+        json!({ "type": kind, "credential_options": { "publicKey": options } }),
     ))
 }
 
@@ -999,43 +992,41 @@ async fn verify(
                     "WebAuthn type does not match the challenge",
                 ));
             }
-            let challenge = session["challenge"].as_str().unwrap_or_default();
             let rp = relying_party(&state);
-            let refused =
-                |why: &'static str| AuthError::unprocessable("mfa_verification_failed", why);
-            if kind == "create" {
+            let refused = |why: webauthn::Refusal| {
+                AuthError::unprocessable("mfa_verification_failed", why.to_string())
+            };
+            let ceremony = &session["state"];
+            let credential = if kind == "create" {
                 if factor.is_verified() {
                     return Err(AuthError::validation(
                         "WebAuthn type does not match the challenge",
                     ));
                 }
-                let credential =
-                    webauthn::finish_registration(&rp, challenge, response).map_err(refused)?;
-                sqlx::query(
-                    "update auth.mfa_factors set web_authn_credential = $2, web_authn_aaguid = $3 \
-                     where id = $1",
-                )
-                .bind(factor.id)
-                .bind(credential.to_json())
-                .bind(Uuid::from_bytes(credential.aaguid))
-                .execute(&mut *tx)
-                .await?;
+                webauthn::finish_registration(&rp, ceremony, response).map_err(refused)?
             } else {
-                let credential = factor
+                let stored = factor
                     .web_authn_credential
                     .as_ref()
-                    .and_then(webauthn::Credential::from_json)
-                    .ok_or_else(|| refused("WebAuthn factor has no credential"))?;
-                let count = webauthn::finish_assertion(&rp, challenge, &credential, response)
-                    .map_err(refused)?;
-                let mut updated = credential;
-                updated.sign_count = count;
-                sqlx::query("update auth.mfa_factors set web_authn_credential = $2 where id = $1")
-                    .bind(factor.id)
-                    .bind(updated.to_json())
-                    .execute(&mut *tx)
-                    .await?;
-            }
+                    .and_then(webauthn::StoredCredential::from_factor_json)
+                    .ok_or_else(|| {
+                        AuthError::unprocessable(
+                            "mfa_verification_failed",
+                            "WebAuthn factor has no credential",
+                        )
+                    })?;
+                webauthn::finish_authentication(&rp, ceremony, &stored, response)
+                    .map_err(refused)?
+            };
+            sqlx::query(
+                "update auth.mfa_factors set web_authn_credential = $2, \
+                   web_authn_aaguid = coalesce($3, web_authn_aaguid) where id = $1",
+            )
+            .bind(factor.id)
+            .bind(credential.to_factor_json())
+            .bind(credential.aaguid)
+            .execute(&mut *tx)
+            .await?;
         }
         "totp" => {
             let key = factor

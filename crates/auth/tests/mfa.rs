@@ -1010,6 +1010,88 @@ async fn webauthn_factors_register_and_assert_with_a_software_authenticator() {
 }
 
 #[tokio::test]
+async fn webauthn_factors_stored_by_the_earlier_verifier_still_verify() {
+    let app = webauthn_app().await;
+    let token = s(&app.signed_up("earlier@example.com").await["access_token"]);
+    let enrolled = app
+        .post_as("/factors", &token, json!({"factor_type": "webauthn"}))
+        .await;
+    let id = s(&enrolled.body["id"]);
+    // A credential as Plinth's hand-written verifier stored it: the key's
+    // coordinates, base64url, its counter at 4.
+    let mut key = SoftKey::new(5);
+    key.counter = 4;
+    let point = key.key.verifying_key().to_encoded_point(false);
+    let earlier = json!({
+        "id": B64.encode(&key.id),
+        "public_key": {"kty": "EC2", "alg": -7, "crv": "P-256",
+                       "x": B64.encode(point.x().unwrap()), "y": B64.encode(point.y().unwrap())},
+        "sign_count": 4,
+        "aaguid": B64.encode([0x22u8; 16]),
+    });
+    sqlx::query(
+        "update auth.mfa_factors set status = 'verified', web_authn_credential = $2 \
+         where id = $1::uuid",
+    )
+    .bind(&id)
+    .bind(&earlier)
+    .execute(&app.db.db.owner)
+    .await
+    .unwrap();
+
+    let challenge = app.challenge(&token, &id).await;
+    assert_eq!(
+        challenge.body["webauthn"]["type"], "request",
+        "{}",
+        challenge.text
+    );
+    let options = challenge.body["webauthn"]["credential_options"].clone();
+    assert_eq!(
+        options["publicKey"]["allowCredentials"][0]["id"],
+        B64.encode(&key.id)
+    );
+    let asserted = app
+        .verify_webauthn(
+            &token,
+            &id,
+            &s(&challenge.body["id"]),
+            "request",
+            key.get(&options, ORIGIN),
+        )
+        .await;
+    assert_eq!(asserted.status, 200, "{}", asserted.text);
+    assert_eq!(
+        claims_of(asserted.body["access_token"].as_str().unwrap())["aal"],
+        "aal2"
+    );
+    // Stored again in the platform's shape (go-webauthn's JSON), counter 5.
+    let stored: Value = app
+        .sql_scalar_for(
+            "select web_authn_credential from auth.mfa_factors where id = $1",
+            &id,
+        )
+        .await;
+    let standard = base64::engine::general_purpose::STANDARD;
+    assert_eq!(stored["id"], standard.encode(&key.id), "{stored}");
+    assert_eq!(stored["authenticator"]["signCount"], 5);
+    assert!(stored["publicKey"].is_string() && stored.get("public_key").is_none());
+    // A copy of the key at the old counter: refused.
+    let mut copy = SoftKey::new(5);
+    copy.counter = 4;
+    let challenge = app.challenge(&token, &id).await;
+    let options = challenge.body["webauthn"]["credential_options"].clone();
+    app.verify_webauthn(
+        &token,
+        &id,
+        &s(&challenge.body["id"]),
+        "request",
+        copy.get(&options, ORIGIN),
+    )
+    .await
+    .expect(422, "mfa_verification_failed");
+}
+
+#[tokio::test]
 async fn webauthn_verify_needs_its_parameters() {
     let app = webauthn_app().await;
     let token = s(&app.signed_up("params@example.com").await["access_token"]);

@@ -1,28 +1,72 @@
-//! WebAuthn factors: the credential options a challenge sends (as the
-//! platform's go-webauthn builds them) and the checks of an authenticator's
-//! answer: registration with `none` attestation, assertions signed with
-//! ES256 (P-256), the usual choice of platform authenticators and security
-//! keys.
+//! WebAuthn ceremonies, for MFA security-key factors and for passkeys, on
+//! kanidm's `webauthn-rs-core`: it builds the options a browser hands to
+//! `navigator.credentials`, and checks the answers (client data type,
+//! challenge, origin, RP id hash, user presence and verification, every
+//! attestation format with its statement, the signature, a growing counter,
+//! backup flags).
 //!
-//! Checked on every answer: `clientDataJSON`'s type, challenge and origin
-//! (one of `GOTRUE_WEBAUTHN_RP_ORIGINS`), the authenticator data's RP id
-//! hash and user-presence flag; on assertions the credential id, the
-//! signature over `authenticatorData || SHA-256(clientDataJSON)` and a
-//! growing signature counter.
+//! Why the library's protocol-level core rather than its opinionated
+//! wrapper: the platform's ceremonies are not the wrapper's. Passkeys are
+//! discoverable (resident key required) with user verification preferred,
+//! and the user handle is the user id's text; the wrapper fixes
+//! non-discoverable credentials, required verification and 16-byte handles.
+//! What the core leaves to us, kept here and by the callers:
+//! * a ceremony's state lives server side (a challenge row) and is used once;
+//! * an assertion is checked against the stored credential of its id, whose
+//!   owner the caller has already matched with the user handle;
+//! * a credential id is registered once (a unique index).
+//!
+//! Credentials are stored as the platform stores them (a COSE public key, a
+//! counter, flags, the AAGUID): the columns of `auth.webauthn_credentials`,
+//! or go-webauthn's JSON in `mfa_factors.web_authn_credential`, so rows move
+//! between the platform and Plinth. Factors stored by Plinth's earlier code
+//! (`{id, public_key: {x, y}, sign_count, aaguid}`, ES256 only) are read too
+//! and rewritten in the platform's shape at their next use.
+
+use std::time::Duration;
 
 use base64::Engine;
-use p256::ecdsa::signature::Verifier;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
+use uuid::Uuid;
+use webauthn_rs_core::WebauthnCore;
+use webauthn_rs_core::internals::AuthenticatorData;
+use webauthn_rs_core::proto::{
+    AttestationConveyancePreference, AttestationFormat, AuthenticationState,
+    AuthenticatorTransport, COSEAlgorithm, COSEKey, Credential, ParsedAttestation,
+    ParsedAttestationData, PublicKeyCredential, RegisterPublicKeyCredential, RegisteredExtensions,
+    Registration, RegistrationState, UserVerificationPolicy,
+};
 
-const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-/// COSE algorithm ES256.
-const ES256: i64 = -7;
-const FLAG_USER_PRESENT: u8 = 0x01;
-const FLAG_ATTESTED_DATA: u8 = 0x40;
+const B64URL: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+/// Base64 as Go writes `[]byte` in JSON (standard alphabet, padded).
+const B64STD: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
-/// Why an answer was refused (sent as the message of a 422).
-pub type Refusal = &'static str;
+/// Why an answer was refused.
+#[derive(Debug)]
+pub enum Refusal {
+    /// Not a credential answer (JSON, base64 or CBOR that does not read).
+    Malformed,
+    /// The ceremony's stored state is missing or unreadable.
+    NoState,
+    /// The library refused it (wrong challenge, origin, signature, ...).
+    Failed(webauthn_rs_core::error::WebauthnError),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Malformed => f.write_str("Invalid credential_response"),
+            Self::NoState => f.write_str("WebAuthn challenge has no session data"),
+            Self::Failed(e) => write!(f, "WebAuthn verification failed: {e}"),
+        }
+    }
+}
+
+impl From<webauthn_rs_core::error::WebauthnError> for Refusal {
+    fn from(e: webauthn_rs_core::error::WebauthnError) -> Self {
+        Self::Failed(e)
+    }
+}
 
 /// The relying party (`GOTRUE_WEBAUTHN_*`).
 #[derive(Debug, Clone, Default)]
@@ -32,378 +76,338 @@ pub struct RelyingParty {
     pub origins: Vec<String>,
 }
 
-/// A stored credential (`mfa_factors.web_authn_credential`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Credential {
-    pub id: Vec<u8>,
-    /// The uncompressed P-256 point coordinates.
-    pub x: Vec<u8>,
-    pub y: Vec<u8>,
-    pub sign_count: u32,
-    pub aaguid: [u8; 16],
+impl RelyingParty {
+    /// The settings shared by MFA factors and passkeys.
+    pub fn from_config(config: &crate::mfa::MfaConfig) -> Self {
+        Self {
+            id: config.webauthn_rp_id.clone(),
+            display_name: config.webauthn_rp_display_name.clone(),
+            origins: config.webauthn_rp_origins.clone(),
+        }
+    }
+
+    pub fn is_configured(&self) -> bool {
+        !self.id.is_empty() && self.origins.iter().any(|o| url::Url::parse(o).is_ok())
+    }
+
+    /// The library's relying party; `timeout` is what the options announce.
+    fn core(&self, timeout: Duration) -> WebauthnCore {
+        let origins = self
+            .origins
+            .iter()
+            .filter_map(|o| url::Url::parse(o.trim_end_matches('/')).ok())
+            .collect();
+        let name = if self.display_name.is_empty() {
+            &self.id
+        } else {
+            &self.display_name
+        };
+        // Exact origins, as configured: no subdomains, no other ports.
+        WebauthnCore::new_unsafe_experts_only(
+            name,
+            &self.id,
+            origins,
+            timeout.min(Duration::from_secs(u64::from(u32::MAX / 1000))),
+            Some(false),
+            Some(false),
+        )
+    }
 }
 
-impl Credential {
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": B64.encode(&self.id),
-            "public_key": {"kty": "EC2", "alg": ES256, "crv": "P-256",
-                           "x": B64.encode(&self.x), "y": B64.encode(&self.y)},
-            "sign_count": self.sign_count,
-            "aaguid": B64.encode(self.aaguid),
+/// The user a credential is made for, as the authenticator shows it.
+pub struct UserEntity<'a> {
+    /// The user handle (the platform's: the user id as text).
+    pub handle: &'a [u8],
+    pub name: &'a str,
+    pub display_name: &'a str,
+}
+
+/// What is kept of a credential: the columns of `auth.webauthn_credentials`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredCredential {
+    pub id: Vec<u8>,
+    /// The COSE_Key (CBOR) the authenticator registered.
+    pub public_key: Vec<u8>,
+    /// The attestation statement's format (`none`, `packed`, ...).
+    pub attestation_type: String,
+    pub aaguid: Option<Uuid>,
+    pub sign_count: u32,
+    pub transports: Vec<String>,
+    pub backup_eligible: bool,
+    pub backed_up: bool,
+    /// The authenticator verified its user at registration: then every
+    /// assertion must too (the library's rule against a silent downgrade).
+    pub user_verified: bool,
+}
+
+impl StoredCredential {
+    /// The library's credential record, for an assertion.
+    fn to_library(&self) -> Result<Credential, Refusal> {
+        let cbor: serde_cbor_2::Value =
+            serde_cbor_2::from_slice(&self.public_key).map_err(|_| Refusal::Malformed)?;
+        let key = COSEKey::try_from(&cbor)?;
+        let transports: Vec<AuthenticatorTransport> = self
+            .transports
+            .iter()
+            .filter_map(|t| t.parse().ok())
+            .collect();
+        Ok(Credential {
+            cred_id: self.id.clone(),
+            cred: key,
+            counter: self.sign_count,
+            transports: (!transports.is_empty()).then_some(transports),
+            user_verified: self.user_verified,
+            backup_eligible: self.backup_eligible,
+            backup_state: self.backed_up,
+            registration_policy: UserVerificationPolicy::Preferred,
+            extensions: RegisteredExtensions::none(),
+            attestation: ParsedAttestation {
+                data: ParsedAttestationData::None,
+                metadata: webauthn_rs_core::proto::AttestationMetadata::None,
+            },
+            attestation_format: AttestationFormat::try_from(self.attestation_type.as_str())
+                .unwrap_or(AttestationFormat::None),
         })
     }
 
-    pub fn from_json(value: &Value) -> Option<Self> {
-        let bytes = |v: &Value| v.as_str().and_then(|s| B64.decode(s).ok());
+    /// go-webauthn's credential JSON, as the platform keeps a factor's
+    /// credential in `mfa_factors.web_authn_credential`.
+    pub fn to_factor_json(&self) -> Value {
+        json!({
+            "id": B64STD.encode(&self.id),
+            "publicKey": B64STD.encode(&self.public_key),
+            "attestationType": self.attestation_type,
+            "attestationFormat": self.attestation_type,
+            "transport": self.transports,
+            "flags": {
+                "userPresent": true,
+                "userVerified": self.user_verified,
+                "backupEligible": self.backup_eligible,
+                "backupState": self.backed_up,
+            },
+            "authenticator": {
+                "AAGUID": B64STD.encode(self.aaguid.unwrap_or_default().as_bytes()),
+                "signCount": self.sign_count,
+                "cloneWarning": false,
+                "attachment": "",
+            },
+        })
+    }
+
+    /// A factor's credential, in the platform's JSON or in the shape
+    /// Plinth's earlier code wrote.
+    pub fn from_factor_json(value: &Value) -> Option<Self> {
+        let bytes = |v: &Value| v.as_str().and_then(decode_any_base64);
+        if value.get("publicKey").is_some() {
+            let aaguid = bytes(&value["authenticator"]["AAGUID"])
+                .and_then(|b| Uuid::from_slice(&b).ok())
+                .filter(|u| !u.is_nil());
+            let flag = |name: &str| value["flags"][name].as_bool().unwrap_or(false);
+            let format = value["attestationFormat"]
+                .as_str()
+                .or(value["attestationType"].as_str())
+                .unwrap_or("none");
+            return Some(Self {
+                id: bytes(&value["id"])?,
+                public_key: bytes(&value["publicKey"])?,
+                attestation_type: format.to_owned(),
+                aaguid,
+                sign_count: u32::try_from(value["authenticator"]["signCount"].as_u64()?).ok()?,
+                transports: value["transport"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|t| t.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                backup_eligible: flag("backupEligible"),
+                backed_up: flag("backupState"),
+                user_verified: flag("userVerified"),
+            });
+        }
+        // Plinth's earlier shape: an ES256 key's coordinates.
+        let x = bytes(&value["public_key"]["x"])?;
+        let y = bytes(&value["public_key"]["y"])?;
+        let int = |i: i128| serde_cbor_2::Value::Integer(i);
+        let cose = serde_cbor_2::Value::Map(
+            [
+                (int(1), int(2)),
+                (int(3), int(-7)),
+                (int(-1), int(1)),
+                (int(-2), serde_cbor_2::Value::Bytes(x)),
+                (int(-3), serde_cbor_2::Value::Bytes(y)),
+            ]
+            .into_iter()
+            .collect(),
+        );
         Some(Self {
             id: bytes(&value["id"])?,
-            x: bytes(&value["public_key"]["x"])?,
-            y: bytes(&value["public_key"]["y"])?,
+            public_key: serde_cbor_2::to_vec(&cose).ok()?,
+            attestation_type: LEGACY.into(),
+            aaguid: bytes(&value["aaguid"])
+                .and_then(|b| Uuid::from_slice(&b).ok())
+                .filter(|u| !u.is_nil()),
             sign_count: u32::try_from(value["sign_count"].as_u64()?).ok()?,
-            aaguid: bytes(&value["aaguid"])?.try_into().ok()?,
+            transports: Vec::new(),
+            // Not recorded then: taken from the next assertion (see
+            // `finish_authentication`).
+            backup_eligible: false,
+            backed_up: false,
+            user_verified: false,
         })
     }
+
+    /// Written by Plinth's earlier code, which kept no flags.
+    fn is_legacy(&self) -> bool {
+        self.attestation_type == LEGACY
+    }
 }
 
-/// A fresh challenge, base64url (32 random bytes).
-pub fn new_challenge() -> String {
-    let mut bytes = [0u8; 32];
-    rand::Rng::fill(&mut rand::rng(), &mut bytes);
-    B64.encode(bytes)
+/// The marker of a credential read from Plinth's earlier shape.
+const LEGACY: &str = "plinth-legacy";
+
+/// Any base64 (standard or URL-safe, padded or not).
+fn decode_any_base64(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim_end_matches('=');
+    B64URL
+        .decode(text)
+        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(text))
+        .ok()
 }
 
-/// `credential_options` of a registration (`type: "create"`).
-pub fn creation_options(
+/// A registration begun: the options for `navigator.credentials.create()`
+/// (`PublicKeyCredentialCreationOptions`, unwrapped) and the state to keep.
+pub fn start_registration(
     rp: &RelyingParty,
-    user_id: &str,
-    email: &str,
-    challenge: &str,
-    exclude: &[Vec<u8>],
-    timeout_ms: u64,
-) -> Value {
-    json!({
-        "publicKey": {
-            "rp": {"name": rp.display_name, "id": rp.id},
-            "user": {"name": email, "displayName": email, "id": B64.encode(user_id.as_bytes())},
-            "challenge": challenge,
-            "pubKeyCredParams": [{"type": "public-key", "alg": ES256}],
-            "timeout": timeout_ms,
-            "excludeCredentials": exclude.iter().map(|id| json!({
-                "type": "public-key", "id": B64.encode(id), "transports": ["usb", "nfc"]
-            })).collect::<Vec<_>>(),
-            "authenticatorSelection": {"requireResidentKey": false, "userVerification": "preferred"},
-            "attestation": "none",
-        }
-    })
+    timeout: Duration,
+    user: &UserEntity<'_>,
+    exclude: Vec<Vec<u8>>,
+    discoverable: bool,
+) -> Result<(Value, Value), Refusal> {
+    let core = rp.core(timeout);
+    let builder = core
+        .new_challenge_register_builder(user.handle, user.name, user.display_name)?
+        .attestation(AttestationConveyancePreference::None)
+        .user_verification_policy(UserVerificationPolicy::Preferred)
+        .credential_algorithms(COSEAlgorithm::secure_algs())
+        .require_resident_key(discoverable)
+        .exclude_credentials((!exclude.is_empty()).then_some(exclude));
+    let (options, state) = core.generate_challenge_register(builder)?;
+    let options = serde_json::to_value(options.public_key).map_err(|_| Refusal::NoState)?;
+    let state = serde_json::to_value(state).map_err(|_| Refusal::NoState)?;
+    Ok((options, state))
 }
 
-/// `credential_options` of an assertion (`type: "request"`).
-pub fn request_options(
-    rp: &RelyingParty,
-    challenge: &str,
-    allow: &[Vec<u8>],
-    timeout_ms: u64,
-) -> Value {
-    json!({
-        "publicKey": {
-            "challenge": challenge,
-            "timeout": timeout_ms,
-            "rpId": rp.id,
-            "allowCredentials": allow.iter().map(|id| json!({"type": "public-key", "id": B64.encode(id)}))
-                .collect::<Vec<_>>(),
-            "userVerification": "preferred",
-        }
-    })
-}
-
-fn field<'a>(value: &'a Value, path: &[&str]) -> Option<&'a str> {
-    path.iter()
-        .try_fold(value, |v, key| v.get(*key))
-        .and_then(Value::as_str)
-}
-
-fn decode(value: &Value, path: &[&str]) -> Result<Vec<u8>, Refusal> {
-    field(value, path)
-        .and_then(|s| B64.decode(s.trim_end_matches('=')).ok())
-        .ok_or("Invalid credential_response")
-}
-
-/// Checks `clientDataJSON` (type, challenge, origin).
-fn check_client_data(
-    rp: &RelyingParty,
-    raw: &[u8],
-    kind: &str,
-    challenge: &str,
-) -> Result<(), Refusal> {
-    let data: Value = serde_json::from_slice(raw).map_err(|_| "Invalid credential_response")?;
-    if data["type"] != kind {
-        return Err("WebAuthn client data has the wrong type");
-    }
-    let given = data["challenge"].as_str().unwrap_or_default();
-    if !crate::tokens::constant_time_eq(
-        given.trim_end_matches('=').as_bytes(),
-        challenge.as_bytes(),
-    ) {
-        return Err("WebAuthn challenge does not match");
-    }
-    let origin = data["origin"].as_str().unwrap_or_default();
-    if !rp.origins.iter().any(|o| o.trim_end_matches('/') == origin) {
-        return Err("WebAuthn origin is not allowed");
-    }
-    Ok(())
-}
-
-/// The parts of authenticator data before extensions.
-struct AuthData<'a> {
-    flags: u8,
-    sign_count: u32,
-    /// Attested credential data and the rest (registrations).
-    rest: &'a [u8],
-}
-
-fn parse_auth_data<'a>(rp: &RelyingParty, data: &'a [u8]) -> Result<AuthData<'a>, Refusal> {
-    if data.len() < 37 {
-        return Err("Invalid credential_response");
-    }
-    let expected: [u8; 32] = Sha256::digest(rp.id.as_bytes()).into();
-    if data[..32] != expected {
-        return Err("WebAuthn RP id does not match");
-    }
-    let flags = data[32];
-    if flags & FLAG_USER_PRESENT == 0 {
-        return Err("WebAuthn user presence is required");
-    }
-    Ok(AuthData {
-        flags,
-        sign_count: u32::from_be_bytes([data[33], data[34], data[35], data[36]]),
-        rest: &data[37..],
-    })
-}
-
-/// Checks a registration answer (`credential_response` of `type: "create"`);
-/// the new credential.
+/// Checks a registration answer (`navigator.credentials.create()`'s
+/// credential as JSON) against the kept `state`: the new credential.
 pub fn finish_registration(
     rp: &RelyingParty,
-    challenge: &str,
+    state: &Value,
     response: &Value,
-) -> Result<Credential, Refusal> {
-    let client_data = decode(response, &["response", "clientDataJSON"])?;
-    let attestation = decode(response, &["response", "attestationObject"])?;
-    check_client_data(rp, &client_data, "webauthn.create", challenge)?;
-    let (object, _) = cbor::parse(&attestation).ok_or("Invalid credential_response")?;
-    if object.get_text("fmt") != Some("none") {
-        return Err("Only attestation \"none\" is accepted");
-    }
-    let auth_data = object
-        .get_text_key("authData")
-        .and_then(cbor::Item::as_bytes)
-        .ok_or("Invalid credential_response")?;
-    let parsed = parse_auth_data(rp, auth_data)?;
-    if parsed.flags & FLAG_ATTESTED_DATA == 0 || parsed.rest.len() < 18 {
-        return Err("Invalid credential_response");
-    }
-    let mut aaguid = [0u8; 16];
-    aaguid.copy_from_slice(&parsed.rest[..16]);
-    let id_len = usize::from(u16::from_be_bytes([parsed.rest[16], parsed.rest[17]]));
-    let id = parsed
-        .rest
-        .get(18..18 + id_len)
-        .ok_or("Invalid credential_response")?
-        .to_vec();
-    if decode(response, &["rawId"]).ok().as_deref() != Some(id.as_slice()) {
-        return Err("Invalid credential_response");
-    }
-    let (key, _) = cbor::parse(&parsed.rest[18 + id_len..]).ok_or("Invalid credential_response")?;
-    let int = |k: i64| key.get_int_key(k);
-    if int(1).and_then(cbor::Item::as_int) != Some(2)
-        || int(3).and_then(cbor::Item::as_int) != Some(ES256)
-        || int(-1).and_then(cbor::Item::as_int) != Some(1)
-    {
-        return Err("Only ES256 (P-256) credentials are accepted");
-    }
-    let x = int(-2)
-        .and_then(cbor::Item::as_bytes)
-        .ok_or("Invalid credential_response")?;
-    let y = int(-3)
-        .and_then(cbor::Item::as_bytes)
-        .ok_or("Invalid credential_response")?;
-    let credential = Credential {
-        id,
-        x: x.to_vec(),
-        y: y.to_vec(),
-        sign_count: parsed.sign_count,
-        aaguid,
+) -> Result<StoredCredential, Refusal> {
+    let state: RegistrationState =
+        serde_json::from_value(state.clone()).map_err(|_| Refusal::NoState)?;
+    let answer: RegisterPublicKeyCredential =
+        serde_json::from_value(response.clone()).map_err(|_| Refusal::Malformed)?;
+    let credential = rp
+        .core(Duration::ZERO)
+        .register_credential(&answer, &state, None)?;
+    // What the library does not keep: the COSE key as registered, and the
+    // authenticator's AAGUID (read by the library's own parsers).
+    let object: serde_cbor_2::Value = serde_cbor_2::from_slice(&answer.response.attestation_object)
+        .map_err(|_| Refusal::Malformed)?;
+    let serde_cbor_2::Value::Map(object) = object else {
+        return Err(Refusal::Malformed);
     };
-    verifying_key(&credential).ok_or("Invalid credential public key")?;
-    Ok(credential)
+    let Some(serde_cbor_2::Value::Bytes(auth_data)) =
+        object.get(&serde_cbor_2::Value::Text("authData".into()))
+    else {
+        return Err(Refusal::Malformed);
+    };
+    let auth_data = AuthenticatorData::<Registration>::try_from(auth_data.as_slice())?;
+    let attested = auth_data.acd.ok_or(Refusal::Malformed)?;
+    let format = serde_json::to_value(&credential.attestation_format)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "none".into());
+    Ok(StoredCredential {
+        id: credential.cred_id,
+        public_key: serde_cbor_2::to_vec(&attested.credential_pk)
+            .map_err(|_| Refusal::Malformed)?,
+        attestation_type: format,
+        aaguid: Some(Uuid::from_bytes(attested.aaguid)).filter(|u| !u.is_nil()),
+        sign_count: credential.counter,
+        transports: answer
+            .response
+            .transports
+            .unwrap_or_default()
+            .iter()
+            .filter(|t| !matches!(t, AuthenticatorTransport::Unknown))
+            .filter_map(|t| serde_json::to_value(t).ok()?.as_str().map(str::to_owned))
+            .collect(),
+        backup_eligible: credential.backup_eligible,
+        backed_up: credential.backup_state,
+        user_verified: credential.user_verified,
+    })
 }
 
-fn verifying_key(credential: &Credential) -> Option<p256::ecdsa::VerifyingKey> {
-    let x: [u8; 32] = credential.x.as_slice().try_into().ok()?;
-    let y: [u8; 32] = credential.y.as_slice().try_into().ok()?;
-    let point = p256::EncodedPoint::from_affine_coordinates(&x.into(), &y.into(), false);
-    p256::ecdsa::VerifyingKey::from_encoded_point(&point).ok()
-}
-
-/// Checks an assertion (`credential_response` of `type: "request"`) by
-/// `credential`; its new signature counter.
-pub fn finish_assertion(
+/// An assertion begun: the options for `navigator.credentials.get()`
+/// (`PublicKeyCredentialRequestOptions`, unwrapped) and the state to keep.
+/// With no credentials to allow it is a discoverable (passkey) sign-in.
+pub fn start_authentication(
     rp: &RelyingParty,
-    challenge: &str,
-    credential: &Credential,
-    response: &Value,
-) -> Result<u32, Refusal> {
-    let raw_id = decode(response, &["rawId"])?;
-    if raw_id != credential.id {
-        return Err("WebAuthn credential is not this factor's");
-    }
-    let client_data = decode(response, &["response", "clientDataJSON"])?;
-    let auth_data = decode(response, &["response", "authenticatorData"])?;
-    let signature = decode(response, &["response", "signature"])?;
-    check_client_data(rp, &client_data, "webauthn.get", challenge)?;
-    let parsed = parse_auth_data(rp, &auth_data)?;
-    let key = verifying_key(credential).ok_or("Invalid credential public key")?;
-    let signature =
-        p256::ecdsa::Signature::from_der(&signature).map_err(|_| "Invalid WebAuthn signature")?;
-    let mut signed = auth_data.clone();
-    signed.extend_from_slice(&Sha256::digest(&client_data));
-    key.verify(&signed, &signature)
-        .map_err(|_| "Invalid WebAuthn signature")?;
-    // A counter that does not grow (when the authenticator keeps one) means
-    // a cloned authenticator.
-    if (parsed.sign_count != 0 || credential.sign_count != 0)
-        && parsed.sign_count <= credential.sign_count
-    {
-        return Err("WebAuthn signature counter did not increase");
-    }
-    Ok(parsed.sign_count)
+    timeout: Duration,
+    allow: &[StoredCredential],
+) -> Result<(Value, Value), Refusal> {
+    let core = rp.core(timeout);
+    let allow = allow
+        .iter()
+        .map(StoredCredential::to_library)
+        .collect::<Result<Vec<_>, _>>()?;
+    let builder = core
+        .new_challenge_authenticate_builder(allow, Some(UserVerificationPolicy::Preferred))?
+        // A credential that became backup eligible (synced) may go on.
+        .allow_backup_eligible_upgrade(true);
+    let (options, state) = core.generate_challenge_authenticate(builder)?;
+    let options = serde_json::to_value(options.public_key).map_err(|_| Refusal::NoState)?;
+    let state = serde_json::to_value(state).map_err(|_| Refusal::NoState)?;
+    Ok((options, state))
 }
 
-/// Just enough CBOR (RFC 8949) for attestation objects and COSE keys.
-pub mod cbor {
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum Item {
-        Int(i64),
-        Bytes(Vec<u8>),
-        Text(String),
-        Array(Vec<Item>),
-        Map(Vec<(Item, Item)>),
-        Simple(u8),
+/// Checks an assertion (`navigator.credentials.get()`'s credential as JSON)
+/// against the kept `state`, signed by `stored`: the credential with its new
+/// counter and flags, to store.
+pub fn finish_authentication(
+    rp: &RelyingParty,
+    state: &Value,
+    stored: &StoredCredential,
+    response: &Value,
+) -> Result<StoredCredential, Refusal> {
+    let state: AuthenticationState =
+        serde_json::from_value(state.clone()).map_err(|_| Refusal::NoState)?;
+    let answer: PublicKeyCredential =
+        serde_json::from_value(response.clone()).map_err(|_| Refusal::Malformed)?;
+    let mut stored = stored.clone();
+    if stored.is_legacy() {
+        // Plinth's earlier code kept no backup flags: the first assertion
+        // after the switch tells them.
+        let data = AuthenticatorData::<webauthn_rs_core::proto::Authentication>::try_from(
+            answer.response.authenticator_data.as_slice(),
+        )?;
+        stored.backup_eligible = data.backup_eligible;
+        stored.backed_up = data.backup_state;
+        stored.attestation_type = "none".into();
     }
-
-    impl Item {
-        pub fn as_int(&self) -> Option<i64> {
-            match self {
-                Self::Int(i) => Some(*i),
-                _ => None,
-            }
-        }
-
-        pub fn as_bytes(&self) -> Option<&[u8]> {
-            match self {
-                Self::Bytes(b) => Some(b),
-                _ => None,
-            }
-        }
-
-        fn entries(&self) -> &[(Item, Item)] {
-            match self {
-                Self::Map(entries) => entries,
-                _ => &[],
-            }
-        }
-
-        pub fn get_text_key(&self, key: &str) -> Option<&Item> {
-            self.entries()
-                .iter()
-                .find(|(k, _)| matches!(k, Item::Text(t) if t == key))
-                .map(|(_, v)| v)
-        }
-
-        pub fn get_text(&self, key: &str) -> Option<&str> {
-            match self.get_text_key(key)? {
-                Item::Text(t) => Some(t),
-                _ => None,
-            }
-        }
-
-        pub fn get_int_key(&self, key: i64) -> Option<&Item> {
-            self.entries()
-                .iter()
-                .find(|(k, _)| k.as_int() == Some(key))
-                .map(|(_, v)| v)
-        }
-    }
-
-    /// One item from the start of `data` and the bytes it took.
-    pub fn parse(data: &[u8]) -> Option<(Item, usize)> {
-        parse_at(data, 0)
-    }
-
-    fn parse_at(data: &[u8], depth: usize) -> Option<(Item, usize)> {
-        if depth > 16 {
-            return None;
-        }
-        let first = *data.first()?;
-        let major = first >> 5;
-        let info = first & 0x1f;
-        let (arg, mut used): (u64, usize) = match info {
-            0..=23 => (u64::from(info), 1),
-            24 => (u64::from(*data.get(1)?), 2),
-            25 => (
-                u64::from(u16::from_be_bytes(data.get(1..3)?.try_into().ok()?)),
-                3,
-            ),
-            26 => (
-                u64::from(u32::from_be_bytes(data.get(1..5)?.try_into().ok()?)),
-                5,
-            ),
-            27 => (u64::from_be_bytes(data.get(1..9)?.try_into().ok()?), 9),
-            _ => return None,
-        };
-        let item = match major {
-            0 => Item::Int(i64::try_from(arg).ok()?),
-            1 => Item::Int(-1 - i64::try_from(arg).ok()?),
-            2 | 3 => {
-                let len = usize::try_from(arg).ok()?;
-                let bytes = data.get(used..used.checked_add(len)?)?.to_vec();
-                used += len;
-                if major == 2 {
-                    Item::Bytes(bytes)
-                } else {
-                    Item::Text(String::from_utf8(bytes).ok()?)
-                }
-            }
-            4 | 5 => {
-                let count = usize::try_from(arg).ok()?;
-                if count > data.len() {
-                    return None;
-                }
-                let mut items = Vec::with_capacity(count);
-                let mut entries = Vec::with_capacity(count);
-                for _ in 0..count {
-                    let (first, n) = parse_at(data.get(used..)?, depth + 1)?;
-                    used += n;
-                    if major == 4 {
-                        items.push(first);
-                    } else {
-                        let (second, n) = parse_at(data.get(used..)?, depth + 1)?;
-                        used += n;
-                        entries.push((first, second));
-                    }
-                }
-                if major == 4 {
-                    Item::Array(items)
-                } else {
-                    Item::Map(entries)
-                }
-            }
-            7 if info < 24 => Item::Simple(info),
-            _ => return None,
-        };
-        Some((item, used))
-    }
+    let result = rp.core(Duration::ZERO).authenticate_single_credential(
+        &answer,
+        &state,
+        &stored.to_library()?,
+    )?;
+    stored.sign_count = result.counter();
+    stored.backup_eligible = result.backup_eligible();
+    stored.backed_up = result.backup_state();
+    Ok(stored)
 }
 
 #[cfg(test)]
@@ -411,23 +415,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cbor_reads_maps_negative_keys_and_byte_strings() {
-        // {1: 2, -2: h'0102', "fmt": "none"}
-        let data = [
-            0xa3, 0x01, 0x02, 0x21, 0x42, 0x01, 0x02, 0x63, b'f', b'm', b't', 0x64, b'n', b'o',
-            b'n', b'e',
-        ];
-        let (item, used) = cbor::parse(&data).unwrap();
-        assert_eq!(used, data.len());
-        assert_eq!(item.get_int_key(1).unwrap().as_int(), Some(2));
+    fn factor_json_round_trips_and_reads_the_earlier_shape() {
+        let earlier = json!({
+            "id": B64URL.encode([7u8; 16]),
+            "public_key": {"kty": "EC2", "alg": -7, "crv": "P-256",
+                           "x": B64URL.encode([1u8; 32]), "y": B64URL.encode([2u8; 32])},
+            "sign_count": 3,
+            "aaguid": B64URL.encode([0x11u8; 16]),
+        });
+        let read = StoredCredential::from_factor_json(&earlier).unwrap();
+        assert_eq!(read.id, vec![7u8; 16]);
+        assert_eq!(read.sign_count, 3);
+        assert!(read.is_legacy());
         assert_eq!(
-            item.get_int_key(-2).unwrap().as_bytes(),
-            Some(&[1u8, 2][..])
+            read.aaguid.unwrap().to_string(),
+            "11111111-1111-1111-1111-111111111111"
         );
-        assert_eq!(item.get_text("fmt"), Some("none"));
-        // Truncated and absurd lengths are refused, not read past the end.
-        assert!(cbor::parse(&data[..5]).is_none());
-        assert!(cbor::parse(&[0x5b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]).is_none());
-        assert!(cbor::parse(&[0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]).is_none());
+        // The COSE key: kty EC2, ES256, P-256, x, y.
+        let cose: serde_cbor_2::Value = serde_cbor_2::from_slice(&read.public_key).unwrap();
+        let serde_cbor_2::Value::Map(map) = cose else {
+            panic!("not a map")
+        };
+        assert_eq!(
+            map[&serde_cbor_2::Value::Integer(-2)],
+            serde_cbor_2::Value::Bytes(vec![1; 32])
+        );
+        assert_eq!(
+            map[&serde_cbor_2::Value::Integer(3)],
+            serde_cbor_2::Value::Integer(-7)
+        );
+
+        let mut platform = read.clone();
+        platform.attestation_type = "packed".into();
+        platform.transports = vec!["usb".into()];
+        platform.backup_eligible = true;
+        let json = platform.to_factor_json();
+        // Go's []byte: standard, padded base64.
+        assert_eq!(json["id"], B64STD.encode([7u8; 16]));
+        assert_eq!(json["authenticator"]["signCount"], 3);
+        assert_eq!(StoredCredential::from_factor_json(&json).unwrap(), platform);
+        assert!(StoredCredential::from_factor_json(&json!({"id": "AA"})).is_none());
     }
 }
