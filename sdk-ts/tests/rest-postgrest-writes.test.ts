@@ -101,6 +101,41 @@ describe('insert with missing=default', () => {
     expect(new Set(rows.map((r) => r.uid)).size).toBe(3)
   })
 
+  // PostgREST v14 lays each row over the object of the named columns'
+  // defaults, so every default runs for every row: the row with its own id
+  // draws an identity value too, and the next row gets the one after it.
+  it('draws a default for every row of the batch, the rows with their own key included', async () => {
+    const supabase = serviceClient()
+    const probe = await supabase.from('wr_defaults').insert({ title: 'probe' }).select('id').single()
+    expect(probe.error).toBeNull()
+    const n = Number(probe.data?.id)
+    const { data, error } = await supabase
+      .from('wr_defaults')
+      .insert([{ id: 5000, title: 'own' }, { title: 'drawn' }], { defaultToNull: false })
+      .select('id, title')
+    expect(error).toBeNull()
+    expect(data).toEqual([
+      { id: 5000, title: 'own' },
+      { id: n + 2, title: 'drawn' },
+    ])
+
+    const tag = await supabase.from('wr_tags').insert({ slug: 'probe' }).select('id').single()
+    expect(tag.error).toBeNull()
+    const m = Number(tag.data?.id)
+    const upserted = await supabase
+      .from('wr_tags')
+      .upsert([{ id: 1, slug: 'red', label: 'Rouge' }, { slug: 'violet' }], {
+        onConflict: 'slug',
+        defaultToNull: false,
+      })
+      .select('id, slug')
+    expect(upserted.error).toBeNull()
+    expect(upserted.data).toEqual([
+      { id: 1, slug: 'red' },
+      { id: m + 2, slug: 'violet' },
+    ])
+  })
+
   it('writes NULL for absent keys by default (defaultToNull: true)', async () => {
     const supabase = serviceClient()
     const { data, error, status } = await supabase

@@ -308,8 +308,8 @@ pub struct Limited {
 #[derive(Debug, Clone, PartialEq)]
 pub struct InsertColumn {
     pub name: String,
-    /// With `missing=default`: the column's default expression, used when a
-    /// row lacks the key.
+    /// With `missing=default`: the column's default expression, evaluated
+    /// for every row (see `sql/insert.rs`), used when a row lacks the key.
     pub default: Option<String>,
 }
 

@@ -10,6 +10,7 @@
 //! jsonb's spacing and key order) inside the top-level `json` array.
 
 pub mod builder;
+mod insert;
 
 pub use builder::{Bind, Sql, quote_literal};
 
@@ -1017,54 +1018,8 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                     }
                     s.ident(&c.name);
                 }
-                s.push(") SELECT ");
-                let with_defaults = columns.iter().any(|c| c.default.is_some());
-                for (i, c) in columns.iter().enumerate() {
-                    if i > 0 {
-                        s.push(", ");
-                    }
-                    match (&c.default, with_defaults) {
-                        (Some(default), true) => {
-                            s.push("CASE WHEN \"pgrst_body\".\"pgrst_j\"::jsonb ? ")
-                                .literal(&c.name);
-                            s.push(" THEN (json_populate_record(NULL::")
-                                .qualified(table)
-                                .push(", \"pgrst_body\".\"pgrst_j\")).")
-                                .ident(&c.name);
-                            s.push(" ELSE ").push_catalog_sql(default).push(" END");
-                        }
-                        (None, true) => {
-                            s.push("(json_populate_record(NULL::")
-                                .qualified(table)
-                                .push(", \"pgrst_body\".\"pgrst_j\")).")
-                                .ident(&c.name);
-                        }
-                        (_, false) => {
-                            s.push("\"pgrst_body\".").ident(&c.name);
-                        }
-                    }
-                }
-                if with_defaults {
-                    s.push(" FROM json_array_elements(")
-                        .bind(Bind::Text(body.clone()))
-                        .push("::json) AS \"pgrst_body\"(\"pgrst_j\")");
-                } else {
-                    s.push(" FROM json_populate_recordset(NULL::")
-                        .qualified(table)
-                        .push(", ")
-                        .bind(Bind::Text(body.clone()))
-                        .push("::json) AS \"pgrst_body\"");
-                }
-                // PUT: only the row the URL names.
-                for (i, (column, value, ty)) in put_key.iter().enumerate() {
-                    s.push(if i == 0 { " WHERE " } else { " AND " });
-                    s.push("\"pgrst_body\".")
-                        .ident(column)
-                        .push(" = ")
-                        .bind(Bind::Text(value.clone()))
-                        .push("::")
-                        .ty(ty);
-                }
+                s.push(") ");
+                insert::rows(s, table, columns, body, put_key);
             }
             if let Some((cols, resolution)) = on_conflict {
                 s.push(" ON CONFLICT (");

@@ -421,7 +421,11 @@ async fn put_upserts_one_row() {
 
 // missing=default: an absent key takes the column's default, evaluated per
 // row (volatile defaults, sequences, identity), a domain's default when the
-// column has none; present keys (even null) are kept.
+// column has none; present keys (even null) are kept. PostgREST builds each
+// row as `jsonb_build_object(<column>, <default>, …) || <row>`
+// (Query/SqlFragment.hs `fromJsonBodyF`), so every default of the named
+// columns runs for every row, a row that brings its own key included: a
+// sequence draws a value for each row of the batch.
 #[tokio::test]
 async fn missing_default_on_insert() {
     let app = spawn().await;
@@ -472,7 +476,8 @@ async fn missing_default_on_insert() {
                     "note": "only", "title_len": 8}])
         )
     );
-    // An explicit id is kept and the identity is not consumed.
+    // An explicit id is kept, and its row still draws an identity value
+    // (5): the next row gets 6, as PostgREST v14 answers.
     let r = write(
         &app,
         "POST",
@@ -485,7 +490,7 @@ async fn missing_default_on_insert() {
         (r.status, r.json()),
         (
             201,
-            json!([{"id": 50, "title": "fifty"}, {"id": 5, "title": "next"}])
+            json!([{"id": 50, "title": "fifty"}, {"id": 6, "title": "next"}])
         )
     );
 
@@ -502,7 +507,7 @@ async fn missing_default_on_insert() {
         (r.status, r.json()),
         (
             201,
-            json!([{"id": 6, "title": "untitled"}, {"id": 7, "title": "untitled"}])
+            json!([{"id": 7, "title": "untitled"}, {"id": 8, "title": "untitled"}])
         )
     );
 }
@@ -643,6 +648,34 @@ async fn missing_default_on_upsert() {
             // The conflicting row drew an identity value too (id 2).
             json!([{"id": 3, "slug": "new"}])
         )
+    );
+    // merge-duplicates: every row draws an identity value (4, 5, 6), the
+    // row with its own id too; a merged row without one takes the value
+    // it drew (`DO UPDATE SET "id" = EXCLUDED."id"`), as PostgREST v14.
+    let r = write(
+        &app,
+        "POST",
+        "/wr_tags?on_conflict=slug&columns=id,slug,label&select=id,slug,label",
+        "resolution=merge-duplicates, missing=default, return=representation",
+        Some(json!([
+            {"id": 1, "slug": "red", "label": "Rouge"},
+            {"slug": "blue"},
+            {"slug": "new", "label": "Neu"}
+        ])),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            201,
+            json!([
+                {"id": 1, "slug": "red", "label": "Rouge"},
+                {"id": 5, "slug": "blue", "label": null},
+                {"id": 6, "slug": "new", "label": "Neu"}
+            ])
+        ),
+        "{}",
+        r.text
     );
 }
 
