@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::StorageState;
+use crate::coerce::{self, Boolean};
 use crate::error::StorageError;
 use crate::extract::{JsonBody, Path, Query};
 use crate::meta::{BUCKET_COLUMNS, BucketRow, Caller, allow_delete};
@@ -18,14 +19,9 @@ use crate::wire;
 
 type Result<T, E = StorageError> = std::result::Result<T, E>;
 
+/// `public` as the platform's validator takes it (`"true"` is true).
 fn parse_json<T: for<'de> Deserialize<'de>>(body: &Bytes) -> Result<T> {
-    let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
-        b"{}"
-    } else {
-        body
-    };
-    serde_json::from_slice(body)
-        .map_err(|e| StorageError::InvalidRequest(format!("invalid request body: {e}")))
+    coerce::parse(body, &[("public", Boolean)])
 }
 
 /// `Some(None)` when the field is present and null, `None` when absent.

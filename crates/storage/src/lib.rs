@@ -45,6 +45,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod buckets;
+mod coerce;
 mod config;
 mod error;
 mod extract;

@@ -27,6 +27,7 @@ use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use crate::StorageState;
+use crate::coerce::{self, Boolean, Integer};
 use crate::error::StorageError;
 use crate::extract::{JsonBody, Path};
 use crate::meta::Caller;
@@ -316,12 +317,16 @@ pub(crate) async fn list_v2(
 ) -> Result<Json<Value>> {
     validate_bucket_name(&bucket)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
-    let body: Value = if body.is_empty() {
+    let mut body: Value = if body.is_empty() {
         json!({})
     } else {
         serde_json::from_slice(&body)
             .map_err(|e| StorageError::InvalidRequest(format!("Body is not valid JSON: {e}")))?
     };
+    coerce::coerce_fields(
+        &mut body,
+        &[("limit", Integer), ("with_delimiter", Boolean)],
+    )?;
     let request = Request::parse(&body)?;
     let (asc, column) = request.effective();
     let mut tx = state.inner.db.begin_as(&caller.ctx).await?;

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::Row;
 
+use crate::coerce::{self, Boolean, Integer};
 use crate::error::StorageError;
 use crate::extract::{JsonBody, Path, Query};
 use crate::meta::{
@@ -41,16 +42,6 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 fn upsert_header(headers: &HeaderMap) -> bool {
     header_str(headers, "x-upsert").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-}
-
-fn parse_json<T: for<'de> Deserialize<'de>>(body: &Bytes) -> Result<T> {
-    let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
-        b"{}"
-    } else {
-        body
-    };
-    serde_json::from_slice(body)
-        .map_err(|e| StorageError::InvalidRequest(format!("invalid request body: {e}")))
 }
 
 // ---------------------------------------------------------------- uploads
@@ -771,7 +762,7 @@ pub(crate) async fn list(
 ) -> Result<Json<Value>> {
     validate_bucket_name(&bucket)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
-    let body: ListBody = parse_json(&body)?;
+    let body: ListBody = coerce::parse(&body, &[("limit", Integer), ("offset", Integer)])?;
     let folder = list_folder(body.prefix.as_deref().unwrap_or_default());
     let limit = body.limit.unwrap_or(100).clamp(1, 1000);
     let offset = body.offset.unwrap_or(0).max(0);
@@ -844,7 +835,7 @@ pub(crate) async fn remove_many(
 ) -> Result<Json<Value>> {
     validate_bucket_name(&bucket)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
-    let body: RemoveBody = parse_json(&body)?;
+    let body: RemoveBody = coerce::parse(&body, &[])?;
     if body.prefixes.is_empty() || body.prefixes.len() > 1000 {
         return Err(StorageError::InvalidRequest(
             "prefixes must list between 1 and 1000 names".into(),
@@ -948,7 +939,7 @@ pub(crate) async fn move_object(
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>> {
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
-    let body: MoveBody = parse_json(&body)?;
+    let body: MoveBody = coerce::parse(&body, &[("copyMetadata", Boolean)])?;
     body.validate()?;
     let dest_bucket = body.destination_bucket().to_owned();
     let mut tx = state.inner.db.begin_as(&caller.ctx).await?;
@@ -985,7 +976,7 @@ pub(crate) async fn copy_object(
 ) -> Result<Json<Value>> {
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
     let upsert = upsert_header(&headers);
-    let body: MoveBody = parse_json(&body)?;
+    let body: MoveBody = coerce::parse(&body, &[("copyMetadata", Boolean)])?;
     body.validate()?;
     let dest_bucket = body.destination_bucket().to_owned();
     let source = object_as(&state, &caller, &body.bucket_id, &body.source_key).await?;
@@ -1143,7 +1134,7 @@ pub(crate) async fn sign_one(
 ) -> Result<Json<Value>> {
     check_names(&bucket, &name)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
-    let body: SignBody = parse_json(&body)?;
+    let body: SignBody = coerce::parse(&body, &[("expiresIn", Integer)])?;
     let seconds = expiry(&state, body.expires_in)?;
     let transform = crate::render::sign_claims(&state, body.transform.as_ref())?;
     object_as(&state, &caller, &bucket, &name).await?;
@@ -1161,7 +1152,7 @@ pub(crate) async fn sign_many(
 ) -> Result<Json<Value>> {
     validate_bucket_name(&bucket)?;
     let caller = Caller::from_request(&state, &headers, &method, uri.path())?;
-    let body: SignBody = parse_json(&body)?;
+    let body: SignBody = coerce::parse(&body, &[("expiresIn", Integer)])?;
     let seconds = expiry(&state, body.expires_in)?;
     let paths = body.paths.unwrap_or_default();
     if paths.is_empty() || paths.len() > 1000 {

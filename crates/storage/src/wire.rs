@@ -214,8 +214,16 @@ pub const FILE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; sandb
 /// Parses a bucket's `file_size_limit` as the client may send it: a number
 /// of bytes, or a string such as `"5MB"`, `"100kb"`, `"1GB"`, `"2048"`.
 pub fn parse_size(value: &serde_json::Value) -> Option<u64> {
+    let bytes = |n: f64| {
+        (n.is_finite() && n.fract() == 0.0 && n >= 0.0 && n < u64::MAX as f64).then_some(n as u64)
+    };
     match value {
-        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::Number(n) => n.as_u64().or_else(|| n.as_f64().and_then(bytes)),
+        // A numeric string is a number of bytes: the platform's validator
+        // coerces it to the schema's first choice, an integer.
+        serde_json::Value::String(s) if !s.is_empty() && crate::coerce::js_number(s).is_some() => {
+            crate::coerce::js_number(s).and_then(bytes)
+        }
         // As the platform parses them: `<number><gb|mb|kb|b>`, no space,
         // decimal units ("20MB" is 20,000,000 bytes), the number rounded to
         // three significant digits.
@@ -440,7 +448,14 @@ mod tests {
         assert_eq!(parse_size(&json!("1234b")), Some(1230));
         // what the platform's pattern refuses
         assert_eq!(parse_size(&json!("1 GB")), None);
-        assert_eq!(parse_size(&json!("2048")), None);
+        // numbers in strings are numbers, as the platform's validator
+        // coerces them (whole and finite only)
+        assert_eq!(parse_size(&json!("2048")), Some(2048));
+        assert_eq!(parse_size(&json!("2e3")), Some(2000));
+        assert_eq!(parse_size(&json!(2048.0)), Some(2048));
+        assert_eq!(parse_size(&json!("1.5")), None);
+        assert_eq!(parse_size(&json!("-1")), None);
+        assert_eq!(parse_size(&json!("Infinity")), None);
         assert_eq!(parse_size(&json!("5m")), None);
         assert_eq!(parse_size(&json!(".5mb")), None);
         assert_eq!(parse_size(&json!("1.mb")), None);

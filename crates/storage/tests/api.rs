@@ -26,6 +26,8 @@ use uuid::Uuid;
 mod list_v2;
 #[path = "api/moto.rs"]
 mod moto;
+#[path = "api/numbers.rs"]
+mod numbers;
 #[path = "api/platform.rs"]
 mod platform;
 #[path = "api/render.rs"]
