@@ -609,18 +609,13 @@ async fn serve(
     let content_type = wire::declared_type(&stored).unwrap_or("application/octet-stream");
     set(&mut headers, header::CONTENT_TYPE, content_type);
     set(&mut headers, header::ACCEPT_RANGES, "bytes");
-    let attachment = match download {
-        Some(download) if !download.is_empty() => Some(download),
-        Some(_) => Some(file_name(&row.name)),
-        None if !wire::inline_safe(content_type) => Some(file_name(&row.name)),
+    let disposition = match download {
+        Some(download) => Some(wire::download_disposition(download)),
+        None if !wire::inline_safe(content_type) => Some(wire::attachment(file_name(&row.name))),
         None => None,
     };
-    if let Some(file) = attachment {
-        set(
-            &mut headers,
-            header::CONTENT_DISPOSITION,
-            &wire::attachment(file),
-        );
+    if let Some(disposition) = disposition {
+        set(&mut headers, header::CONTENT_DISPOSITION, &disposition);
     }
     let (status, start, end) = match wire::parse_range(header_str(request, "range"), size) {
         RangeRequest::Full => (StatusCode::OK, 0, size),

@@ -225,14 +225,9 @@ async fn answer(
         header::CONTENT_LENGTH,
         &bytes.len().to_string(),
     );
-    match download {
-        Some("") => set(&mut headers, header::CONTENT_DISPOSITION, "attachment;"),
-        Some(file) => set(
-            &mut headers,
-            header::CONTENT_DISPOSITION,
-            &wire::attachment(file),
-        ),
-        None => {}
+    if let Some(download) = download {
+        let disposition = wire::download_disposition(download);
+        set(&mut headers, header::CONTENT_DISPOSITION, &disposition);
     }
     Ok((StatusCode::OK, headers, Body::from(bytes)).into_response())
 }

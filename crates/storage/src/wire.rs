@@ -270,8 +270,34 @@ pub fn cache_control(value: Option<&str>, default_max_age: u64) -> String {
 
 const FILENAME: &AsciiSet = &NON_ALPHANUMERIC.remove(b'.').remove(b'-').remove(b'_');
 
-/// `attachment; filename="x.png"; filename*=UTF-8''x.png`, with anything
-/// unsafe in the quoted form replaced.
+/// What JavaScript's `encodeURIComponent` leaves as it is.
+const URI_COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+
+/// The `Content-Disposition` of a download asked for with `?download=name`,
+/// as the platform writes it: the name through `encodeURIComponent` in both
+/// `filename` and `filename*` (`attachment; filename=a%20b.png;
+/// filename*=UTF-8''a%20b.png`), or `attachment;` for an empty name. What
+/// is left unencoded is visible ASCII without `"`, `;`, `,` or white space,
+/// so no name can end the header or add a parameter of its own.
+pub fn download_disposition(name: &str) -> String {
+    if name.is_empty() {
+        return "attachment;".to_owned();
+    }
+    let encoded = utf8_percent_encode(name, URI_COMPONENT);
+    format!("attachment; filename={encoded}; filename*=UTF-8''{encoded}")
+}
+
+/// `attachment; filename="x.png"; filename*=UTF-8''x.png` (for a file that is
+/// never shown inline), with anything unsafe in the quoted form replaced.
 pub fn attachment(file_name: &str) -> String {
     let plain: String = file_name
         .chars()
@@ -474,6 +500,22 @@ mod tests {
         assert_eq!(
             attachment("a b.png"),
             "attachment; filename=\"a b.png\"; filename*=UTF-8''a%20b.png"
+        );
+        assert_eq!(download_disposition(""), "attachment;");
+        assert_eq!(
+            download_disposition("a b.png"),
+            "attachment; filename=a%20b.png; filename*=UTF-8''a%20b.png"
+        );
+        // encodeURIComponent's own set stays; quotes, separators, control
+        // characters and non-ASCII are encoded
+        assert_eq!(
+            download_disposition("it's (1)!~*.txt"),
+            "attachment; filename=it's%20(1)!~*.txt; filename*=UTF-8''it's%20(1)!~*.txt"
+        );
+        assert_eq!(
+            download_disposition("é\";\r\nSet-Cookie: x=1,y"),
+            "attachment; filename=%C3%A9%22%3B%0D%0ASet-Cookie%3A%20x%3D1%2Cy; \
+             filename*=UTF-8''%C3%A9%22%3B%0D%0ASet-Cookie%3A%20x%3D1%2Cy"
         );
         assert_eq!(
             attachment("é\".txt"),

@@ -606,7 +606,7 @@ async fn raw_upload_then_download_records_owner_and_headers() {
         .await;
     assert_eq!(
         response.headers()["content-disposition"],
-        "attachment; filename=\"greeting.txt\"; filename*=UTF-8''greeting.txt"
+        "attachment; filename=greeting.txt; filename*=UTF-8''greeting.txt"
     );
     // the bytes are in the store under a generated key, not under the name
     let files = app.object_files();
@@ -1015,12 +1015,7 @@ async fn public_bucket_serves_caching_headers_ranges_and_304() {
         .send()
         .await
         .unwrap();
-    assert!(
-        response.headers()["content-disposition"]
-            .to_str()
-            .unwrap()
-            .contains("filename=\"data.bin\"")
-    );
+    assert_eq!(response.headers()["content-disposition"], "attachment;");
 
     // private or missing buckets, and missing objects
     assert_eq!(

@@ -180,3 +180,98 @@ async fn etags_are_the_md5_or_with_mtime_the_time_and_size() {
         assert!(before <= ms && ms <= after, "{before} <= {ms} <= {after}");
     }
 }
+
+/// `?download=name` names the attachment as the platform writes it (the
+/// name through `encodeURIComponent`, in `filename` and `filename*`), on
+/// every download route; `?download=` alone is `attachment;`. No name can
+/// end the header or add a parameter: what would is percent-encoded.
+#[tokio::test]
+async fn downloads_are_named_as_the_platform_names_them_and_nothing_more() {
+    let app = spawn_app().await;
+    let r = app
+        .upload(
+            &app.service,
+            "public-bucket",
+            "notes.txt",
+            b"hi",
+            "text/plain",
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let r = app
+        .upload(
+            &app.service,
+            "public-bucket",
+            "dot.png",
+            &render::png(4, 4),
+            "image/png",
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let signed: Value = app
+        .post_json(
+            "/object/sign/public-bucket/notes.txt",
+            &app.service,
+            json!({ "expiresIn": 60 }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let signed = signed["signedURL"].as_str().unwrap().to_owned();
+    let routes = [
+        "/object/public-bucket/notes.txt".to_owned(),
+        "/object/authenticated/public-bucket/notes.txt".to_owned(),
+        "/object/public/public-bucket/notes.txt".to_owned(),
+        signed,
+        "/render/image/public/public-bucket/dot.png?width=2".to_owned(),
+        "/render/image/authenticated/public-bucket/dot.png?width=2".to_owned(),
+    ];
+    let cases = [
+        // name as sent (percent-encoded in the query) -> header
+        (
+            "report.txt",
+            "attachment; filename=report.txt; filename*=UTF-8''report.txt",
+        ),
+        (
+            "My%20Notes%20%28v2%29.txt",
+            "attachment; filename=My%20Notes%20(v2).txt; filename*=UTF-8''My%20Notes%20(v2).txt",
+        ),
+        (
+            "%22quoted%22%20it's.txt",
+            "attachment; filename=%22quoted%22%20it's.txt; filename*=UTF-8''%22quoted%22%20it's.txt",
+        ),
+        (
+            "r%C3%A9sum%C3%A9%20%E2%9C%93.txt",
+            "attachment; filename=r%C3%A9sum%C3%A9%20%E2%9C%93.txt; \
+             filename*=UTF-8''r%C3%A9sum%C3%A9%20%E2%9C%93.txt",
+        ),
+        ("", "attachment;"),
+        // the attacks: a header of its own, a parameter of its own
+        (
+            "a.txt%0D%0ASet-Cookie:%20stolen=1",
+            "attachment; filename=a.txt%0D%0ASet-Cookie%3A%20stolen%3D1; \
+             filename*=UTF-8''a.txt%0D%0ASet-Cookie%3A%20stolen%3D1",
+        ),
+        (
+            "x%22;%20filename=%22evil.html",
+            "attachment; filename=x%22%3B%20filename%3D%22evil.html; \
+             filename*=UTF-8''x%22%3B%20filename%3D%22evil.html",
+        ),
+    ];
+    for route in &routes {
+        for (name, expected) in cases {
+            let sep = if route.contains('?') { '&' } else { '?' };
+            let r = app
+                .get(&format!("{route}{sep}download={name}"), &app.service)
+                .await;
+            assert_eq!(r.status(), 200, "{route} {name}");
+            let dispositions: Vec<_> = r.headers().get_all("content-disposition").iter().collect();
+            assert_eq!(dispositions, [expected], "{route} {name}");
+            assert!(r.headers().get("set-cookie").is_none(), "{route} {name}");
+            // one attachment, one filename and one filename*, whatever the name
+            let parameters: Vec<&str> = expected.split(';').map(str::trim).collect();
+            assert!(parameters.len() <= 3, "{expected}");
+        }
+    }
+}

@@ -7,7 +7,7 @@ use std::io::Cursor;
 use super::*;
 
 /// A `w` x `h` PNG with a gradient (so resizing has something to do).
-fn png(w: u32, h: u32) -> Vec<u8> {
+pub(super) fn png(w: u32, h: u32) -> Vec<u8> {
     let image = image::RgbImage::from_fn(w, h, |x, y| {
         image::Rgb([(x % 256) as u8, (y % 256) as u8, ((x + y) % 256) as u8])
     });
