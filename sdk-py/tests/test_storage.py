@@ -176,7 +176,7 @@ def test_signed_urls_expire_in_the_seconds_asked(service_client, plinth):
     downloadable = files.create_signed_url("secret/report.txt", 60, {"download": "renamed.txt"})
     response = httpx.get(downloadable["signedURL"])
     assert response.content == b"signed bytes"
-    assert 'filename="renamed.txt"' in response.headers["content-disposition"]
+    assert response.headers["content-disposition"] == "attachment; filename=renamed.txt; filename*=UTF-8''renamed.txt"
 
     many = files.create_signed_urls(["secret/report.txt", "secret/other.txt", "secret/missing.txt"], 120)
     assert [m["path"] for m in many] == ["secret/report.txt", "secret/other.txt", "secret/missing.txt"]
