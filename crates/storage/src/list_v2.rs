@@ -6,12 +6,18 @@
 //!   prefix) is listed, by name (bytewise, `COLLATE "C"`) or by
 //!   `created_at` / `updated_at` then name.
 //! * With `with_delimiter` the names below `prefix` fold at the next `/`
-//!   into folders (`{ id: null, name: "a/b/" }`), each listed once, in name
-//!   order among the objects directly under `prefix` (which carry `key`, their
-//!   name's segment at the prefix's depth). The walk skips a folder's contents
-//!   with one seek, as the platform's skip-scan does.
+//!   into folders, each listed once among the objects directly under
+//!   `prefix`; every entry carries `key`, its name's segment at the
+//!   prefix's depth. A folder is the platform's row for it: `{ key: "b",
+//!   name: "a/b/", id: null, metadata: null, ... }`, its times null in name
+//!   order, and, ordered by `created_at` / `updated_at`, both the earliest
+//!   `created_at` of its objects (as the platform's `search_by_timestamp`).
+//!   In name order the walk skips a folder's contents with one seek, as the
+//!   platform's skip-scan does.
 //! * The cursor is the platform's: base64 of `l:<last name>` (and `o:` /
-//!   `c:` / `a:` for order, column and the column's last value).
+//!   `c:` / `a:` for order, column and the column's last value); a folder
+//!   last in name order is `l:a/b/`, so that the next page knows to skip
+//!   it, while `nextCursorKey` names it as the platform does (`a/b`).
 //!
 //! Every statement runs as the caller: row-level security decides what is
 //! listed.
@@ -294,6 +300,21 @@ impl Entry {
 
 const COLUMNS: &str = "name, id, metadata, updated_at, created_at, last_accessed_at";
 
+/// The entries directly under the prefix `$2` of bucket `$1`: its objects
+/// and a row per folder (`a/b`, no `/` at the end), whose times are the
+/// earliest `created_at` of its objects. Followed by `and <condition>`.
+const FOLDED_BY_TIME: &str = "(select folder as name, null::uuid as id, null::jsonb as metadata, \
+       min(created_at) as updated_at, min(created_at) as created_at, \
+       null::timestamptz as last_accessed_at \
+     from (select created_at, left(name, char_length($2) + strpos(substr(name, char_length($2) + 1), '/') - 1) as folder \
+           from storage.objects where bucket_id = $1 and starts_with(name, $2) \
+           and strpos(substr(name, char_length($2) + 1), '/') > 0) folders \
+     group by folder \
+   union all \
+   select name, id, metadata, updated_at, created_at, last_accessed_at from storage.objects \
+    where bucket_id = $1 and starts_with(name, $2) \
+      and strpos(substr(name, char_length($2) + 1), '/') = 0) entries where true";
+
 /// The folder `name` belongs to below `prefix` (`a/b/` for `a/b/c.txt`
 /// under `a/`), or `None` for an object directly under it.
 fn common_prefix(name: &str, prefix: &str) -> Option<String> {
@@ -333,14 +354,16 @@ pub(crate) async fn list_v2(
     let entries = if request.delimiter && column == Column::Name {
         folded(&mut tx, &bucket, &request, asc).await?
     } else {
-        flat(&mut tx, &bucket, &request, asc, column).await?
+        by_time_or_flat(&mut tx, &bucket, &request, asc, column).await?
     };
     tx.commit().await?;
     Ok(Json(page(&request, entries, column)))
 }
 
-/// Every object under the prefix, `limit + 1` of them from the cursor on.
-async fn flat(
+/// The objects under the prefix, `limit + 1` of them from the cursor on:
+/// every one of them, or with the delimiter (ordered by a time) those
+/// directly under it and a row per folder.
+async fn by_time_or_flat(
     conn: &mut PgConnection,
     bucket: &str,
     request: &Request,
@@ -362,12 +385,16 @@ async fn flat(
         ),
         Column::CreatedAt | Column::UpdatedAt => {
             let col = column.name();
+            let source = if request.delimiter {
+                FOLDED_BY_TIME
+            } else {
+                "storage.objects where bucket_id = $1 and starts_with(name, $2)"
+            };
             format!(
-                "select {COLUMNS} from storage.objects where bucket_id = $1 \
-                 and starts_with(name, $2) and ($3::text is null or \
+                "select {COLUMNS} from {source} and ($3::text is null or \
                  (date_trunc('milliseconds', {col}), name collate \"C\") {op} \
                  (coalesce($5::timestamptz, 'epoch'::timestamptz), $3)) \
-                 order by {col} {dir}, name collate \"C\" {dir} limit $4"
+                 order by date_trunc('milliseconds', {col}) {dir}, name collate \"C\" {dir} limit $4"
             )
         }
     };
@@ -487,22 +514,19 @@ fn page(request: &Request, mut entries: Vec<Entry>, column: Column) -> Value {
     let mut folders = Vec::new();
     let mut objects = Vec::new();
     for entry in &entries {
+        let key = request.delimiter.then(|| {
+            entry
+                .name
+                .split('/')
+                .nth(levels - 1)
+                .unwrap_or_default()
+                .to_owned()
+        });
         if entry.id.is_none() {
-            let name = if entry.name.ends_with('/') {
-                entry.name.clone()
-            } else {
-                format!("{}/", entry.name)
-            };
-            folders.push(json!({ "id": null, "name": name }));
+            let mut folder = entry.object_json(key);
+            folder["name"] = Value::String(format!("{}/", entry.name.trim_end_matches('/')));
+            folders.push(folder);
         } else {
-            let key = request.delimiter.then(|| {
-                entry
-                    .name
-                    .split('/')
-                    .nth(levels - 1)
-                    .unwrap_or_default()
-                    .to_owned()
-            });
             objects.push(entry.object_json(key));
         }
     }
@@ -531,7 +555,11 @@ fn page(request: &Request, mut entries: Vec<Entry>, column: Column) -> Value {
             column: sort_column,
         };
         out["nextCursor"] = Value::String(cursor.encode());
-        out["nextCursorKey"] = Value::String(last.name.clone());
+        let key = match last.id {
+            None => last.name.trim_end_matches('/'),
+            Some(_) => last.name.as_str(),
+        };
+        out["nextCursorKey"] = Value::String(key.to_owned());
     }
     out
 }

@@ -54,7 +54,12 @@ async fn delimited_pages_fold_folders_and_follow_the_cursor() {
     assert!(all.get("nextCursor").is_none());
     assert_eq!(names(&all, "folders"), ["b/", "e/"]);
     assert_eq!(names(&all, "objects"), ["a.txt", "d.txt"]);
-    assert_eq!(all["folders"][0], json!({ "id": null, "name": "b/" }));
+    // a folder is the platform's row for it (the Python client needs its key)
+    assert_eq!(
+        all["folders"][0],
+        json!({ "key": "b", "name": "b/", "id": null, "metadata": null,
+                "created_at": null, "updated_at": null, "last_accessed_at": null })
+    );
     let object = &all["objects"][0];
     let mut keys: Vec<&String> = object.as_object().unwrap().keys().collect();
     keys.sort();
@@ -82,7 +87,8 @@ async fn delimited_pages_fold_folders_and_follow_the_cursor() {
     )
     .await;
     assert_eq!(first["hasNext"], true);
-    assert_eq!(first["nextCursorKey"], "b/");
+    // the platform names a folder last on the page without its slash
+    assert_eq!(first["nextCursorKey"], "b");
     assert_eq!(names(&first, "objects"), ["a.txt"]);
     assert_eq!(names(&first, "folders"), ["b/"]);
     let cursor = first["nextCursor"].as_str().unwrap();
@@ -106,6 +112,7 @@ async fn delimited_pages_fold_folders_and_follow_the_cursor() {
     )
     .await;
     assert_eq!(names(&inside, "folders"), ["b/c/"]);
+    assert_eq!(inside["folders"][0]["key"], "c");
     assert_eq!(names(&inside, "objects"), ["b/1.txt", "b/2.txt"]);
     assert_eq!(inside["objects"][1]["key"], "2.txt");
 
@@ -240,4 +247,93 @@ async fn list_v2_runs_under_row_level_security_and_checks_its_body() {
         .await;
     let error = assert_error(r, StatusCode::BAD_REQUEST, "400", "InvalidParameter").await;
     assert_eq!(error["message"], "Invalid Parameter continuation token");
+}
+
+/// Ordered by a time, with the delimiter, the platform still folds: a row
+/// per folder whose times are the earliest `created_at` of its objects,
+/// paged by (time, name) without repeating or losing an entry.
+#[tokio::test]
+async fn delimited_listings_by_time_fold_folders_at_their_first_object() {
+    let app = spawn_app().await;
+    // created in this order, a little apart: a.txt, b/ (first b/1.txt), d.txt, e/
+    for name in NAMES {
+        let r = app
+            .upload(&app.service, "public-bucket", name, b"x", "text/plain")
+            .await;
+        assert_eq!(r.status(), 200, "{name}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let flat = list(&app, &app.service, "public-bucket", json!({})).await;
+    let created = |name: &str| {
+        flat["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == name)
+            .unwrap()["created_at"]
+            .clone()
+    };
+    let body = |order: &str, limit: usize, cursor: &Value| {
+        let mut body = json!({ "with_delimiter": true, "limit": limit,
+                               "sortBy": { "column": "created_at", "order": order } });
+        if !cursor.is_null() {
+            body["cursor"] = cursor.clone();
+        }
+        body
+    };
+    let all = list(
+        &app,
+        &app.service,
+        "public-bucket",
+        body("asc", 10, &Value::Null),
+    )
+    .await;
+    assert_eq!(names(&all, "objects"), ["a.txt", "d.txt"]);
+    assert_eq!(names(&all, "folders"), ["b/", "e/"]);
+    assert_eq!(
+        all["folders"][0],
+        json!({ "key": "b", "name": "b/", "id": null, "metadata": null,
+                "created_at": created("b/1.txt"), "updated_at": created("b/1.txt"),
+                "last_accessed_at": null })
+    );
+    assert_eq!(all["objects"][1]["key"], "d.txt");
+
+    // one entry a page, both ways: every entry once, in time order
+    for (order, expected) in [
+        ("asc", ["a.txt", "b/", "d.txt", "e/"]),
+        ("desc", ["e/", "d.txt", "b/", "a.txt"]),
+    ] {
+        let mut seen = Vec::new();
+        let mut cursor = Value::Null;
+        for _ in 0..10 {
+            let page = list(&app, &app.service, "public-bucket", body(order, 1, &cursor)).await;
+            let mut here = names(&page, "folders");
+            here.extend(names(&page, "objects"));
+            assert_eq!(here.len(), 1, "{page}");
+            if page["hasNext"] == true {
+                // a folder is named without its slash, as the platform names it
+                assert_eq!(page["nextCursorKey"], here[0].trim_end_matches('/'));
+            }
+            seen.extend(here);
+            if page["hasNext"] == false {
+                break;
+            }
+            cursor = page["nextCursor"].clone();
+        }
+        assert_eq!(seen, expected, "{order}");
+    }
+
+    // inside a folder: its subfolder is keyed at the prefix's depth
+    let inside = list(
+        &app,
+        &app.service,
+        "public-bucket",
+        json!({ "with_delimiter": true, "prefix": "b/",
+                "sortBy": { "column": "updated_at", "order": "asc" } }),
+    )
+    .await;
+    assert_eq!(names(&inside, "objects"), ["b/1.txt", "b/2.txt"]);
+    assert_eq!(names(&inside, "folders"), ["b/c/"]);
+    assert_eq!(inside["folders"][0]["key"], "c");
+    assert_eq!(inside["folders"][0]["created_at"], created("b/c/3.txt"));
 }
