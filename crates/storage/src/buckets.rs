@@ -126,11 +126,43 @@ pub(crate) async fn list(
         .fetch_all(&mut *tx)
         .await?;
     tx.commit().await?;
+    let with_type = !python_client_before_bucket_types(&headers);
     let buckets = rows
         .iter()
-        .map(|r| BucketRow::from_row(r).map(|b| b.to_json()))
+        .map(|r| BucketRow::from_row(r).map(|b| b.to_json(with_type)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Json(Value::Array(buckets)))
+}
+
+/// Whether the caller is a Python client older than the one that reads a
+/// bucket's `type` (supabase-py 2.18.0, storage3 0.12.1): the platform
+/// leaves `type` out of its bucket list for them, which fail on it.
+fn python_client_before_bucket_types(headers: &HeaderMap) -> bool {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+    };
+    let before = |text: &str, marker: &str, version: (u64, u64, u64)| {
+        text.find(marker).is_some_and(|at| {
+            let rest = &text[at + marker.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(rest.len());
+            let mut parts = rest[..end].splitn(3, '.').map(|p| {
+                let digits = p.find(|c: char| !c.is_ascii_digit()).unwrap_or(p.len());
+                p[..digits].parse::<u64>().ok()
+            });
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some(Some(a)), Some(Some(b)), Some(Some(c))) => (a, b, c) < version,
+                _ => false,
+            }
+        })
+    };
+    before(&header("x-client-info"), "supabase-py/", (2, 18, 0))
+        || before(&header("user-agent"), "supabase-py/storage3 v", (0, 12, 1))
 }
 
 pub(crate) async fn get_one(
@@ -150,7 +182,7 @@ pub(crate) async fn get_one(
     .await?;
     tx.commit().await?;
     let row = row.ok_or(StorageError::BucketNotFound)?;
-    Ok(Json(BucketRow::from_row(&row)?.to_json()))
+    Ok(Json(BucketRow::from_row(&row)?.to_json(false)))
 }
 
 pub(crate) async fn create(
@@ -192,7 +224,8 @@ pub(crate) async fn create(
         Err(e) => return Err(e),
     }
     tx.commit().await?;
-    Ok(Json(json!({ "name": id })))
+    // The platform answers with the name it was given.
+    Ok(Json(json!({ "name": name })))
 }
 
 pub(crate) async fn update(
@@ -302,4 +335,28 @@ pub(crate) async fn delete(
     }
     tx.commit().await?;
     Ok(Json(json!({ "message": "Successfully deleted" })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_python_clients_are_told_apart_as_the_platform_does() {
+        let with = |name: &'static str, value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(name, value.parse().unwrap());
+            python_client_before_bucket_types(&headers)
+        };
+        assert!(with("x-client-info", "supabase-py/2.17.9"));
+        assert!(with("x-client-info", "Supabase-Py/1.0.0"));
+        assert!(!with("x-client-info", "supabase-py/2.18.0"));
+        assert!(!with("x-client-info", "supabase-py/3.0.0"));
+        assert!(!with("x-client-info", "supabase-js-node/2.109.0"));
+        assert!(!with("x-client-info", "supabase-py/2.x"));
+        assert!(with("user-agent", "supabase-py/storage3 v0.12.0"));
+        assert!(!with("user-agent", "supabase-py/storage3 v0.12.1"));
+        assert!(!with("user-agent", "python-httpx/0.27.0"));
+        assert!(!python_client_before_bucket_types(&HeaderMap::new()));
+    }
 }

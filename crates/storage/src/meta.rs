@@ -94,7 +94,6 @@ pub(crate) struct BucketRow {
     pub id: String,
     pub name: String,
     pub owner: Option<Uuid>,
-    pub owner_id: Option<String>,
     pub public: bool,
     pub file_size_limit: Option<i64>,
     pub allowed_mime_types: Option<Vec<String>>,
@@ -104,7 +103,7 @@ pub(crate) struct BucketRow {
     pub updated_at: DateTime<Utc>,
 }
 
-pub(crate) const BUCKET_COLUMNS: &str = "id, name, owner, owner_id, public, file_size_limit, \
+pub(crate) const BUCKET_COLUMNS: &str = "id, name, owner, public, file_size_limit, \
      allowed_mime_types, type, created_at, updated_at";
 
 impl BucketRow {
@@ -113,7 +112,6 @@ impl BucketRow {
             id: row.try_get("id")?,
             name: row.try_get("name")?,
             owner: row.try_get("owner")?,
-            owner_id: row.try_get("owner_id")?,
             public: row.try_get("public")?,
             file_size_limit: row.try_get("file_size_limit")?,
             allowed_mime_types: row.try_get("allowed_mime_types")?,
@@ -123,19 +121,25 @@ impl BucketRow {
         })
     }
 
-    pub fn to_json(&self) -> Value {
-        json!({
+    /// The bucket as the platform answers it: the columns its routes select
+    /// (no `owner_id`; `type` only in lists, `with_type`), `owner` as its
+    /// serializer writes a missing one (`""`), times in JavaScript's form.
+    pub fn to_json(&self, with_type: bool) -> Value {
+        let time = |t: &DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let mut bucket = json!({
             "id": self.id,
             "name": self.name,
             "owner": self.owner.map(|o| o.to_string()).unwrap_or_default(),
-            "owner_id": self.owner_id,
             "public": self.public,
             "file_size_limit": self.file_size_limit,
             "allowed_mime_types": self.allowed_mime_types,
-            "type": self.kind,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        })
+            "created_at": time(&self.created_at),
+            "updated_at": time(&self.updated_at),
+        });
+        if with_type {
+            bucket["type"] = Value::String(self.kind.clone());
+        }
+        bucket
     }
 
     /// The effective size limit: the bucket's, never above the global one.

@@ -67,6 +67,7 @@ async fn bucket_json_and_sizes_are_the_platforms() {
         .await
         .unwrap();
     assert_eq!(bucket["file_size_limit"], 200_000);
+    // what the platform's get selects: no owner_id, no type
     assert_eq!(
         keys(&bucket),
         [
@@ -76,9 +77,7 @@ async fn bucket_json_and_sizes_are_the_platforms() {
             "id",
             "name",
             "owner",
-            "owner_id",
             "public",
-            "type",
             "updated_at"
         ]
     );
@@ -273,5 +272,86 @@ async fn downloads_are_named_as_the_platform_names_them_and_nothing_more() {
             let parameters: Vec<&str> = expected.split(';').map(str::trim).collect();
             assert!(parameters.len() <= 3, "{expected}");
         }
+    }
+}
+
+/// Get, list and create answer with the platform's fields: a get has no
+/// `owner_id` and no `type`, a list has `type` (but for the Python clients
+/// that predate it), a create echoes the name given; times are JavaScript's
+/// (milliseconds, `Z`) and a missing owner is `""`.
+#[tokio::test]
+async fn bucket_answers_have_exactly_the_platforms_fields() {
+    let app = spawn_app().await;
+    let r = app
+        .post_json(
+            "/bucket",
+            &app.service,
+            json!({ "id": "wire-id", "name": "wire-name", "public": true,
+                    "allowed_mime_types": ["text/plain"] }),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.json::<Value>().await.unwrap(),
+        json!({ "name": "wire-name" })
+    );
+
+    let got: Value = app
+        .get("/bucket/wire-id", &app.service)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let expected_get = [
+        "allowed_mime_types",
+        "created_at",
+        "file_size_limit",
+        "id",
+        "name",
+        "owner",
+        "public",
+        "updated_at",
+    ];
+    assert_eq!(keys(&got), expected_get);
+    assert_eq!(got["id"], "wire-id");
+    assert_eq!(got["name"], "wire-name");
+    assert_eq!(got["owner"], "");
+    assert_eq!(got["public"], true);
+    assert_eq!(got["file_size_limit"], Value::Null);
+    assert_eq!(got["allowed_mime_types"], json!(["text/plain"]));
+    let created = got["created_at"].as_str().unwrap();
+    assert_eq!(created.len(), "2021-02-17T04:43:32.770Z".len(), "{created}");
+    assert!(created.ends_with('Z'), "{created}");
+
+    let list = |header: Option<(&'static str, &'static str)>| {
+        let mut request = app.request(reqwest::Method::GET, "/bucket", &app.service);
+        if let Some((name, value)) = header {
+            request = request.header(name, value);
+        }
+        async move {
+            let all: Value = request.send().await.unwrap().json().await.unwrap();
+            all.as_array()
+                .unwrap()
+                .iter()
+                .find(|b| b["id"] == "wire-id")
+                .unwrap()
+                .clone()
+        }
+    };
+    let listed = list(None).await;
+    let mut expected_list: Vec<&str> = expected_get.to_vec();
+    expected_list.push("type");
+    expected_list.sort();
+    assert_eq!(keys(&listed), expected_list);
+    assert_eq!(listed["type"], "STANDARD");
+    assert_eq!(listed["created_at"], got["created_at"]);
+    // what a current Python client sends keeps `type`; older ones lose it
+    let current = list(Some(("x-client-info", "supabase-py/2.18.0"))).await;
+    assert_eq!(keys(&current), expected_list);
+    for old in [
+        ("x-client-info", "supabase-py/2.17.0"),
+        ("user-agent", "supabase-py/storage3 v0.12.0"),
+    ] {
+        assert_eq!(keys(&list(Some(old)).await), expected_get, "{old:?}");
     }
 }
