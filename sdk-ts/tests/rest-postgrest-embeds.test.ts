@@ -191,3 +191,23 @@ describe('counts and aggregates', () => {
     })
   })
 })
+
+describe('names of embedded tables', () => {
+  // PostgREST aliases an embedded table `<table>_<depth>`: the database's
+  // errors and the execution plans name it so.
+  it('names them <table>_<depth> in errors and plans', async () => {
+    const { error, status } = await anonClient().from('emb_users').select('id, emb_messages(sum)')
+    expect(status).toBe(400)
+    expect(error).toEqual({
+      code: '42703',
+      details: null,
+      hint: null,
+      message: 'column emb_messages_1.sum does not exist',
+    })
+    const plan = await anonClient().from('emb_users').select('id, emb_messages(id)').explain()
+    expect(plan.status).toBe(200)
+    expect(plan.data).toMatch(/ on emb_messages emb_messages_1 /)
+    expect(plan.data).toMatch(/ on emb_users {2}\(/)
+    expect(plan.data).not.toMatch(/pgrst_/)
+  })
+})

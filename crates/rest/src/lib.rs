@@ -456,15 +456,11 @@ async fn serve(
     };
     drop(cache);
 
-    // Execute as the caller.
+    // Execute as the caller. The search path is the request's schema, then
+    // the extra ones as configured, repeats kept: PostgREST v14 sets (and
+    // EXPLAIN's settings show) `"public", "public", "extensions"`.
     let mut search_path = vec![plan.schema.clone()];
-    search_path.extend(
-        config
-            .extra_search_path
-            .iter()
-            .filter(|s| **s != plan.schema)
-            .cloned(),
-    );
+    search_path.extend(config.extra_search_path.iter().cloned());
     let header_json: serde_json::Map<String, Value> = headers
         .iter()
         .filter_map(|(k, v)| {

@@ -6,6 +6,8 @@
 //! relationship, PGRST202/203 function, PGRST204 payload column, 42703
 //! column) or PGRST108/123 for misuse.
 
+pub mod alias;
+
 use std::collections::BTreeSet;
 
 use axum::http::StatusCode;
@@ -24,8 +26,7 @@ use crate::schema_cache::{
     Volatility,
 };
 
-/// A resolved column expression: `"pgrst_N"."col"->'a'->>'b'`, or a
-/// computed column `"s"."fn"("pgrst_N")`.
+/// A resolved column expression: `<rel>."col"->'a'->>'b'`, or `"s"."fn"(<rel's row>)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {
     pub alias: usize,
@@ -41,7 +42,7 @@ pub struct Expr {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Projection {
-    /// `"pgrst_N".*`
+    /// `<rel>.*`
     Star,
     Column {
         expr: Expr,
@@ -351,6 +352,8 @@ pub struct Plan {
     /// `Prefer: timezone=` naming a zone the server knows: set as the
     /// transaction's `timezone`.
     pub timezone: Option<String>,
+    /// How the statement names each relation (PostgREST's names).
+    pub aliases: alias::Aliases,
 }
 
 /// Stage entry point.
@@ -370,7 +373,7 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
         cache,
         config,
         schema: &schema,
-        next_alias: 0,
+        aliases: Default::default(),
     };
     let mut read_only = req.method.is_read();
     let mut location_key = Vec::new();
@@ -519,6 +522,7 @@ pub fn plan(req: &ApiRequest, cache: &SchemaCache, config: &RestConfig) -> Resul
     }
 
     Ok(Plan {
+        aliases: p.aliases,
         action,
         schema,
         method: req.method,
@@ -555,7 +559,7 @@ struct Planner<'a> {
     cache: &'a SchemaCache,
     config: &'a RestConfig,
     schema: &'a str,
-    next_alias: usize,
+    aliases: alias::Aliases,
 }
 
 /// Per-node request parts, gathered by embed path.
@@ -595,11 +599,6 @@ fn parts_for<'r>(req: &'r ApiRequest, path: &[String]) -> NodeParts<'r> {
 }
 
 impl<'a> Planner<'a> {
-    fn alias(&mut self) -> usize {
-        self.next_alias += 1;
-        self.next_alias
-    }
-
     /// Checks that every embed path named by filters, order and ranges exists.
     fn check_paths(&self, req: &ApiRequest, node: &ReadNode) -> Result<(), ApiError> {
         let paths = req
@@ -647,7 +646,7 @@ impl<'a> Planner<'a> {
                 }),
             columns,
         };
-        let alias = self.alias();
+        let alias = self.aliases.root(&source, &rel.label);
         let node = self.node(req, &[], source, alias, &rel, &req.select, true)?;
         self.check_paths(req, &node)?;
         Ok(node)
@@ -861,7 +860,8 @@ impl<'a> Planner<'a> {
             label: table.name.name.clone(),
             columns: table_columns(table),
         };
-        let expr = self.expr(&rel, embed.node.alias, field)?;
+        let mut expr = self.expr(&rel, embed.lateral, field)?; // errors name the join
+        expr.alias = embed.node.alias;
         embed.node.hidden.push(expr);
         Ok(OrderTarget::Related {
             lateral: embed.lateral,
@@ -882,6 +882,7 @@ impl<'a> Planner<'a> {
     }
 
     fn expr(&self, rel: &Rel, alias: usize, field: &Field) -> Result<Expr, ApiError> {
+        let shown = self.aliases.shown(alias);
         let (column, computed, base_ty) = match rel.columns.iter().find(|(c, _)| *c == field.name) {
             Some((c, ty)) => (c.clone(), None, ty.clone()),
             None => {
@@ -894,7 +895,7 @@ impl<'a> Planner<'a> {
                     Some((f, Returns::Scalar(ty))) => {
                         (field.name.clone(), Some(f.name.clone()), ty.clone())
                     }
-                    _ => return Err(ApiError::undefined_column(&rel.label, &field.name)),
+                    _ => return Err(ApiError::undefined_column(shown, &field.name)),
                 }
             }
         };
@@ -982,9 +983,7 @@ impl<'a> Planner<'a> {
             .qualified
             .clone()
             .ok_or_else(|| no_relationship(&parent.label, relation, self.schema))?;
-        let found = self.relationship(&parent_q, relation, hint)?;
-        let child_alias = self.alias();
-        let (source, link, target, to_one) = match found {
+        let (source, link, target, to_one) = match self.relationship(&parent_q, relation, hint)? {
             Found::ManyToOne(fk) => (
                 Source::Table(fk.ref_table.clone()),
                 Link::Columns(
@@ -1015,7 +1014,7 @@ impl<'a> Planner<'a> {
                 to_parent,
                 to_child,
             } => {
-                let j = self.alias();
+                let j = self.aliases.junction(junction, path);
                 (
                     Source::Table(to_child.ref_table.clone()),
                     Link::Junction {
@@ -1067,6 +1066,7 @@ impl<'a> Planner<'a> {
             label: table.name.name.clone(),
             columns: table_columns(table),
         };
+        let child_alias = self.aliases.embedded(&target, &link, path);
         let node = self.node(req, path, source, child_alias, &rel, select, false)?;
         if spread && !to_one && node.has_aggregates_with_spreads() {
             // PostgREST Plan.hs (addToManyOrderSelects), PGRST127.
@@ -1084,7 +1084,7 @@ impl<'a> Planner<'a> {
             to_one,
             spread,
             link,
-            lateral: self.alias(),
+            lateral: self.aliases.lateral(&parent_q.name, path),
             target,
         })
     }
@@ -1414,7 +1414,7 @@ impl<'a> Planner<'a> {
                 columns.push(k.clone());
             }
         }
-        let alias = self.alias();
+        let alias = self.aliases.written(&table.name);
         let conditions = self.mutation_conditions(req, table, alias)?;
         let limited = self.limited(req, table, alias)?;
         let returning = self.returning(req, table)?;
@@ -1433,7 +1433,7 @@ impl<'a> Planner<'a> {
     }
 
     fn delete(&mut self, req: &ApiRequest, table: &'a Table) -> Result<Action, ApiError> {
-        let alias = self.alias();
+        let alias = self.aliases.written(&table.name);
         let conditions = self.mutation_conditions(req, table, alias)?;
         let limited = self.limited(req, table, alias)?;
         let returning = self.returning(req, table)?;
@@ -1564,7 +1564,7 @@ impl<'a> Planner<'a> {
             label: table.name.name.clone(),
             columns: table_columns(table),
         };
-        let alias = self.alias();
+        let alias = self.aliases.root(&Source::Mutated, &table.name.name);
         let select = if req.prefer.return_ == Some(ReturnPref::HeadersOnly) {
             table
                 .primary_key

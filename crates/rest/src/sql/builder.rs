@@ -11,6 +11,7 @@
 
 use std::fmt::Write as _;
 
+use crate::plan::alias::{Aliases, RelName};
 use crate::request::is_valid_cast;
 use crate::schema_cache::{QualifiedName, TypeRef};
 
@@ -27,11 +28,21 @@ pub enum Bind {
 pub struct Sql {
     pub text: String,
     pub binds: Vec<Bind>,
+    /// How the plan names its relations (see [`Sql::alias`]).
+    pub aliases: Aliases,
 }
 
 impl Sql {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A statement of `plan`, its relations named as the plan names them.
+    pub fn named(plan: &crate::plan::Plan) -> Self {
+        Self {
+            aliases: plan.aliases.clone(),
+            ..Self::default()
+        }
     }
 
     /// Fixed SQL of this crate.
@@ -71,9 +82,41 @@ impl Sql {
         self
     }
 
-    /// A generated alias of this crate: `"pgrst_3"`.
+    /// A reference to relation `n` of the plan, as in `<ref>."column"`:
+    /// `"s"."t"` for an unaliased table, else its alias (`"pgrst_3"` for
+    /// a number the plan did not name).
     pub fn alias(&mut self, n: usize) -> &mut Self {
-        let _ = write!(self.text, "\"pgrst_{n}\"");
+        match self.aliases.name(n) {
+            Some(RelName::Table(q)) => {
+                push_ident(&mut self.text, &q.schema);
+                self.text.push('.');
+                push_ident(&mut self.text, &q.name);
+            }
+            Some(RelName::Alias(a)) => push_ident(&mut self.text, a),
+            None => {
+                let _ = write!(self.text, "\"pgrst_{n}\"");
+            }
+        }
+        self
+    }
+
+    /// Relation `n`'s whole row as a value (`"s"."t".*` for an unaliased
+    /// table, which a bare `"s"."t"` would not be).
+    pub fn alias_row(&mut self, n: usize) -> &mut Self {
+        self.alias(n);
+        if let Some(RelName::Table(_)) = self.aliases.name(n) {
+            self.text.push_str(".*");
+        }
+        self
+    }
+
+    /// Declares relation `n` after what it reads: ` AS "alias"`, nothing
+    /// for an unaliased table.
+    pub fn declare(&mut self, n: usize) -> &mut Self {
+        if !matches!(self.aliases.name(n), Some(RelName::Table(_))) {
+            self.text.push_str(" AS ");
+            self.alias(n);
+        }
         self
     }
 

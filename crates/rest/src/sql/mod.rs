@@ -42,7 +42,7 @@ const SOURCE_CTE: &str = "\"pgrst_source\"";
 
 /// Renders the main statement of a plan (`None` for plans that need no SQL).
 pub fn render(plan: &Plan, csv_header: Option<&str>) -> Option<Statement> {
-    let mut s = Sql::new();
+    let mut s = Sql::named(plan);
     let shape = match &plan.action {
         Action::OpenApi | Action::Options => return None,
         Action::Read { node } => {
@@ -163,7 +163,7 @@ pub fn render_count(plan: &Plan) -> Option<Sql> {
         } => node,
         _ => return None,
     };
-    let mut s = Sql::new();
+    let mut s = Sql::named(plan);
     s.push("EXPLAIN (FORMAT JSON) ");
     node_select(&mut s, node, Mode::Count, None);
     Some(s)
@@ -348,7 +348,7 @@ fn node_select_as(
                             }
                             // `count()`: the whole row, null when absent.
                             None => {
-                                s.alias(node.alias);
+                                s.alias_row(node.alias);
                             }
                         }
                         s.push(" AS ").ident(name);
@@ -442,8 +442,7 @@ fn node_select_as(
     {
         s.push(" INNER JOIN ")
             .qualified(table)
-            .push(" AS ")
-            .alias(*alias)
+            .declare(*alias)
             .push(" ON ");
         for (i, (jc, cc)) in child.iter().enumerate() {
             if i > 0 {
@@ -688,6 +687,9 @@ fn source_sql(s: &mut Sql, source: &Source, alias: usize) {
             s.push(SOURCE_CTE);
         }
         Source::Call(call) => {
+            // The function's rows under PostgREST's names: the call is
+            // `pgrst_call`, its rows are named after the relation.
+            s.push("(SELECT \"pgrst_call\".* FROM ");
             if let Args::Json { body, params } = &call.args
                 && !params.is_empty()
             {
@@ -695,12 +697,13 @@ fn source_sql(s: &mut Sql, source: &Source, alias: usize) {
                 s.push(" CROSS JOIN LATERAL ");
             }
             call_expr(s, call);
+            s.push(" AS \"pgrst_call\")");
         }
         Source::Computed { function, parent } => {
-            s.qualified(function).push("(").alias(*parent).push(")");
+            s.qualified(function).push("(").alias_row(*parent).push(")");
         }
     }
-    s.push(" AS ").alias(alias);
+    s.declare(alias);
 }
 
 fn json_args_from(
@@ -854,7 +857,7 @@ fn embed_join(s: &mut Sql, parent: &ReadNode, e: &Embed, mode: Mode) {
 fn expr_sql(s: &mut Sql, e: &Expr) {
     match &e.computed {
         Some(f) => {
-            s.qualified(f).push("(").alias(e.alias).push(")");
+            s.qualified(f).push("(").alias_row(e.alias).push(")");
         }
         None => {
             s.alias(e.alias).push(".").ident(&e.column);
@@ -1072,8 +1075,7 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
             }
             s.push("UPDATE ")
                 .qualified(table)
-                .push(" AS ")
-                .alias(*alias)
+                .declare(*alias)
                 .push(" SET ");
             for (i, c) in columns.iter().enumerate() {
                 if i > 0 {
@@ -1103,10 +1105,7 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
             conditions,
             limited,
         } => {
-            s.push("DELETE FROM ")
-                .qualified(table)
-                .push(" AS ")
-                .alias(*alias);
+            s.push("DELETE FROM ").qualified(table).declare(*alias);
             mutation_where(s, table, *alias, conditions, limited.as_ref());
             if returning {
                 s.push(" RETURNING ").alias(*alias).push(".*");
@@ -1148,7 +1147,7 @@ fn mutation_where(
     columns(s);
     s.push(") IN (SELECT ");
     columns(s);
-    s.push(" FROM ").qualified(table).push(" AS ").alias(alias);
+    s.push(" FROM ").qualified(table).declare(alias);
     where_clause(s, conditions);
     order_by(s, &limited.order);
     if let Some(limit) = limited.range.limit {

@@ -170,7 +170,7 @@ fn reads() {
         &[],
         "",
         expect![[r#"
-            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."id" AS "id", "pgrst_1"."title"::text AS "t", "pgrst_1"."meta"->>E'lang' AS "lang" FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."id" = $1::"pg_catalog"."int4" ORDER BY "pgrst_1"."title" DESC NULLS LAST LIMIT $2 OFFSET $3) AS "pgrst_t"
+            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."posts"."id" AS "id", "public"."posts"."title"::text AS "t", "public"."posts"."meta"->>E'lang' AS "lang" FROM "public"."posts" WHERE "public"."posts"."id" = $1::"pg_catalog"."int4" ORDER BY "public"."posts"."title" DESC NULLS LAST LIMIT $2 OFFSET $3) AS "pgrst_t"
             $1 = Text("1")
             $2 = Int(10)
             $3 = Int(5)"#]],
@@ -182,7 +182,7 @@ fn reads() {
         &["count=exact"],
         "",
         expect![[r#"
-            SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."meta"->E'a' IS NULL AND ("pgrst_1"."id" = ANY($1::"pg_catalog"."int4"[]) OR ("pgrst_1"."title" LIKE $2 AND "pgrst_1"."tags" @> $3::"pg_catalog"."_text"))) AS "pgrst_c") AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1".* FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."meta"->E'a' IS NULL AND ("pgrst_1"."id" = ANY($4::"pg_catalog"."int4"[]) OR ("pgrst_1"."title" LIKE $5 AND "pgrst_1"."tags" @> $6::"pg_catalog"."_text"))) AS "pgrst_t"
+            SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."posts" WHERE "public"."posts"."meta"->E'a' IS NULL AND ("public"."posts"."id" = ANY($1::"pg_catalog"."int4"[]) OR ("public"."posts"."title" LIKE $2 AND "public"."posts"."tags" @> $3::"pg_catalog"."_text"))) AS "pgrst_c") AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."posts".* FROM "public"."posts" WHERE "public"."posts"."meta"->E'a' IS NULL AND ("public"."posts"."id" = ANY($4::"pg_catalog"."int4"[]) OR ("public"."posts"."title" LIKE $5 AND "public"."posts"."tags" @> $6::"pg_catalog"."_text"))) AS "pgrst_t"
             $1 = TextArray(["1", "2"])
             $2 = Text("%x%")
             $3 = Text("{a}")
@@ -197,7 +197,7 @@ fn reads() {
         &[],
         "",
         expect![[r#"
-            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."title" AS "title", "pgrst_3"."body" AS "author", "pgrst_6"."body" AS "labels" FROM "public"."posts" AS "pgrst_1" LEFT JOIN LATERAL (SELECT row_to_json("pgrst_3")::jsonb AS "body" FROM (SELECT "pgrst_2"."name" AS "name" FROM "public"."users" AS "pgrst_2" WHERE "pgrst_2"."id" = "pgrst_1"."author_id") AS "pgrst_3") AS "pgrst_3" ON TRUE INNER JOIN LATERAL (SELECT coalesce(json_agg("pgrst_6")::jsonb, '[]') AS "body" FROM (SELECT "pgrst_4"."name" AS "name" FROM "public"."labels" AS "pgrst_4" INNER JOIN "public"."post_labels" AS "pgrst_5" ON "pgrst_5"."label_id" = "pgrst_4"."id" WHERE "pgrst_5"."post_id" = "pgrst_1"."id" AND "pgrst_4"."name" = $1::"pg_catalog"."text" LIMIT $2) AS "pgrst_6" HAVING pg_catalog.count(*) > 0) AS "pgrst_6" ON TRUE) AS "pgrst_t"
+            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."posts"."title" AS "title", "posts_author_1"."body" AS "author", "posts_labels_1"."body" AS "labels" FROM "public"."posts" LEFT JOIN LATERAL (SELECT row_to_json("posts_author_1")::jsonb AS "body" FROM (SELECT "users_1"."name" AS "name" FROM "public"."users" AS "users_1" WHERE "users_1"."id" = "public"."posts"."author_id") AS "posts_author_1") AS "posts_author_1" ON TRUE INNER JOIN LATERAL (SELECT coalesce(json_agg("posts_labels_1")::jsonb, '[]') AS "body" FROM (SELECT "public"."labels"."name" AS "name" FROM "public"."labels" INNER JOIN "public"."post_labels" ON "public"."post_labels"."label_id" = "public"."labels"."id" WHERE "public"."post_labels"."post_id" = "public"."posts"."id" AND "public"."labels"."name" = $1::"pg_catalog"."text" LIMIT $2) AS "posts_labels_1" HAVING pg_catalog.count(*) > 0) AS "posts_labels_1" ON TRUE) AS "pgrst_t"
             $1 = Text("x")
             $2 = Int(2)"#]],
     );
@@ -208,7 +208,7 @@ fn reads() {
         &[],
         "",
         expect![[r#"
-            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."name" AS "name", "pgrst_3"."body" AS "posts" FROM "public"."users" AS "pgrst_1" LEFT JOIN LATERAL (SELECT coalesce(json_agg("pgrst_3")::jsonb, '[]') AS "body" FROM (SELECT "pgrst_2"."title" AS "title" FROM "public"."posts" AS "pgrst_2" WHERE "pgrst_2"."author_id" = "pgrst_1"."id" ORDER BY "pgrst_2"."id" ASC) AS "pgrst_3") AS "pgrst_3" ON TRUE WHERE NOT ("pgrst_1"."name" ILIKE ANY($1))) AS "pgrst_t"
+            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."users"."name" AS "name", "users_posts_1"."body" AS "posts" FROM "public"."users" LEFT JOIN LATERAL (SELECT coalesce(json_agg("users_posts_1")::jsonb, '[]') AS "body" FROM (SELECT "posts_1"."title" AS "title" FROM "public"."posts" AS "posts_1" WHERE "posts_1"."author_id" = "public"."users"."id" ORDER BY "posts_1"."id" ASC) AS "users_posts_1") AS "users_posts_1" ON TRUE WHERE NOT ("public"."users"."name" ILIKE ANY($1))) AS "pgrst_t"
             $1 = TextArray(["a%", "b%"])"#]],
     );
     check(
@@ -218,7 +218,7 @@ fn reads() {
         &[],
         "",
         expect![[
-            r#"SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."author_id" AS "author_id", pg_catalog.count(*) AS "count", pg_catalog.max("pgrst_1"."id") AS "n" FROM "public"."posts" AS "pgrst_1" GROUP BY "pgrst_1"."author_id") AS "pgrst_t""#
+            r#"SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."posts"."author_id" AS "author_id", pg_catalog.count(*) AS "count", pg_catalog.max("public"."posts"."id") AS "n" FROM "public"."posts" GROUP BY "public"."posts"."author_id") AS "pgrst_t""#
         ]],
     );
     check(
@@ -228,7 +228,7 @@ fn reads() {
         &[],
         "",
         expect![[r#"
-            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1".* FROM "public"."posts" AS "pgrst_1" WHERE to_tsvector($1::pg_catalog.regconfig, "pgrst_1"."title") @@ to_tsquery($2::pg_catalog.regconfig, $3)) AS "pgrst_t"
+            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."posts".* FROM "public"."posts" WHERE to_tsvector($1::pg_catalog.regconfig, "public"."posts"."title") @@ to_tsquery($2::pg_catalog.regconfig, $3)) AS "pgrst_t"
             $1 = Text("english")
             $2 = Text("english")
             $3 = Text("a&b")"#]],
@@ -240,7 +240,7 @@ fn reads() {
         &[],
         "",
         expect![[r#"
-            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."meta"->>E'a''b' AS "a'b" FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."title" = $1::"pg_catalog"."text") AS "pgrst_t"
+            SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."posts"."meta"->>E'a''b' AS "a'b" FROM "public"."posts" WHERE "public"."posts"."title" = $1::"pg_catalog"."text") AS "pgrst_t"
             $1 = Text("x' or '1'='1")"#]],
     );
 }
@@ -254,7 +254,7 @@ fn writes_and_calls() {
         &["return=representation", "missing=default"],
         r#"[{"title":"a"}]"#,
         expect![[r#"
-            WITH "pgrst_source" AS (INSERT INTO "public"."posts" ("title", "priority") SELECT "pgrst_body"."title", "pgrst_body"."priority" FROM (SELECT jsonb_build_object(E'priority', (3)) || "pgrst_e" AS "pgrst_j" FROM jsonb_array_elements($1::jsonb) AS "pgrst_elems"("pgrst_e")) AS "pgrst_defs" CROSS JOIN LATERAL jsonb_populate_record(NULL::"public"."posts", "pgrst_defs"."pgrst_j") AS "pgrst_body" RETURNING "public"."posts".*) SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."id" AS "id" FROM "pgrst_source" AS "pgrst_1") AS "pgrst_t"
+            WITH "pgrst_source" AS (INSERT INTO "public"."posts" ("title", "priority") SELECT "pgrst_body"."title", "pgrst_body"."priority" FROM (SELECT jsonb_build_object(E'priority', (3)) || "pgrst_e" AS "pgrst_j" FROM jsonb_array_elements($1::jsonb) AS "pgrst_elems"("pgrst_e")) AS "pgrst_defs" CROSS JOIN LATERAL jsonb_populate_record(NULL::"public"."posts", "pgrst_defs"."pgrst_j") AS "pgrst_body" RETURNING "public"."posts".*) SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "posts"."id" AS "id" FROM "pgrst_source" AS "posts") AS "pgrst_t"
             $1 = Text("[{\"title\":\"a\"}]")"#]],
     );
     check(
@@ -274,7 +274,7 @@ fn writes_and_calls() {
         &[],
         r#"{"title":"b"}"#,
         expect![[r#"
-            UPDATE "public"."posts" AS "pgrst_1" SET "title" = "pgrst_body"."title" FROM (SELECT * FROM json_populate_record(NULL::"public"."posts", $1::json)) AS "pgrst_body" WHERE "pgrst_1"."id" = $2::"pg_catalog"."int4"
+            UPDATE "public"."posts" SET "title" = "pgrst_body"."title" FROM (SELECT * FROM json_populate_record(NULL::"public"."posts", $1::json)) AS "pgrst_body" WHERE "public"."posts"."id" = $2::"pg_catalog"."int4"
             $1 = Text("{\"title\":\"b\"}")
             $2 = Text("1")"#]],
     );
@@ -285,7 +285,7 @@ fn writes_and_calls() {
         &["return=representation"],
         "",
         expect![[r#"
-            WITH "pgrst_source" AS (DELETE FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."id" < $1::"pg_catalog"."int4" RETURNING "pgrst_1".*) SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_2"."id" AS "id" FROM "pgrst_source" AS "pgrst_2") AS "pgrst_t"
+            WITH "pgrst_source" AS (DELETE FROM "public"."posts" WHERE "public"."posts"."id" < $1::"pg_catalog"."int4" RETURNING "public"."posts".*) SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "posts"."id" AS "id" FROM "pgrst_source" AS "posts") AS "pgrst_t"
             $1 = Text("3")"#]],
     );
     check(
@@ -329,7 +329,7 @@ fn related_order_and_limited_mutations() {
         &[],
         "",
         expect![[
-            r#"SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "pgrst_1"."id" AS "id", "pgrst_3"."body" AS "author" FROM "public"."posts" AS "pgrst_1" LEFT JOIN LATERAL (SELECT (SELECT row_to_json("pgrst_row") FROM (SELECT "pgrst_3"."name" AS "name") AS "pgrst_row")::jsonb AS "body", "pgrst_3"."pgrst_order_0" AS "pgrst_order_0" FROM (SELECT "pgrst_2"."name" AS "name", "pgrst_2"."id" AS "pgrst_order_0" FROM "public"."users" AS "pgrst_2" WHERE "pgrst_2"."id" = "pgrst_1"."author_id") AS "pgrst_3") AS "pgrst_3" ON TRUE ORDER BY "pgrst_3"."pgrst_order_0" DESC NULLS LAST, "pgrst_1"."id" ASC) AS "pgrst_t""#
+            r#"SELECT NULL::bigint AS "total", pg_catalog.count("pgrst_t") AS "page_total", coalesce(json_agg("pgrst_t"), '[]')::text AS "body", nullif(current_setting('response.headers', true), '') AS "response_headers", nullif(current_setting('response.status', true), '') AS "response_status" FROM (SELECT "public"."posts"."id" AS "id", "posts_author_1"."body" AS "author" FROM "public"."posts" LEFT JOIN LATERAL (SELECT (SELECT row_to_json("pgrst_row") FROM (SELECT "posts_author_1"."name" AS "name") AS "pgrst_row")::jsonb AS "body", "posts_author_1"."pgrst_order_0" AS "pgrst_order_0" FROM (SELECT "users_1"."name" AS "name", "users_1"."id" AS "pgrst_order_0" FROM "public"."users" AS "users_1" WHERE "users_1"."id" = "public"."posts"."author_id") AS "posts_author_1") AS "posts_author_1" ON TRUE ORDER BY "posts_author_1"."pgrst_order_0" DESC NULLS LAST, "public"."posts"."id" ASC) AS "pgrst_t""#
         ]],
     );
     check(
@@ -339,7 +339,7 @@ fn related_order_and_limited_mutations() {
         &[],
         r#"{"title":"x"}"#,
         expect![[r#"
-            UPDATE "public"."posts" AS "pgrst_1" SET "title" = "pgrst_body"."title" FROM (SELECT * FROM json_populate_record(NULL::"public"."posts", $1::json)) AS "pgrst_body" WHERE ("pgrst_1"."id") IN (SELECT "pgrst_1"."id" FROM "public"."posts" AS "pgrst_1" WHERE "pgrst_1"."title" LIKE $2 ORDER BY "pgrst_1"."id" DESC LIMIT $3 OFFSET $4)
+            UPDATE "public"."posts" SET "title" = "pgrst_body"."title" FROM (SELECT * FROM json_populate_record(NULL::"public"."posts", $1::json)) AS "pgrst_body" WHERE ("public"."posts"."id") IN (SELECT "public"."posts"."id" FROM "public"."posts" WHERE "public"."posts"."title" LIKE $2 ORDER BY "public"."posts"."id" DESC LIMIT $3 OFFSET $4)
             $1 = Text("{\"title\":\"x\"}")
             $2 = Text("a%")
             $3 = Int(2)

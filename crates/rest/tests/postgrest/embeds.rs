@@ -522,3 +522,45 @@ async fn embedded_resources_print_as_jsonb_as_in_postgrest() {
         .await;
     assert_eq!(r.text, r#"[{"id":1,"message_ids":[1, 2]}]"#);
 }
+
+// --- the names in the database's errors -----------------------------------
+
+// An unknown column is the database's 42703, naming the relation as
+// PostgREST's statement names it (Plan.hs `addRels`): the table read by
+// its name, an embedded table `<table>_<depth>`, and a related order the
+// embed's join `<parent>_<embed>_<depth>` (Plan.hs `addRelatedOrders`).
+#[tokio::test]
+async fn unknown_columns_name_the_relation_as_postgrest() {
+    let app = spawn().await;
+    let undefined =
+        |message: &str| json!({"code": "42703", "details": null, "hint": null, "message": message});
+    for (path, message) in [
+        (
+            "/emb_users?select=nope",
+            "column emb_users.nope does not exist",
+        ),
+        (
+            "/emb_users?select=id,emb_messages(sum)",
+            "column emb_messages_1.sum does not exist",
+        ),
+        (
+            "/emb_users?select=id,emb_messages(id)&emb_messages.sum=eq.1",
+            "column emb_messages_1.sum does not exist",
+        ),
+        (
+            "/emb_users?select=id,emb_orders(id,billing:emb_addresses!emb_orders_billing_fkey(nope))",
+            "column emb_addresses_2.nope does not exist",
+        ),
+        (
+            "/emb_orders?select=id,buyer:emb_users(name)&order=buyer(nope)",
+            "column emb_orders_buyer_1.nope does not exist",
+        ),
+        (
+            "/emb_items?select=id,emb_items(nope)",
+            "column emb_items_1.nope does not exist",
+        ),
+    ] {
+        let r = app.get(path).await;
+        error(&r, 400, undefined(message));
+    }
+}
