@@ -37,6 +37,26 @@ pub(crate) struct Binding {
 }
 
 impl Binding {
+    /// The schema a binding's `schema` and `table` name, as the platform
+    /// reads them: the schema given (`None` for `*`, every schema), and
+    /// `public` when only a table is given (the Python client sends no
+    /// schema). Neither is refused in the platform's words.
+    pub fn schema_of(
+        schema: Option<String>,
+        table: Option<&str>,
+        params: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Option<String>, String> {
+        match (schema, table) {
+            (Some(schema), _) => Ok((schema != "*").then_some(schema)),
+            (None, Some(_)) => Ok(Some("public".to_owned())),
+            (None, None) => Err(format!(
+                "No subscription params provided. Please provide at least a `schema` or `table` \
+                 to subscribe to: {}",
+                serde_json::Value::Object(params.clone())
+            )),
+        }
+    }
+
     pub fn covers(&self, schema: &str, table: &str, event: &str) -> bool {
         self.schema.as_deref().is_none_or(|s| s == schema)
             && self.table.as_deref().is_none_or(|t| t == table)
@@ -168,5 +188,32 @@ impl Hub {
             .filter(|c| c.bindings.iter().any(|b| b.covers(schema, table, event)))
             .cloned()
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Map, json};
+
+    #[test]
+    fn a_binding_without_a_schema_is_on_public() {
+        let params = Map::new();
+        let schema =
+            |s: Option<&str>, t: Option<&str>| Binding::schema_of(s.map(str::to_owned), t, &params);
+        assert_eq!(schema(None, Some("notes")), Ok(Some("public".into())));
+        assert_eq!(schema(None, Some("*")), Ok(Some("public".into())));
+        assert_eq!(schema(Some("app"), Some("notes")), Ok(Some("app".into())));
+        assert_eq!(schema(Some("app"), None), Ok(Some("app".into())));
+        assert_eq!(schema(Some("*"), None), Ok(None));
+        let refused = Binding::schema_of(None, None, json!({"event": "*"}).as_object().unwrap());
+        assert_eq!(
+            refused,
+            Err(
+                "No subscription params provided. Please provide at least a `schema` or `table` \
+                 to subscribe to: {\"event\":\"*\"}"
+                    .to_owned()
+            )
+        );
     }
 }

@@ -731,9 +731,9 @@ impl Connection {
                 ));
             }
         };
-        let schema = text("schema")?.ok_or("postgres_changes schema is required")?;
-        let schema = (schema != "*").then_some(schema);
-        let table = text("table")?.filter(|t| t != "*");
+        let table = text("table")?;
+        let schema = Binding::schema_of(text("schema")?, table.as_deref(), entry)?;
+        let table = table.filter(|t| t != "*");
         let filter = match text("filter")?.filter(|f| !f.is_empty()) {
             Some(f) => Some(Filter::parse(&f)?),
             None => None,

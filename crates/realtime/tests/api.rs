@@ -1029,6 +1029,53 @@ async fn subscriptions_the_caller_may_not_make_are_refused() {
     );
 }
 
+/// A binding that names a table but no schema is on `public`, as the
+/// platform reads it (the Python client sends none); one that names
+/// neither is refused in the platform's words.
+#[tokio::test]
+async fn a_table_without_a_schema_is_a_table_of_public() {
+    let app = spawn_app().await;
+    app.sql(
+        "create schema elsewhere; grant usage on schema elsewhere to anon; \
+         create table elsewhere.open_board (id int primary key, title text); \
+         grant select on elsewhere.open_board to anon; \
+         select realtime.enable('elsewhere', 'open_board');",
+    )
+    .await;
+    let mut c = app.client("1.0.0").await;
+    let entry = json!({"event": "INSERT", "table": "open_board"});
+    let reply = c
+        .join("no-schema", changes_config(json!([entry])), None)
+        .await;
+    assert_eq!(reply["status"], "ok", "{reply}");
+    let binding = &reply["response"]["postgres_changes"][0];
+    assert_eq!(binding["table"], "open_board");
+    let id = binding["id"].clone();
+    assert_eq!(c.expect("system").await.payload["status"], "ok");
+
+    app.sql("insert into elsewhere.open_board values (1, 'not public')")
+        .await;
+    app.sql("insert into public.open_board values (2, 'public')")
+        .await;
+    let got = c.expect("postgres_changes").await;
+    assert_eq!(got.payload["ids"], json!([id]));
+    assert_eq!(got.payload["data"]["schema"], "public");
+    assert_eq!(got.payload["data"]["record"]["id"], 2);
+    c.expect_none("postgres_changes").await;
+
+    let reply = c
+        .join("nothing", changes_config(json!([{"event": "*"}])), None)
+        .await;
+    assert_eq!(reply["status"], "error");
+    assert!(
+        reply["response"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("No subscription params provided."),
+        "{reply}"
+    );
+}
+
 #[tokio::test]
 async fn rows_too_big_for_a_notification_are_read_back() {
     let app = spawn_app().await;
