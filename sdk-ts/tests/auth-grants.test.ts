@@ -249,6 +249,42 @@ describe('the OAuth 2.1 server', () => {
     expect(anon.error?.status).toBe(403)
   })
 
+  it('reads null fields of the admin client bodies as left out', async () => {
+    // As a dashboard or script sends them: every optional field present, unset ones null.
+    const headers = {
+      apikey: plinth.serviceRoleKey,
+      authorization: `Bearer ${plinth.serviceRoleKey}`,
+      'content-type': 'application/json',
+    }
+    const created = await fetch(`${plinth.url}/auth/v1/admin/oauth/clients`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        client_name: 'Null fields',
+        redirect_uris: ['https://client.example.com/callback'],
+        client_uri: null,
+        logo_uri: null,
+        grant_types: null,
+        client_type: null,
+        token_endpoint_auth_method: null,
+      }),
+    })
+    const body = (await created.json()) as Record<string, any>
+    expect(created.status, JSON.stringify(body)).toBe(201)
+    expect(body.grant_types).toEqual(['authorization_code', 'refresh_token'])
+    expect(body.client_type).toBe('confidential')
+
+    const updated = await fetch(`${plinth.url}/auth/v1/admin/oauth/clients/${body.client_id}`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ client_name: 'Renamed', redirect_uris: null, logo_uri: null }),
+    })
+    const after = (await updated.json()) as Record<string, any>
+    expect(updated.status, JSON.stringify(after)).toBe(200)
+    expect(after.client_name).toBe('Renamed')
+    expect(after.redirect_uris).toEqual(['https://client.example.com/callback'])
+  })
+
   it('runs the authorization-code flow with PKCE end to end', async () => {
     const callback = 'https://client.example.com/callback'
     const created = await admin().auth.admin.oauth.createClient({ client_name: 'Flow client', redirect_uris: [callback] })

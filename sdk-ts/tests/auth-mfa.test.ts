@@ -120,6 +120,20 @@ describe('TOTP factors', () => {
     expect(name.error?.code).toBe('mfa_factor_name_conflict')
   })
 
+  it('takes null options as left out, as the platform reads them (issuer: null, friendlyName: null)', async () => {
+    const { supabase, email } = await signedIn('mfa-nulls')
+    // An app passing its unset options through as null: supabase-js sends them so.
+    const nulls = { factorType: 'totp', friendlyName: null, issuer: null } as unknown as { factorType: 'totp' }
+    const enrolled = await supabase.auth.mfa.enroll(nulls)
+    expect(enrolled.error).toBeNull()
+    expect(enrolled.data!.type).toBe('totp')
+    // No issuer given: the default one (the site's host), as without the field.
+    expect(enrolled.data!.totp.uri).toContain(`/localhost:3000:${email}?`)
+    expect(enrolled.data!.totp.uri).toContain('issuer=localhost%3A3000')
+    const challenge = await supabase.auth.mfa.challenge({ factorId: enrolled.data!.id, channel: null } as unknown as { factorId: string })
+    expect(challenge.error).toBeNull()
+  })
+
   it('the admin lists and deletes a user’s factors', async () => {
     const { supabase, id } = await signedIn('mfa-admin')
     const enrolled = await supabase.auth.mfa.enroll({ factorType: 'totp', friendlyName: 'to remove' })

@@ -20,14 +20,15 @@ pub fn query_map(raw: Option<&str>) -> HashMap<String, String> {
         .collect()
 }
 
-/// The body as JSON; an empty body reads as `{}`.
+/// The body as JSON; an empty body (or `null`) reads as `{}`.
+///
+/// As the platform reads bodies, `null` where a field of the body's type is
+/// expected counts as the field left out, at any depth (`"issuer": null`,
+/// `"gotrue_meta_security": {"captcha_token": null}`); inside free-form
+/// objects (`data`, `user_metadata`, `app_metadata`, ...) a `null` stays,
+/// since there it means "remove this key".
 pub fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
-    let bytes = if bytes.iter().all(u8::is_ascii_whitespace) {
-        b"{}".as_slice()
-    } else {
-        bytes
-    };
-    serde_json::from_slice(bytes).map_err(|e| {
+    let bad_json = |e: serde_json::Error| {
         AuthError::bad_request(
             "bad_json",
             format!(
@@ -35,7 +36,171 @@ pub fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
                 describe_json_error(&e)
             ),
         )
-    })
+    };
+    let value: Value = if bytes.iter().all(u8::is_ascii_whitespace) {
+        Value::Null
+    } else {
+        serde_json::from_slice(bytes).map_err(bad_json)?
+    };
+    let value = match value {
+        Value::Null => Value::Object(serde_json::Map::new()),
+        other => other,
+    };
+    T::deserialize(nulls_absent::Lenient(value)).map_err(bad_json)
+}
+
+/// A deserializer over a parsed body that skips `null` members of the
+/// objects read as structs (see [`json_body`]); everything else is
+/// `serde_json::Value`'s own reading.
+mod nulls_absent {
+    use serde::de::value::StringDeserializer;
+    use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde_json::{Error, Value};
+
+    pub struct Lenient(pub Value);
+
+    macro_rules! forward {
+        ($($method:ident)*) => {$(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+                self.0.$method(visitor)
+            }
+        )*};
+    }
+
+    impl<'de> Deserializer<'de> for Lenient {
+        type Error = Error;
+
+        forward! {
+            deserialize_any deserialize_bool deserialize_i8 deserialize_i16
+            deserialize_i32 deserialize_i64 deserialize_i128 deserialize_u8
+            deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+            deserialize_f32 deserialize_f64 deserialize_char deserialize_str
+            deserialize_string deserialize_bytes deserialize_byte_buf
+            deserialize_unit deserialize_map deserialize_identifier
+            deserialize_ignored_any
+        }
+
+        fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            match self.0 {
+                Value::Null => visitor.visit_none(),
+                other => visitor.visit_some(Lenient(other)),
+            }
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            fields: &'static [&'static str],
+            visitor: V,
+        ) -> Result<V::Value, Error> {
+            match self.0 {
+                Value::Object(map) => visitor.visit_map(Members {
+                    members: map.into_iter().filter(|(_, v)| !v.is_null()),
+                    value: None,
+                }),
+                other => other.deserialize_struct(name, fields, visitor),
+            }
+        }
+
+        fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            match self.0 {
+                Value::Array(items) => visitor.visit_seq(Items(items.into_iter())),
+                other => other.deserialize_seq(visitor),
+            }
+        }
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, Error> {
+            visitor.visit_newtype_struct(self)
+        }
+
+        fn deserialize_unit_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, Error> {
+            self.0.deserialize_unit_struct(name, visitor)
+        }
+
+        fn deserialize_tuple<V: Visitor<'de>>(
+            self,
+            len: usize,
+            visitor: V,
+        ) -> Result<V::Value, Error> {
+            self.0.deserialize_tuple(len, visitor)
+        }
+
+        fn deserialize_tuple_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            len: usize,
+            visitor: V,
+        ) -> Result<V::Value, Error> {
+            self.0.deserialize_tuple_struct(name, len, visitor)
+        }
+
+        fn deserialize_enum<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            variants: &'static [&'static str],
+            visitor: V,
+        ) -> Result<V::Value, Error> {
+            self.0.deserialize_enum(name, variants, visitor)
+        }
+    }
+
+    /// An object's members but its `null` ones.
+    struct Members<I> {
+        members: I,
+        value: Option<Value>,
+    }
+
+    impl<'de, I: Iterator<Item = (String, Value)>> MapAccess<'de> for Members<I> {
+        type Error = Error;
+
+        fn next_key_seed<K: DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<Option<K::Value>, Error> {
+            let Some((key, value)) = self.members.next() else {
+                return Ok(None);
+            };
+            self.value = Some(value);
+            seed.deserialize(StringDeserializer::<Error>::new(key))
+                .map(Some)
+        }
+
+        fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+            let value = self
+                .value
+                .take()
+                .ok_or_else(|| <Error as de::Error>::custom("a value without its key"))?;
+            seed.deserialize(Lenient(value))
+        }
+    }
+
+    struct Items(std::vec::IntoIter<Value>);
+
+    impl<'de> SeqAccess<'de> for Items {
+        type Error = Error;
+
+        fn next_element_seed<T: DeserializeSeed<'de>>(
+            &mut self,
+            seed: T,
+        ) -> Result<Option<T::Value>, Error> {
+            self.0
+                .next()
+                .map(|item| seed.deserialize(Lenient(item)))
+                .transpose()
+        }
+
+        fn size_hint(&self) -> Option<usize> {
+            Some(self.0.len())
+        }
+    }
 }
 
 fn describe_json_error(error: &serde_json::Error) -> String {
@@ -190,6 +355,50 @@ mod tests {
         assert_eq!(v, serde_json::json!({}));
         let err = json_body::<Value>(b"{nope").unwrap_err();
         assert_eq!(err.parts().1, "bad_json");
+    }
+
+    #[test]
+    fn nulls_are_absent_fields_but_stay_inside_free_form_objects() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(default)]
+        struct Inner {
+            kind: String,
+        }
+        impl Default for Inner {
+            fn default() -> Self {
+                Self {
+                    kind: "unset".into(),
+                }
+            }
+        }
+        #[derive(Debug, Default, serde::Deserialize)]
+        #[serde(default)]
+        struct Body {
+            issuer: String,
+            uris: Vec<String>,
+            flag: bool,
+            inner: Option<Inner>,
+            data: Option<Value>,
+            id: Option<Uuid>,
+        }
+        let body: Body = json_body(
+            br#"{"issuer": null, "uris": null, "flag": null, "inner": {"kind": null},
+                 "data": {"a": null, "b": 1}, "id": null}"#,
+        )
+        .unwrap();
+        assert_eq!(body.issuer, "");
+        assert!(body.uris.is_empty() && !body.flag && body.id.is_none());
+        assert_eq!(body.inner.unwrap().kind, "unset");
+        assert_eq!(body.data, Some(serde_json::json!({"a": null, "b": 1})));
+        let whole: Body = json_body(b"null").unwrap();
+        assert_eq!(whole.issuer, "");
+        // Still typed: a wrong type is refused, and said so.
+        let err = json_body::<Body>(br#"{"issuer": 5}"#).unwrap_err();
+        assert_eq!(err.parts().1, "bad_json");
+        assert!(err.parts().2.contains("invalid type"), "{}", err.parts().2);
+        let id: Body =
+            json_body(br#"{"id": "6f1c7f7e-0000-4000-8000-000000000001", "uris": ["x"]}"#).unwrap();
+        assert!(id.id.is_some() && id.uris == ["x"]);
     }
 
     #[test]

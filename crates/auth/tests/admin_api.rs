@@ -332,6 +332,96 @@ async fn generate_link_email_change_new_changes_the_address() {
 }
 
 #[tokio::test]
+async fn admin_bodies_read_null_fields_as_left_out() {
+    let app = spawn_app_with(|c| c.oauth_server.enabled = true).await;
+    // Users: null fields change nothing; inside the metadata a null still
+    // removes its key.
+    let made = app
+        .admin(
+            Method::POST,
+            "/admin/users",
+            Some(
+                json!({"email": "n@example.com", "password": "secret123", "email_confirm": true,
+                        "phone": null, "user_metadata": {"a": 1, "b": 2}, "app_metadata": null,
+                        "role": null, "ban_duration": null}),
+            ),
+        )
+        .await;
+    assert_eq!(made.status, 200, "{}", made.text);
+    let id = made.body["id"].as_str().unwrap().to_owned();
+    let updated = app
+        .admin(
+            Method::PUT,
+            &format!("/admin/users/{id}"),
+            Some(
+                json!({"email": null, "password": null, "email_confirm": null, "role": null,
+                        "ban_duration": null, "user_metadata": {"a": null}, "app_metadata": null}),
+            ),
+        )
+        .await;
+    assert_eq!(updated.status, 200, "{}", updated.text);
+    assert_eq!(updated.body["email"], "n@example.com");
+    assert_eq!(updated.body["user_metadata"], json!({"b": 2}));
+    assert!(updated.body.get("banned_until").is_none());
+
+    let link = app
+        .admin(
+            Method::POST,
+            "/admin/generate_link",
+            Some(
+                json!({"type": "magiclink", "email": "n@example.com", "new_email": null,
+                        "password": null, "data": null, "redirect_to": null}),
+            ),
+        )
+        .await;
+    assert_eq!(link.status, 200, "{}", link.text);
+
+    // OAuth clients, as dashboards and scripts send them with unset fields.
+    let client = app
+        .admin(
+            Method::POST,
+            "/admin/oauth/clients",
+            Some(
+                json!({"client_name": "Nulls", "redirect_uris": ["http://localhost:3000/cb"],
+                        "grant_types": null, "client_uri": null, "logo_uri": null,
+                        "client_type": null, "token_endpoint_auth_method": null}),
+            ),
+        )
+        .await;
+    assert_eq!(client.status, 201, "{}", client.text);
+    assert_eq!(
+        client.body["grant_types"],
+        json!(["authorization_code", "refresh_token"])
+    );
+    let client_id = client.body["client_id"].as_str().unwrap().to_owned();
+    let renamed = app
+        .admin(
+            Method::PUT,
+            &format!("/admin/oauth/clients/{client_id}"),
+            Some(
+                json!({"client_name": "Renamed", "redirect_uris": null, "grant_types": null,
+                        "logo_uri": null}),
+            ),
+        )
+        .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.text);
+    assert_eq!(renamed.body["client_name"], "Renamed");
+    assert_eq!(
+        renamed.body["redirect_uris"],
+        json!(["http://localhost:3000/cb"])
+    );
+    // Only nulls: nothing to change, as the platform says.
+    let nothing = app
+        .admin(
+            Method::PUT,
+            &format!("/admin/oauth/clients/{client_id}"),
+            Some(json!({"client_name": null, "redirect_uris": null})),
+        )
+        .await;
+    nothing.expect(400, "validation_failed");
+}
+
+#[tokio::test]
 async fn generate_link_invite_and_invite_endpoint_let_the_user_set_a_password() {
     let app = spawn_app().await;
     // generate_link type invite: a link, no mail.

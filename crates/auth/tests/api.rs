@@ -828,6 +828,88 @@ async fn logout_scopes() {
     assert_eq!(sessions, 0);
 }
 
+// ------------------------------------------------------------ null fields
+
+#[tokio::test]
+async fn null_fields_read_as_left_out_in_every_body() {
+    let app = spawn_app_with(autoconfirm).await;
+    // Sign-up, sign-in and the user's own endpoints, as clients send them
+    // with their unset options as `null`.
+    let signup = app
+        .post(
+            "/signup",
+            json!({"email": "nulls@example.com", "password": "secret123", "data": null,
+                   "code_challenge": null, "code_challenge_method": null, "phone": null,
+                   "gotrue_meta_security": {"captcha_token": null}}),
+        )
+        .await;
+    assert_eq!(signup.status, 200, "{}", signup.text);
+    let token = signup.body["access_token"].as_str().unwrap().to_owned();
+    let signed_in = app
+        .post(
+            "/token?grant_type=password",
+            json!({"email": "nulls@example.com", "password": "secret123", "phone": null}),
+        )
+        .await;
+    assert_eq!(signed_in.status, 200, "{}", signed_in.text);
+
+    // A factor with its optional fields null (supabase-js sends `issuer:
+    // null` when the app passes it so).
+    let enrolled = app
+        .call(
+            Method::POST,
+            "/factors",
+            Some(&token),
+            Some(json!({"factor_type": "totp", "friendly_name": null, "issuer": null, "phone": null})),
+        )
+        .await;
+    assert_eq!(enrolled.status, 200, "{}", enrolled.text);
+    assert_eq!(enrolled.body["type"], "totp");
+    let factor = enrolled.body["id"].as_str().unwrap().to_owned();
+    let challenge = app
+        .call(
+            Method::POST,
+            &format!("/factors/{factor}/challenge"),
+            Some(&token),
+            Some(json!({"channel": null})),
+        )
+        .await;
+    assert_eq!(challenge.status, 200, "{}", challenge.text);
+    // A null code is an empty one: the platform's validation, not bad JSON.
+    let verify = app
+        .call(
+            Method::POST,
+            &format!("/factors/{factor}/verify"),
+            Some(&token),
+            Some(json!({"challenge_id": challenge.body["id"], "code": null, "webauthn": null})),
+        )
+        .await;
+    verify.expect(400, "validation_failed");
+
+    // Inside `data` a null keeps its own meaning: the key goes.
+    let put = |body: Value| app.call(Method::PUT, "/user", Some(&token), Some(body));
+    let kept =
+        put(json!({"data": {"a": 1, "b": 2}, "email": null, "password": null, "nonce": null}))
+            .await;
+    assert_eq!(kept.status, 200, "{}", kept.text);
+    let removed = put(json!({"data": {"a": null}, "phone": null, "channel": null})).await;
+    assert_eq!(removed.body["user_metadata"], json!({"b": 2}));
+
+    // A whole body of `null` is an empty one.
+    let empty = app
+        .http
+        .post(app.url("/recover"))
+        .header("apikey", app.anon_key())
+        .header("x-supabase-api-version", "2024-01-01")
+        .header("content-type", "application/json")
+        .body("null");
+    app.send(empty).await.expect(400, "validation_failed");
+    // Types are still checked.
+    app.post("/otp", json!({"email": 5}))
+        .await
+        .expect(400, "bad_json");
+}
+
 // ------------------------------------------------------------ recovery, PKCE
 
 #[tokio::test]
