@@ -1,8 +1,10 @@
 // supabase.auth.* from the unmodified client against /auth/v1.
-import { describe, expect, it } from 'vitest'
-import type { AuthChangeEvent } from '@supabase/supabase-js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClient, type AuthChangeEvent } from '@supabase/supabase-js'
 import { GITHUB_USER } from './support/fake-github'
-import { browserClient, mailboxLinks, plinthUrl, siteUrl, sql, uniqueEmail } from './support/context'
+import { browserClient, mailboxLinks, memoryStorage, plinthUrl, siteUrl, sql, uniqueEmail } from './support/context'
+import { startOwnPlinth, type OwnPlinth } from './support/own-plinth'
+import ws from 'ws'
 
 const PASSWORD = 'correct-horse-battery'
 
@@ -124,6 +126,50 @@ describe('e-mail and password', () => {
     const { data, error } = await supabase.auth.getUser()
     expect(data.user).toBeNull()
     expect(error?.name).toBe('AuthSessionMissingError')
+  })
+})
+
+describe('a node with the local stack\'s gateway (PLINTH_AUTH_REQUIRE_APIKEY=false)', () => {
+  let local: OwnPlinth
+
+  beforeAll(async () => {
+    local = await startOwnPlinth({ PLINTH_AUTH_REQUIRE_APIKEY: 'false', ENABLE_EMAIL_AUTOCONFIRM: 'true' })
+  }, 120_000)
+
+  afterAll(async () => {
+    await local?.stop()
+  })
+
+  it('answers /auth/v1 without an apikey, /health included; the hosted default does not', async () => {
+    expect((await fetch(`${local.url}/auth/v1/health`)).status).toBe(200)
+    const hosted = await fetch(`${plinthUrl}/auth/v1/health`)
+    expect(hosted.status).toBe(401)
+    expect(((await hosted.json()) as { message: string }).message).toBe('No API key found in request')
+
+    // The unmodified client, with every apikey header taken off its requests.
+    const sent: (string | null)[] = []
+    const withoutKey: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers)
+      headers.delete('apikey')
+      sent.push(headers.get('apikey'))
+      return fetch(input, { ...init, headers })
+    }
+    const supabase = createClient(local.url, local.anonKey, {
+      auth: { storage: memoryStorage(), persistSession: true, autoRefreshToken: false, detectSessionInUrl: false },
+      global: { fetch: withoutKey },
+      // (Node 20 has no WebSocket of its own)
+      realtime: { transport: ws as unknown as typeof WebSocket },
+    })
+    const email = uniqueEmail('local-gateway')
+    const signUp = await supabase.auth.signUp({ email, password: PASSWORD })
+    expect(signUp.error).toBeNull()
+    expect(signUp.data.session).not.toBeNull()
+    const { data, error } = await supabase.auth.getUser()
+    expect(error).toBeNull()
+    expect(data.user?.email).toBe(email)
+    expect((await supabase.auth.signOut()).error).toBeNull()
+    expect(sent.length).toBeGreaterThanOrEqual(3)
+    expect(sent.every((key) => key === null)).toBe(true)
   })
 })
 

@@ -13,6 +13,10 @@
 //! metadata, and the OAuth server's endpoints for third-party clients,
 //! which know nothing of API keys (`/oauth/authorize`, `/oauth/token`,
 //! `/oauth/clients/register`). Preflight `OPTIONS` requests carry no key.
+//!
+//! With `PLINTH_AUTH_REQUIRE_APIKEY=false` the check is off, as in the
+//! platform's local development stack, whose gateway lets `/auth/v1`
+//! through without a key (`/health` included, as GoTrue itself answers it).
 
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
@@ -49,7 +53,10 @@ fn is_open(path: &str) -> bool {
 
 /// The gateway's check; see the module documentation.
 pub async fn gate(State(state): State<AuthState>, request: Request, next: Next) -> Response {
-    if request.method() == Method::OPTIONS || is_open(request.uri().path()) {
+    if !state.config().require_apikey
+        || request.method() == Method::OPTIONS
+        || is_open(request.uri().path())
+    {
         return next.run(request).await;
     }
     let headers = request.headers();

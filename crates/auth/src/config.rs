@@ -75,6 +75,10 @@ pub struct AuthConfig {
     /// `GET /reauthenticate` when the session is older than a day
     /// (`GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`).
     pub update_password_require_reauthentication: bool,
+    /// `/auth/v1` wants an API key, as behind the platform's hosted gateway
+    /// (`PLINTH_AUTH_REQUIRE_APIKEY`, default true); off, it lets every
+    /// request through, as the local development stack's gateway does.
+    pub require_apikey: bool,
 }
 
 impl Default for AuthConfig {
@@ -105,6 +109,7 @@ impl Default for AuthConfig {
             mfa: crate::mfa::MfaConfig::default(),
             manual_linking_enabled: false,
             update_password_require_reauthentication: false,
+            require_apikey: true,
         }
     }
 }

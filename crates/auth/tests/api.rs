@@ -1211,6 +1211,46 @@ async fn settings_health_and_jwks() {
     );
 }
 
+#[tokio::test]
+async fn the_local_gateway_setting_lets_requests_through_without_an_api_key() {
+    let bare = |app: &App, method: Method, path: &str| app.http.request(method, app.url(path));
+    // As hosted (the default): no key, no request, /health included.
+    let hosted = spawn_app().await;
+    let refused = hosted.send(bare(&hosted, Method::GET, "/health")).await;
+    assert_eq!(refused.status, 401, "{}", refused.text);
+    assert_eq!(refused.body["message"], "No API key found in request");
+
+    let local = spawn_app_with(|c| {
+        c.require_apikey = false;
+        c.mailer_autoconfirm = true;
+    })
+    .await;
+    let health = local.send(bare(&local, Method::GET, "/health")).await;
+    assert_eq!(health.status, 200, "{}", health.text);
+    assert_eq!(health.body["name"], "GoTrue");
+    let settings = local.send(bare(&local, Method::GET, "/settings")).await;
+    assert_eq!(settings.status, 200, "{}", settings.text);
+    let signup = local
+        .send(
+            bare(&local, Method::POST, "/signup")
+                .json(&json!({"email": "local@example.com", "password": "secret123"})),
+        )
+        .await;
+    assert_eq!(signup.status, 200, "{}", signup.text);
+    let token = signup.body["access_token"].as_str().unwrap();
+    let me = local
+        .send(bare(&local, Method::GET, "/user").bearer_auth(token))
+        .await;
+    assert_eq!(me.body["email"], "local@example.com");
+    // What GoTrue itself checks still holds: admin endpoints want an admin.
+    let admin = local
+        .send(bare(&local, Method::GET, "/admin/users").bearer_auth(token))
+        .await;
+    assert_eq!(admin.status, 403, "{}", admin.text);
+    let nobody = local.send(bare(&local, Method::GET, "/user")).await;
+    assert_eq!(nobody.status, 401, "{}", nobody.text);
+}
+
 // ------------------------------------------------------------ rate limits
 
 #[tokio::test]

@@ -123,6 +123,9 @@ pub struct AuthArgs {
     /// address are refused (links still work).
     #[arg(long, env = "PLINTH_RATE_LIMIT_VERIFY_FAILURES", default_value_t = 5)]
     pub rate_limit_verify_failures: u32,
+    /// /auth/v1 wants an API key (the hosted gateway); false: none needed (the local stack's gateway).
+    #[arg(long, env = "PLINTH_AUTH_REQUIRE_APIKEY", default_value_t = true, action = clap::ArgAction::Set)]
+    pub auth_require_apikey: bool,
 
     #[command(flatten)]
     pub github: GithubArgs,
@@ -360,6 +363,7 @@ impl AuthArgs {
             update_password_require_reauthentication: self
                 .phone
                 .security_update_password_require_reauthentication,
+            require_apikey: self.auth_require_apikey,
             ..defaults
         };
         self.grants.apply(&self.google, &mut config);
