@@ -2,8 +2,11 @@
 // numbers from GOTRUE_SMS_TEST_OTP, and real codes read from the dev
 // mailbox), identity linking and unlinking, anonymous users made permanent,
 // and reauthentication with a nonce for a password change.
-import { describe, expect, it } from 'vitest'
-import { browserClient, plinthUrl, serviceClient, serviceRoleKey, siteUrl, sql, uniqueEmail } from './support/context'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClient } from '@supabase/supabase-js'
+import ws from 'ws'
+import { browserClient, memoryStorage, plinthUrl, serviceClient, serviceRoleKey, siteUrl, sql, uniqueEmail } from './support/context'
+import { startOwnPlinth, type OwnPlinth } from './support/own-plinth'
 
 const PASSWORD = 'correct-horse-battery'
 
@@ -109,6 +112,71 @@ describe('phone', () => {
     const bad = await browserClient().auth.signUp({ phone: '12ab', password: PASSWORD })
     expect(bad.error?.code).toBe('validation_failed')
     expect(bad.error?.message).toBe('Invalid phone number format (E.164 required)')
+  })
+})
+
+describe('phone sign-in off (GOTRUE_EXTERNAL_PHONE_ENABLED=false, the default)', () => {
+  let off: OwnPlinth
+
+  beforeAll(async () => {
+    off = await startOwnPlinth({ ENABLE_EMAIL_AUTOCONFIRM: 'true' })
+  }, 120_000)
+
+  afterAll(async () => {
+    await off?.stop()
+  })
+
+  function client() {
+    return createClient(off.url, off.anonKey, {
+      auth: { storage: memoryStorage(), persistSession: true, autoRefreshToken: false, detectSessionInUrl: false },
+      // (Node 20 has no WebSocket of its own)
+      realtime: { transport: ws as unknown as typeof WebSocket },
+    })
+  }
+
+  async function mailTo(to: string): Promise<unknown[]> {
+    const response = await fetch(`${off.url}/_/mailbox/api/messages?to=${encodeURIComponent(to)}`, {
+      headers: { apikey: off.serviceRoleKey },
+    })
+    return ((await response.json()) as { messages: unknown[] }).messages
+  }
+
+  it('answers the platform\'s errors, and no text waits in the dev mailbox', async () => {
+    const phone = uniquePhone()
+    const otp = await client().auth.signInWithOtp({ phone })
+    expect(otp.error?.code).toBe('phone_provider_disabled')
+    expect(otp.error?.status).toBe(400)
+    expect(otp.error?.message).toBe('Unsupported phone provider')
+    const signUp = await client().auth.signUp({ phone, password: PASSWORD })
+    expect(signUp.error?.code).toBe('phone_provider_disabled')
+    const password = await client().auth.signInWithPassword({ phone, password: PASSWORD })
+    expect(password.error?.code).toBe('phone_provider_disabled')
+    expect(password.error?.status).toBe(422)
+    const resend = await client().auth.resend({ type: 'sms', phone })
+    expect(resend.error?.code).toBe('phone_provider_disabled')
+
+    // A number added to an e-mail account: no SMS provider to send its code.
+    const supabase = client()
+    const email = uniqueEmail('phone-off')
+    expect((await supabase.auth.signUp({ email, password: PASSWORD })).error).toBeNull()
+    const added = await supabase.auth.updateUser({ phone })
+    // (supabase-js reads any 500 as a retryable fetch error, without the body)
+    expect(added.error?.status).toBe(500)
+    const { data: session } = await supabase.auth.getSession()
+    const raw = await fetch(`${off.url}/auth/v1/user`, {
+      method: 'PUT',
+      headers: {
+        apikey: off.anonKey,
+        authorization: `Bearer ${session.session!.access_token}`,
+        'content-type': 'application/json',
+        'x-supabase-api-version': '2024-01-01',
+      },
+      body: JSON.stringify({ phone }),
+    })
+    expect(raw.status).toBe(500)
+    expect(await raw.json()).toEqual({ code: 'unexpected_failure', message: 'Unable to get SMS provider' })
+    expect(await mailTo(phone)).toEqual([])
+    expect((await supabase.auth.getUser()).data.user?.new_phone).toBeUndefined()
   })
 })
 

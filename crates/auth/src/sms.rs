@@ -7,7 +7,11 @@
 //! a fresh code goes through the configured provider (Twilio's Messages API,
 //! form-encoded, as the platform sends it), or, with no provider, into the
 //! dev mailbox (`auth.mail_messages`, recipient `+<number>`), where the
-//! operator reads it at `/_/mailbox`.
+//! operator reads it at `/_/mailbox`. The dev mailbox stands in for a
+//! provider only while phone sign-in is on (MFA phone factors, which have
+//! settings of their own, send through [`send_message`] whenever mail goes
+//! to the dev mailbox); else a code without a provider is the platform's
+//! `Unable to get SMS provider`.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -258,7 +262,9 @@ pub struct SentCode {
 /// Picks the code for `phone` (the test number's fixed one, else a fresh
 /// one) and sends it by `channel`, unless it is a test number. `purpose`
 /// names it in errors (`confirmation`, `phone_change`, `reauthentication`).
-/// Failures of the provider are 422 `sms_send_failed`.
+/// Failures of the provider are 422 `sms_send_failed`; without a provider
+/// (and without the dev mailbox standing in, see [`dev_mailbox_stands_in`])
+/// the platform's 500 `Unable to get SMS provider`.
 pub async fn send_code(
     state: &AuthState,
     phone: &str,
@@ -272,6 +278,18 @@ pub async fn send_code(
         });
     }
     let config = &state.config().sms;
+    if config.provider.is_none() && !dev_mailbox_stands_in(state) {
+        tracing::warn!(
+            purpose,
+            "no SMS sent: no GOTRUE_SMS_PROVIDER is set (without one, texts go to the dev \
+             mailbox only while phone sign-in is on and mail is not sent through SMTP)"
+        );
+        return Err(AuthError::api(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "unexpected_failure",
+            "Unable to get SMS provider",
+        ));
+    }
     let code = generate_otp(config.otp_length);
     let message = render(&config.template, &code);
     let message_id = send_message(state, phone, &message, channel, &code)
@@ -283,6 +301,14 @@ pub async fn send_code(
             )
         })?;
     Ok(SentCode { code, message_id })
+}
+
+/// Whether, with no SMS provider set, the dev mailbox takes the texts of
+/// phone sign-in, number changes and reauthentication: only while phone
+/// sign-in is on (`GOTRUE_EXTERNAL_PHONE_ENABLED`) and mail goes to the dev
+/// mailbox. Off, the platform has no SMS provider to send them with.
+pub fn dev_mailbox_stands_in(state: &AuthState) -> bool {
+    state.config().sms.phone_enabled && state.mailer().is_dev_mailbox()
 }
 
 /// Sends one text to `phone` (without `+`): through the provider, or into

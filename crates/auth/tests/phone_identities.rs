@@ -171,6 +171,68 @@ async fn phone_signup_is_confirmed_by_an_sms_code_from_the_dev_mailbox() {
 }
 
 #[tokio::test]
+async fn with_phone_sign_in_off_no_text_goes_to_the_dev_mailbox() {
+    // Phone sign-in off and no SMS provider: numbers a user adds, and the
+    // reauthentication of a phone-only user, find no provider, as on the
+    // platform; nothing waits in the dev mailbox.
+    let app = support::spawn_app_with(|c| {
+        c.mailer_autoconfirm = true;
+        c.anonymous_users = true;
+        c.sms.test_otp.insert("15550001111".into(), "123456".into());
+    })
+    .await;
+    let session = app
+        .post(
+            "/signup",
+            json!({"email": "off@example.com", "password": "secret123"}),
+        )
+        .await;
+    let token = token_of(&session);
+    let change = app.put_user(&token, json!({"phone": "+15550004444"})).await;
+    change.expect(500, "unexpected_failure");
+    assert_eq!(change.message(), "Unable to get SMS provider");
+    assert!(app.mail_to("+15550004444").await.is_empty());
+    let me = app.get_user(&token).await;
+    assert!(me.body.get("new_phone").is_none(), "{}", me.text);
+    // A test number has its fixed code and needs no provider.
+    let test = app.put_user(&token, json!({"phone": "+15550001111"})).await;
+    assert_eq!(test.status, 200, "{}", test.text);
+    assert_eq!(test.body["new_phone"], "15550001111");
+
+    // A phone-only user (an anonymous one given a confirmed number).
+    let anon = app.post("/signup", json!({"data": {}})).await;
+    assert_eq!(anon.status, 200, "{}", anon.text);
+    let phone_only = token_of(&anon);
+    sqlx::query(
+        "update auth.users set phone = '15550005555', phone_confirmed_at = now(), \
+         is_anonymous = false where id = $1::uuid",
+    )
+    .bind(anon.body["user"]["id"].as_str().unwrap())
+    .execute(&app.db.db.owner)
+    .await
+    .unwrap();
+    let reauth = app
+        .call(Method::GET, "/reauthenticate", Some(&phone_only), None)
+        .await;
+    reauth.expect(500, "unexpected_failure");
+    assert!(app.mail_to("+15550005555").await.is_empty());
+
+    // With phone sign-in on, the dev mailbox stands in for the provider.
+    let on = spawn_app_with(|c| c.mailer_autoconfirm = true).await;
+    let session = on
+        .post(
+            "/signup",
+            json!({"email": "on@example.com", "password": "secret123"}),
+        )
+        .await;
+    let changed = on
+        .put_user(&token_of(&session), json!({"phone": "+15550004444"}))
+        .await;
+    assert_eq!(changed.status, 200, "{}", changed.text);
+    assert_eq!(on.sms_code("+15550004444").await.len(), 6);
+}
+
+#[tokio::test]
 async fn phone_errors_are_the_platforms() {
     let app = spawn_app_with(|c| c.sms.phone_enabled = false).await;
     app.post(
@@ -188,6 +250,9 @@ async fn phone_errors_are_the_platforms() {
     )
     .await
     .expect(422, "phone_provider_disabled");
+    app.post("/resend", json!({"type": "sms", "phone": "+15550003333"}))
+        .await
+        .expect(400, "phone_provider_disabled");
     let settings = app.call(Method::GET, "/settings", None, None).await;
     assert_eq!(settings.body["external"]["phone"], false);
     assert_eq!(settings.body["sms_provider"], "");
