@@ -2,11 +2,40 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient, type AuthChangeEvent } from '@supabase/supabase-js'
 import { GITHUB_USER } from './support/fake-github'
-import { browserClient, mailboxLinks, memoryStorage, plinthUrl, siteUrl, sql, uniqueEmail } from './support/context'
+import {
+  browserClient,
+  mailboxLinks,
+  memoryStorage,
+  plinthUrl,
+  serviceClient,
+  serviceRoleKey,
+  siteUrl,
+  sql,
+  uniqueEmail,
+} from './support/context'
 import { startOwnPlinth, type OwnPlinth } from './support/own-plinth'
 import ws from 'ws'
 
 const PASSWORD = 'correct-horse-battery'
+
+const ONE_OF_TWO = 'Confirmation link accepted. Please proceed to confirm link sent to the other email'
+
+/** The newest dev-mailbox message to `to`: its text and links. */
+async function newestMail(to: string): Promise<{ text: string; links: string[] }> {
+  const response = await fetch(`${plinthUrl}/_/mailbox/api/messages?to=${encodeURIComponent(to)}`, {
+    headers: { apikey: serviceRoleKey },
+  })
+  const { messages } = (await response.json()) as { messages: { text: string; links: string[] }[] }
+  expect(messages.length, `mail to ${to}`).toBeGreaterThan(0)
+  return messages[0]
+}
+
+/** The six-digit code of the newest mail to `to`. */
+async function mailedCode(to: string): Promise<string> {
+  const match = (await newestMail(to)).text.match(/code: (\d{6})/)
+  expect(match).not.toBeNull()
+  return match![1]
+}
 
 /** Follows redirects by hand and returns the final Location that leaves plinth and the provider. */
 async function followRedirects(start: string, stopAt: string): Promise<URL> {
@@ -126,6 +155,75 @@ describe('e-mail and password', () => {
     const { data, error } = await supabase.auth.getUser()
     expect(data.user).toBeNull()
     expect(error?.name).toBe('AuthSessionMissingError')
+  })
+})
+
+describe('e-mail change (secure e-mail change, on by default as on the platform)', () => {
+  async function signedIn(tag: string, flowType: 'implicit' | 'pkce') {
+    const email = uniqueEmail(tag)
+    const created = await serviceClient().auth.admin.createUser({ email, password: PASSWORD, email_confirm: true })
+    expect(created.error).toBeNull()
+    const supabase = browserClient(flowType)
+    expect((await supabase.auth.signInWithPassword({ email, password: PASSWORD })).error).toBeNull()
+    return { supabase, email }
+  }
+
+  it('needs the new address and the current one: the link mailed to one, the code mailed to the other', async () => {
+    const { supabase, email } = await signedIn('change-old', 'pkce')
+    const newEmail = uniqueEmail('change-new')
+    const asked = await supabase.auth.updateUser({ email: newEmail }, { emailRedirectTo: siteUrl })
+    expect(asked.error).toBeNull()
+    expect(asked.data.user?.email).toBe(email)
+    expect(asked.data.user?.new_email).toBe(newEmail)
+
+    // Both addresses got a mail, each with its own link.
+    const toNew = (await mailboxLinks(newEmail)).find((l) => l.includes('type=email_change'))!
+    const toCurrent = (await mailboxLinks(email)).find((l) => l.includes('type=email_change'))!
+    expect(toNew).toBeDefined()
+    expect(toCurrent).toBeDefined()
+    expect(toNew).not.toBe(toCurrent)
+
+    // The new address's link: accepted, nothing changed yet.
+    const first = await fetch(toNew, { redirect: 'manual' })
+    expect(first.status).toBe(303)
+    const landed = new URL(first.headers.get('location')!)
+    expect(landed.origin).toBe(new URL(siteUrl).origin)
+    // (a PKCE flow's redirect carries the message in the query too)
+    expect(landed.searchParams.get('message')).toBe(ONE_OF_TWO)
+    expect(new URLSearchParams(landed.hash.slice(1)).get('message')).toBe(ONE_OF_TWO)
+    const pending = await supabase.auth.getUser()
+    expect(pending.data.user?.email).toBe(email)
+    expect(pending.data.user?.new_email).toBe(newEmail)
+
+    // The current address's code: the change is made.
+    const verified = await supabase.auth.verifyOtp({ type: 'email_change', email, token: await mailedCode(email) })
+    expect(verified.error).toBeNull()
+    expect(verified.data.session).not.toBeNull()
+    expect(verified.data.user?.email).toBe(newEmail)
+    expect((await supabase.auth.getUser()).data.user?.email).toBe(newEmail)
+    expect((await browserClient().auth.signInWithPassword({ email: newEmail, password: PASSWORD })).error).toBeNull()
+    expect((await browserClient().auth.signInWithPassword({ email, password: PASSWORD })).error?.code).toBe(
+      'invalid_credentials',
+    )
+  })
+
+  it('a code first answers without a session; the other address\'s link then signs in with the new address', async () => {
+    const { supabase, email } = await signedIn('change-code', 'implicit')
+    const newEmail = uniqueEmail('change-code-new')
+    expect((await supabase.auth.updateUser({ email: newEmail }, { emailRedirectTo: siteUrl })).error).toBeNull()
+
+    const first = await supabase.auth.verifyOtp({ type: 'email_change', email: newEmail, token: await mailedCode(newEmail) })
+    expect(first.error).toBeNull()
+    expect(first.data).toEqual({ user: null, session: null })
+    expect((await supabase.auth.getUser()).data.user?.email).toBe(email)
+
+    const link = (await newestMail(email)).links.find((l) => l.includes('type=email_change'))!
+    const landed = await followRedirects(link, siteUrl)
+    const fragment = new URLSearchParams(landed.hash.slice(1))
+    expect(fragment.get('type')).toBe('email_change')
+    const { data } = await supabase.auth.getUser(fragment.get('access_token')!)
+    expect(data.user?.email).toBe(newEmail)
+    expect(data.user?.new_email).toBeUndefined()
   })
 })
 

@@ -12,6 +12,7 @@ use sqlx::PgConnection;
 
 use crate::AuthState;
 use crate::email_address;
+use crate::email_change::{self, Side};
 use crate::error::{AuthError, Result};
 use crate::handlers::{Input, NewUser, deliver, insert_user};
 use crate::mailer::Mail;
@@ -130,8 +131,9 @@ struct GenerateLinkBody {
 /// `POST /admin/generate_link`: the user plus `action_link`, `email_otp`,
 /// `hashed_token`, `verification_type` and `redirect_to`; no mail is sent.
 /// Types `signup`, `invite`, `magiclink` (a `signup` link for an unknown
-/// address), `recovery`, `email_change_new` (`email_change_current` needs
-/// the platform's secure e-mail change, which this server does not do).
+/// address), `recovery`, `email_change_current` (with secure e-mail change)
+/// and `email_change_new`: with secure e-mail change the change needs the
+/// links of both, as the platform's mails would.
 pub async fn generate_link(State(state): State<AuthState>, input: Input) -> Result<Response> {
     request::require_admin(&state, &input.headers)?;
     let body: GenerateLinkBody = input.json()?;
@@ -235,12 +237,13 @@ pub async fn generate_link(State(state): State<AuthState>, input: Input) -> Resu
             .await?;
             (user, hashed.clone(), kind.clone(), hashed.clone())
         }
-        "email_change_current" => {
-            return Err(AuthError::validation(
-                "Enable secure email change to generate link for current email",
-            ));
-        }
-        "email_change_new" => {
+        "email_change_current" | "email_change_new" => {
+            let current = kind == "email_change_current";
+            if current && !state.config().secure_email_change {
+                return Err(AuthError::validation(
+                    "Enable secure email change to generate link for current email",
+                ));
+            }
             let user = found.ok_or_else(|| {
                 AuthError::not_found("user_not_found", "User with this email not found")
             })?;
@@ -251,29 +254,16 @@ pub async fn generate_link(State(state): State<AuthState>, input: Input) -> Resu
             {
                 return Err(email_exists());
             }
-            // The link the new address gets: keyed on the new address, so
-            // `verifyOtp({email: new, token: email_otp})` works as well.
-            let token_new = tokens::token_hash(state.email_token_key(), &new_email, &code);
-            sqlx::query("update auth.users set email_change = $2 where id = $1")
-                .bind(user.id())
-                .bind(&new_email)
-                .execute(&mut *tx)
-                .await?;
-            users::set_token(
-                &mut tx,
-                user.id(),
-                TokenColumn::EmailChange,
-                &token_new,
-                &new_email,
-                now,
-            )
-            .await?;
-            (
-                user,
-                token_new.clone(),
-                "email_change".to_owned(),
-                token_new,
-            )
+            // Each side's token is keyed on its own address, so
+            // `verifyOtp({email, token: email_otp})` works with either.
+            let (side, token) = if current {
+                (Side::Current, hashed.clone())
+            } else {
+                let token = tokens::token_hash(state.email_token_key(), &new_email, &code);
+                (Side::New, token)
+            };
+            email_change::store_side(&mut tx, &user, &new_email, side, &token, now).await?;
+            (user, token.clone(), "email_change".to_owned(), token)
         }
         other => {
             return Err(AuthError::validation(format!(

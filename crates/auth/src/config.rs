@@ -79,6 +79,10 @@ pub struct AuthConfig {
     /// (`PLINTH_AUTH_REQUIRE_APIKEY`, default true); off, it lets every
     /// request through, as the local development stack's gateway does.
     pub require_apikey: bool,
+    /// A change of e-mail address is confirmed from both the current and
+    /// the new address (`GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED`, on as
+    /// on the platform); off, the new address's link alone makes it.
+    pub secure_email_change: bool,
 }
 
 impl Default for AuthConfig {
@@ -110,6 +114,7 @@ impl Default for AuthConfig {
             manual_linking_enabled: false,
             update_password_require_reauthentication: false,
             require_apikey: true,
+            secure_email_change: true,
         }
     }
 }

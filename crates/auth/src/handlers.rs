@@ -145,7 +145,6 @@ pub(crate) enum LinkKind {
     Signup,
     Recovery,
     MagicLink,
-    EmailChange,
 }
 
 impl LinkKind {
@@ -153,7 +152,6 @@ impl LinkKind {
         match self {
             Self::Signup => TokenColumn::Confirmation,
             Self::Recovery | Self::MagicLink => TokenColumn::Recovery,
-            Self::EmailChange => TokenColumn::EmailChange,
         }
     }
 
@@ -162,7 +160,6 @@ impl LinkKind {
             Self::Signup => "signup",
             Self::Recovery => "recovery",
             Self::MagicLink => "magiclink",
-            Self::EmailChange => "email_change",
         }
     }
 
@@ -171,7 +168,6 @@ impl LinkKind {
             Self::Signup => "email/signup",
             Self::Recovery => "recovery",
             Self::MagicLink => "magiclink",
-            Self::EmailChange => "email_change",
         }
     }
 
@@ -180,7 +176,6 @@ impl LinkKind {
             Self::Signup => "Confirm your signup",
             Self::Recovery => "Reset your password",
             Self::MagicLink => "Your sign-in link",
-            Self::EmailChange => "Confirm your new e-mail address",
         }
     }
 
@@ -189,7 +184,6 @@ impl LinkKind {
             Self::Signup => "Follow this link to confirm your account:",
             Self::Recovery => "Follow this link to reset the password for your account:",
             Self::MagicLink => "Follow this link to sign in:",
-            Self::EmailChange => "Follow this link to confirm the change of your e-mail address:",
         }
     }
 }
@@ -246,7 +240,6 @@ pub(crate) async fn send_link(
     let sent_at = match kind.column() {
         TokenColumn::Confirmation => user.row.confirmation_sent_at,
         TokenColumn::Recovery => user.row.recovery_sent_at,
-        TokenColumn::EmailChange => user.row.email_change_sent_at,
     };
     let frequency = chrono::Duration::from_std(state.config().rate_limits.email_max_frequency)
         .unwrap_or(chrono::Duration::MAX);
@@ -291,11 +284,11 @@ fn json_response(value: Value) -> Response {
     Json(value).into_response()
 }
 
-fn is_unique_violation(error: &AuthError) -> bool {
+pub(crate) fn is_unique_violation(error: &AuthError) -> bool {
     matches!(error, AuthError::Database(sqlx::Error::Database(db)) if db.code().as_deref() == Some("23505"))
 }
 
-fn email_exists() -> AuthError {
+pub(crate) fn email_exists() -> AuthError {
     AuthError::unprocessable(
         "email_exists",
         "A user with this email address has already been registered",
@@ -833,7 +826,7 @@ struct UpdateUserBody {
 }
 
 /// `PUT /user`: `data` merged into `user_metadata`, a new password, a new
-/// e-mail address (confirmed through a link unless autoconfirm is on).
+/// e-mail address (confirmed through links, see [`crate::email_change`]).
 pub async fn update_user(State(state): State<AuthState>, input: Input) -> Result<Response> {
     let Caller { user, session_id } = request::caller(&state, &input.headers).await?;
     let body: UpdateUserBody = input.json()?;
@@ -946,28 +939,16 @@ pub async fn update_user(State(state): State<AuthState>, input: Input) -> Result
         {
             return Err(email_exists());
         }
-        if config.mailer_autoconfirm {
-            set_email(&state, &mut tx, user.id(), &email).await?;
-        } else {
-            sqlx::query("update auth.users set email_change = $2, updated_at = $3 where id = $1")
-                .bind(user.id())
-                .bind(&email)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-            let redirect_to = input.redirect_to(&state);
-            email_gate(&state, &email)?;
-            send_link(
-                &state,
-                &mut tx,
-                &user,
-                LinkKind::EmailChange,
-                &email,
-                &redirect_to,
-                challenge.as_ref(),
-            )
-            .await?;
-        }
+        let redirect_to = input.redirect_to(&state);
+        crate::email_change::request(
+            &state,
+            &mut tx,
+            &user,
+            &email,
+            &redirect_to,
+            challenge.as_ref(),
+        )
+        .await?;
     }
     if let Some(change) = &new_phone {
         crate::phone::start_change(&state, &mut tx, &user, change).await?;
@@ -977,56 +958,6 @@ pub async fn update_user(State(state): State<AuthState>, input: Input) -> Result
         .ok_or_else(|| AuthError::forbidden("user_not_found", "User not found"))?;
     tx.commit().await?;
     Ok(json_response(user.to_json()))
-}
-
-/// Gives the user a new (confirmed) e-mail address, on the row and its
-/// e-mail identity.
-async fn set_email(
-    state: &AuthState,
-    conn: &mut PgConnection,
-    user_id: Uuid,
-    email: &str,
-) -> Result<()> {
-    let now = state.now();
-    let result = sqlx::query(
-        "update auth.users set email = $2, email_change = '', email_change_token_new = '', \
-           email_confirmed_at = coalesce(email_confirmed_at, $3), updated_at = $3, is_anonymous = false where id = $1",
-    )
-    .bind(user_id)
-    .bind(email)
-    .bind(now)
-    .execute(&mut *conn)
-    .await
-    .map_err(AuthError::from);
-    if let Err(e) = result {
-        return Err(if is_unique_violation(&e) {
-            email_exists()
-        } else {
-            e
-        });
-    }
-    let inserted = users::upsert_identity(
-        conn,
-        user_id,
-        "email",
-        json!({"email": email, "email_verified": true}),
-        json!({"sub": user_id.to_string(), "email": email, "email_verified": true, "phone_verified": false}),
-        now,
-    )
-    .await?;
-    if inserted {
-        let app: Option<Value> =
-            sqlx::query_scalar("select raw_app_meta_data from auth.users where id = $1")
-                .bind(user_id)
-                .fetch_one(&mut *conn)
-                .await?;
-        sqlx::query("update auth.users set raw_app_meta_data = $2 where id = $1")
-            .bind(user_id)
-            .bind(users::add_provider(&app.unwrap_or(Value::Null), "email"))
-            .execute(&mut *conn)
-            .await?;
-    }
-    Ok(())
 }
 
 // ---------------------------------------------------------------- /logout
@@ -1157,26 +1088,8 @@ pub async fn resend(State(state): State<AuthState>, input: Input) -> Result<Resp
             }
         }
         Some("email_change") => {
-            let user_id: Option<Uuid> = sqlx::query_scalar(
-                "select id from auth.users where lower(email_change) = $1 and deleted_at is null limit 1",
-            )
-            .bind(&email)
-            .fetch_optional(&mut *tx)
-            .await?;
-            if let Some(id) = user_id
-                && let Some(user) = users::find_by_id(&mut tx, id).await?
-            {
-                send_link(
-                    &state,
-                    &mut tx,
-                    &user,
-                    LinkKind::EmailChange,
-                    &email,
-                    &redirect_to,
-                    challenge.as_ref(),
-                )
+            crate::email_change::resend(&state, &mut tx, &email, &redirect_to, challenge.as_ref())
                 .await?;
-            }
         }
         _ => {
             return Err(AuthError::validation(
@@ -1256,30 +1169,31 @@ pub async fn otp(State(state): State<AuthState>, input: Input) -> Result<Respons
 }
 
 /// What a verified link did.
-struct Verified {
-    user: User,
+pub(crate) struct Verified {
+    pub user: User,
     /// The PKCE auth code to hand out instead of a session.
-    auth_code: Option<String>,
-    method: &'static str,
+    pub auth_code: Option<String>,
+    pub method: &'static str,
 }
 
-fn otp_invalid() -> AuthError {
+pub(crate) fn otp_invalid() -> AuthError {
     AuthError::forbidden("otp_expired", "Token has expired or is invalid")
 }
 
-/// Finds and consumes the token; confirms / recovers / changes the e-mail.
+/// Finds and consumes the token; confirms / recovers / changes the e-mail
+/// (`None`: the first of an e-mail change's two confirmations).
 async fn consume(
     state: &AuthState,
     conn: &mut PgConnection,
     kind: &str,
     candidates: &[String],
-) -> Result<Verified> {
+) -> Result<Option<Verified>> {
     let kinds: &[(LinkKind, &'static str)] = match kind {
         "signup" | "invite" => &[(LinkKind::Signup, "otp")],
         "recovery" => &[(LinkKind::Recovery, "recovery")],
         "magiclink" => &[(LinkKind::MagicLink, "otp")],
         "email" => &[(LinkKind::Signup, "otp"), (LinkKind::MagicLink, "otp")],
-        "email_change" => &[(LinkKind::EmailChange, "otp")],
+        "email_change" => return crate::email_change::consume(state, conn, candidates).await,
         _ => {
             return Err(AuthError::validation(format!(
                 "Verify requires a verification type: {kind}"
@@ -1294,7 +1208,6 @@ async fn consume(
             let sent_at = match link.column() {
                 TokenColumn::Confirmation => user.row.confirmation_sent_at,
                 TokenColumn::Recovery => user.row.recovery_sent_at,
-                TokenColumn::EmailChange => user.row.email_change_sent_at,
             };
             let expired = sent_at.is_none_or(|at| {
                 at + chrono::Duration::seconds(state.config().otp_expiry) < state.now()
@@ -1303,13 +1216,7 @@ async fn consume(
                 return Err(otp_invalid());
             }
             users::clear_token(conn, user.id(), link.column()).await?;
-            match link {
-                LinkKind::EmailChange => {
-                    let new_email = user.row.email_change.clone().ok_or_else(otp_invalid)?;
-                    set_email(state, conn, user.id(), &new_email).await?;
-                }
-                _ => confirm_email(state, conn, user.id()).await?,
-            }
+            confirm_email(state, conn, user.id()).await?;
             let auth_code = if candidate.starts_with(PKCE_PREFIX) {
                 issue_email_flow_code(state, conn, user.id(), link.flow_method()).await?
             } else {
@@ -1318,18 +1225,18 @@ async fn consume(
             let user = users::find_by_id(conn, user.id())
                 .await?
                 .ok_or_else(otp_invalid)?;
-            return Ok(Verified {
+            return Ok(Some(Verified {
                 user,
                 auth_code,
                 method,
-            });
+            }));
         }
     }
     Err(otp_invalid())
 }
 
 /// The auth code of the newest pending PKCE flow of this kind for the user.
-async fn issue_email_flow_code(
+pub(crate) async fn issue_email_flow_code(
     state: &AuthState,
     conn: &mut PgConnection,
     user_id: Uuid,
@@ -1386,7 +1293,13 @@ pub async fn verify_link(State(state): State<AuthState>, input: Input) -> Result
     }
     let mut tx = state.db().owner.begin().await?;
     let verified = match consume(&state, &mut tx, &kind, std::slice::from_ref(&token)).await {
-        Ok(v) => v,
+        Ok(Some(v)) => v,
+        Ok(None) => {
+            tx.commit().await?;
+            let pkce = token.starts_with(PKCE_PREFIX);
+            let to = crate::email_change::pending_redirect(&redirect_to, pkce);
+            return Ok(see_other(to));
+        }
         Err(e) => return error_redirect(e),
     };
     if let Some(code) = verified.auth_code {
@@ -1474,6 +1387,11 @@ pub async fn verify_post(State(state): State<AuthState>, input: Input) -> Result
     if let Some(tries) = code_tries {
         state.limits().code_failures.refund(&tries);
     }
+    let Some(verified) = verified else {
+        tx.commit().await?;
+        let pending = json!({"msg": crate::email_change::ONE_OF_TWO, "code": "200"});
+        return Ok(json_response(pending));
+    };
     let session = sessions::create(
         &state,
         &mut tx,

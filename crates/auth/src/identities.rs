@@ -126,6 +126,7 @@ async fn email_from_identities(
             "update auth.users set email = nullif($2, ''), \
                email_confirmed_at = case when $3 then email_confirmed_at else null end, \
                confirmation_token = '', recovery_token = '', email_change_token_new = '', email_change = '', \
+               email_change_token_current = '', email_change_confirm_status = 0, \
                reauthentication_token = '', updated_at = $4 where id = $1",
         )
         .bind(user.id())

@@ -34,6 +34,7 @@ mod apikey;
 mod clock;
 mod config;
 mod email_address;
+mod email_change;
 mod error;
 mod external;
 mod handlers;

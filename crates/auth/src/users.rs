@@ -322,12 +322,12 @@ async fn with_identities(conn: &mut PgConnection, row: UserRow) -> Result<User> 
     })
 }
 
-/// The columns holding hashed e-mail tokens.
+/// The columns holding hashed e-mail tokens (an e-mail change's are
+/// [`crate::email_change`]'s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenColumn {
     Confirmation,
     Recovery,
-    EmailChange,
 }
 
 impl TokenColumn {
@@ -335,7 +335,6 @@ impl TokenColumn {
         match self {
             Self::Confirmation => "confirmation_token",
             Self::Recovery => "recovery_token",
-            Self::EmailChange => "email_change_token_new",
         }
     }
 
@@ -343,7 +342,6 @@ impl TokenColumn {
         match self {
             Self::Confirmation => "confirmation_sent_at",
             Self::Recovery => "recovery_sent_at",
-            Self::EmailChange => "email_change_sent_at",
         }
     }
 
@@ -352,7 +350,6 @@ impl TokenColumn {
         match self {
             Self::Confirmation => "confirmation_token",
             Self::Recovery => "recovery_token",
-            Self::EmailChange => "email_change_token_new",
         }
     }
 }

@@ -234,6 +234,8 @@ async fn generate_link_magiclink_recovery_and_their_errors() {
         bad_type.message(),
         "Invalid email action link type requested: nonsense"
     );
+    // Secure e-mail change is on by default: the current address's link
+    // can be made (see generate_link_email_change_needs_both_links).
     let current = app
         .admin(
             Method::POST,
@@ -241,11 +243,8 @@ async fn generate_link_magiclink_recovery_and_their_errors() {
             Some(json!({"type": "email_change_current", "email": "known@example.com", "new_email": "x@example.com"})),
         )
         .await;
-    assert!(current.is(400, "validation_failed"));
-    assert_eq!(
-        current.message(),
-        "Enable secure email change to generate link for current email"
-    );
+    assert_eq!(current.status, 200, "{}", current.text);
+    assert_eq!(current.body["verification_type"], "email_change_current");
     for (email, message) in [
         ("", "An email address is required"),
         (
@@ -286,27 +285,86 @@ async fn generate_link_magiclink_recovery_and_their_errors() {
 }
 
 #[tokio::test]
-async fn generate_link_email_change_new_changes_the_address() {
+async fn generate_link_email_change_needs_both_links() {
     let app = spawn_app().await;
     app.create_user("old@example.com", "secret123").await;
     app.create_user("taken@example.com", "secret123").await;
-    let taken = app
-        .admin(
+    let generate = |kind: &str, new_email: &str| {
+        app.admin(
             Method::POST,
             "/admin/generate_link",
-            Some(json!({"type": "email_change_new", "email": "old@example.com", "new_email": "taken@example.com"})),
+            Some(json!({"type": kind, "email": "old@example.com", "new_email": new_email})),
         )
-        .await;
+    };
+    let taken = generate("email_change_new", "taken@example.com").await;
     assert!(taken.is(422, "email_exists"), "{}", taken.text);
-    let invalid = app
-        .admin(
-            Method::POST,
-            "/admin/generate_link",
-            Some(json!({"type": "email_change_new", "email": "old@example.com", "new_email": "nope"})),
-        )
-        .await;
+    let invalid = generate("email_change_current", "nope").await;
     assert!(invalid.is(400, "validation_failed"));
 
+    let new = generate("email_change_new", "New@Example.com").await;
+    assert_eq!(new.status, 200, "{}", new.text);
+    assert_eq!(new.body["new_email"], "new@example.com");
+    assert_eq!(new.body["verification_type"], "email_change_new");
+    let current = generate("email_change_current", "new@example.com").await;
+    assert_eq!(current.status, 200, "{}", current.text);
+    assert_eq!(current.body["verification_type"], "email_change_current");
+    let new_link = new.body["action_link"].as_str().unwrap();
+    let current_link = current.body["action_link"].as_str().unwrap();
+    assert!(new_link.contains("type=email_change"), "{new_link}");
+    assert!(current_link.contains("type=email_change"), "{current_link}");
+    assert_ne!(new_link, current_link);
+    // No mail goes out.
+    assert!(app.mail_to("new@example.com").await.is_empty());
+    assert!(app.mail_to("old@example.com").await.is_empty());
+
+    // One link: accepted, nothing changed yet.
+    let first = app.follow(new_link).await;
+    assert_eq!(
+        first["message"],
+        "Confirmation link accepted. Please proceed to confirm link sent to the other email"
+    );
+    assert!(!first.contains_key("access_token"));
+    assert_eq!(
+        app.sign_in("old@example.com", "secret123").await.status,
+        200
+    );
+    // The other: the address is the new one.
+    let second = app.follow(current_link).await;
+    assert_eq!(second["type"], "email_change");
+    assert!(second.contains_key("access_token"));
+    assert_eq!(
+        app.sign_in("new@example.com", "secret123").await.status,
+        200
+    );
+    assert_eq!(
+        app.sign_in("old@example.com", "secret123").await.code(),
+        "invalid_credentials"
+    );
+    // Each link works once.
+    let again = app.send(app.http.get(new_link)).await;
+    assert!(
+        again.location().contains("error_code=otp_expired"),
+        "{}",
+        again.location()
+    );
+}
+
+#[tokio::test]
+async fn generate_link_email_change_new_alone_without_secure_email_change() {
+    let app = spawn_app_with(|c| c.secure_email_change = false).await;
+    app.create_user("old@example.com", "secret123").await;
+    let current = app
+        .admin(
+            Method::POST,
+            "/admin/generate_link",
+            Some(json!({"type": "email_change_current", "email": "old@example.com", "new_email": "x@example.com"})),
+        )
+        .await;
+    assert!(current.is(400, "validation_failed"));
+    assert_eq!(
+        current.message(),
+        "Enable secure email change to generate link for current email"
+    );
     let change = app
         .admin(
             Method::POST,
@@ -315,19 +373,18 @@ async fn generate_link_email_change_new_changes_the_address() {
         )
         .await;
     assert_eq!(change.status, 200, "{}", change.text);
-    assert_eq!(change.body["new_email"], "new@example.com");
-    assert_eq!(change.body["verification_type"], "email_change_new");
-    let link = change.body["action_link"].as_str().unwrap();
-    assert!(link.contains("type=email_change"), "{link}");
-    let fragment = app.follow(link).await;
-    assert_eq!(fragment["type"], "email_change");
+    // The code verifies with the new address, as verifyOtp sends it.
+    let verified = app
+        .post(
+            "/verify",
+            json!({"type": "email_change", "email": "new@example.com", "token": change.body["email_otp"]}),
+        )
+        .await;
+    assert_eq!(verified.status, 200, "{}", verified.text);
+    assert_eq!(verified.body["user"]["email"], "new@example.com");
     assert_eq!(
         app.sign_in("new@example.com", "secret123").await.status,
         200
-    );
-    assert_eq!(
-        app.sign_in("old@example.com", "secret123").await.code(),
-        "invalid_credentials"
     );
 }
 

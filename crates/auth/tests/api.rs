@@ -728,29 +728,47 @@ async fn update_user_merges_data_and_changes_the_password() {
         200
     );
 
-    // Autoconfirm: a new address applies at once; a taken one is refused.
+    // A taken address is refused. Autoconfirm or not, a user's new address
+    // is confirmed by a link (as on the platform); with autoconfirm the
+    // link of either address makes the change.
     app.signed_up("taken@example.com", "secret123").await;
     let taken = put(json!({"email": "taken@example.com"})).await;
     assert_eq!((taken.status.as_u16(), taken.code()), (422, "email_exists"));
     let moved = put(json!({"email": "moved@example.com"})).await;
-    assert_eq!(moved.body["email"], "moved@example.com");
+    assert_eq!(moved.body["email"], "up@example.com");
+    assert_eq!(moved.body["new_email"], "moved@example.com");
+    let link = app.link_to("moved@example.com").await;
+    assert!(
+        app.link_to("up@example.com")
+            .await
+            .contains("type=email_change")
+    );
+    let params = fragment(&app.get_raw(&link).await.location());
+    assert_eq!(params["type"], "email_change");
+    let me = app.get_user(&params["access_token"]).await;
+    assert_eq!(me.body["email"], "moved@example.com");
     assert_eq!(
-        moved.body["identities"][0]["identity_data"]["email"],
+        me.body["identities"][0]["identity_data"]["email"],
         "moved@example.com"
     );
 }
 
-#[tokio::test]
-async fn email_change_is_confirmed_by_a_link_to_the_new_address() {
-    let app = spawn_app().await;
-    app.post(
-        "/signup",
-        json!({"email": "old@example.com", "password": "secret123"}),
-    )
-    .await;
-    let link = app.link_to("old@example.com").await;
+/// A user signed up at `email` and confirmed: the session's access token.
+async fn confirmed_user(app: &App, email: &str) -> String {
+    app.post("/signup", json!({"email": email, "password": "secret123"}))
+        .await;
+    let link = app.link_to(email).await;
     let params = fragment(&app.get_raw(&link).await.location());
-    let token = params["access_token"].clone();
+    params["access_token"].clone()
+}
+
+const ONE_OF_TWO: &str =
+    "Confirmation link accepted. Please proceed to confirm link sent to the other email";
+
+#[tokio::test]
+async fn email_change_is_confirmed_from_both_addresses() {
+    let app = spawn_app().await;
+    let token = confirmed_user(&app, "old@example.com").await;
     let reply = app
         .call(
             Method::PUT,
@@ -762,13 +780,211 @@ async fn email_change_is_confirmed_by_a_link_to_the_new_address() {
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(reply.body["email"], "old@example.com");
     assert_eq!(reply.body["new_email"], "fresh@example.com");
-    let link = app.link_to("fresh@example.com").await;
-    assert!(link.contains("type=email_change"));
-    let params = fragment(&app.get_raw(&link).await.location());
+    // A mail to each address, each with its own link and code.
+    let to_new = app.link_to("fresh@example.com").await;
+    let to_current = app.link_to("old@example.com").await;
+    assert!(to_new.contains("type=email_change") && to_current.contains("type=email_change"));
+    assert_ne!(to_new, to_current);
+    let tokens: i64 = app
+        .sql_scalar(
+            "select count(*) from auth.one_time_tokens \
+             where token_type in ('email_change_token_new', 'email_change_token_current')",
+        )
+        .await;
+    assert_eq!(tokens, 2);
+
+    // The new address's link: accepted, the address not changed yet.
+    let first = app.get_raw(&to_new).await.location();
+    assert!(first.starts_with(SITE), "{first}");
+    let params = fragment(&first);
+    assert_eq!(params["message"], ONE_OF_TWO);
+    assert!(!params.contains_key("access_token"));
+    let me = app.get_user(&token).await;
+    assert_eq!(me.body["email"], "old@example.com");
+    assert_eq!(me.body["new_email"], "fresh@example.com");
+    let status: i16 = app
+        .sql_scalar(
+            "select email_change_confirm_status from auth.users where email = 'old@example.com'",
+        )
+        .await;
+    assert_eq!(status, 1);
+    // Used once.
+    let again = app.get_raw(&to_new).await.location();
+    assert!(again.contains("error_code=otp_expired"), "{again}");
+
+    // The current address's code (verifyOtp): now the change is made.
+    let code = app.code_to("old@example.com").await;
+    let verified = app
+        .post(
+            "/verify",
+            json!({"type": "email_change", "email": "old@example.com", "token": code}),
+        )
+        .await;
+    assert_eq!(verified.status, 200, "{}", verified.text);
+    assert_eq!(verified.body["user"]["email"], "fresh@example.com");
+    assert!(verified.body["user"].get("new_email").is_none());
+    assert_eq!(
+        verified.body["user"]["identities"][0]["identity_data"]["email"],
+        "fresh@example.com"
+    );
+    let left: i64 = app
+        .sql_scalar(
+            "select count(*) from auth.one_time_tokens \
+             where token_type in ('email_change_token_new', 'email_change_token_current')",
+        )
+        .await;
+    assert_eq!(left, 0);
+    let status: i16 = app
+        .sql_scalar(
+            "select email_change_confirm_status from auth.users where email = 'fresh@example.com'",
+        )
+        .await;
+    assert_eq!(status, 0);
+}
+
+#[tokio::test]
+async fn email_change_by_code_then_pkce_link_and_too_soon_again() {
+    let app = spawn_app().await;
+    let token = confirmed_user(&app, "pk-old@example.com").await;
+    let (verifier, challenge) = pkce_pair();
+    let reply = app
+        .call(
+            Method::PUT,
+            "/user?redirect_to=http%3A%2F%2Fapp.test%2Fchanged",
+            Some(&token),
+            Some(
+                json!({"email": "pk-new@example.com", "code_challenge": challenge,
+                        "code_challenge_method": "s256"}),
+            ),
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    // Too soon for another change (the platform's answer, with the wait).
+    let soon = spawn_app_with(|c| {
+        c.rate_limits.email_max_frequency = Duration::from_secs(60);
+    })
+    .await;
+    let soon_token = confirmed_user(&soon, "s-old@example.com").await;
+    let put = |email: &str| {
+        soon.call(
+            Method::PUT,
+            "/user",
+            Some(&soon_token),
+            Some(json!({ "email": email })),
+        )
+    };
+    assert_eq!(put("s-new@example.com").await.status, 200);
+    let refused = put("s-other@example.com").await;
+    refused.expect(429, "over_email_send_rate_limit");
+    assert!(refused.message().contains("seconds"), "{}", refused.text);
+
+    // The first confirmation by code: the platform's `{msg, code}`.
+    let code = app.code_to("pk-new@example.com").await;
+    let first = app
+        .post(
+            "/verify",
+            json!({"type": "email_change", "email": "pk-new@example.com", "token": code}),
+        )
+        .await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    assert_eq!(first.body, json!({"msg": ONE_OF_TWO, "code": "200"}));
+    // The second by link: the PKCE code to exchange.
+    let link = app.link_to("pk-old@example.com").await;
+    assert!(link.contains("token=pkce_"), "{link}");
+    let location = app.get_raw(&link).await.location();
+    assert!(
+        location.starts_with("http://app.test/changed?code="),
+        "{location}"
+    );
+    let code = query(&location)["code"].clone();
+    let session = app
+        .post(
+            "/token?grant_type=pkce",
+            json!({"auth_code": code, "code_verifier": verifier}),
+        )
+        .await;
+    assert_eq!(session.status, 200, "{}", session.text);
+    assert_eq!(session.body["user"]["email"], "pk-new@example.com");
+}
+
+#[tokio::test]
+async fn email_change_with_the_first_link_of_a_pkce_flow_keeps_the_message_in_the_query() {
+    let app = spawn_app().await;
+    let token = confirmed_user(&app, "q-old@example.com").await;
+    let (_, challenge) = pkce_pair();
+    app.call(
+        Method::PUT,
+        "/user?redirect_to=http%3A%2F%2Fapp.test%2Fchanged",
+        Some(&token),
+        Some(
+            json!({"email": "q-new@example.com", "code_challenge": challenge,
+                    "code_challenge_method": "s256"}),
+        ),
+    )
+    .await;
+    let location = app
+        .get_raw(&app.link_to("q-old@example.com").await)
+        .await
+        .location();
+    assert!(
+        location.starts_with("http://app.test/changed?message="),
+        "{location}"
+    );
+    assert_eq!(query(&location)["message"], ONE_OF_TWO);
+    assert_eq!(fragment(&location)["message"], ONE_OF_TWO);
+}
+
+#[tokio::test]
+async fn email_change_resend_and_the_single_link_when_secure_change_is_off() {
+    let app = spawn_app().await;
+    let token = confirmed_user(&app, "r-old@example.com").await;
+    app.call(
+        Method::PUT,
+        "/user",
+        Some(&token),
+        Some(json!({"email": "r-new@example.com"})),
+    )
+    .await;
+    let before_new = app.link_to("r-new@example.com").await;
+    let before_current = app.link_to("r-old@example.com").await;
+    // `resend` names the current address, as on the platform: both again.
+    let resent = app
+        .post(
+            "/resend",
+            json!({"type": "email_change", "email": "r-old@example.com"}),
+        )
+        .await;
+    assert_eq!(resent.status, 200, "{}", resent.text);
+    assert_eq!(app.mail_to("r-new@example.com").await.len(), 2);
+    assert_ne!(app.link_to("r-new@example.com").await, before_new);
+    assert_ne!(app.link_to("r-old@example.com").await, before_current);
+    // An address with no change pending: the same answer, no mail.
+    let none = app
+        .post(
+            "/resend",
+            json!({"type": "email_change", "email": "nobody@example.com"}),
+        )
+        .await;
+    assert_eq!((none.status.as_u16(), &none.body), (200, &json!({})));
+
+    // Secure e-mail change off: one mail, to the new address, whose link
+    // makes the change.
+    let single = spawn_app_with(|c| c.secure_email_change = false).await;
+    let token = confirmed_user(&single, "one-old@example.com").await;
+    single
+        .call(
+            Method::PUT,
+            "/user",
+            Some(&token),
+            Some(json!({"email": "one-new@example.com"})),
+        )
+        .await;
+    assert_eq!(single.mail_to("one-old@example.com").await.len(), 1);
+    let link = single.link_to("one-new@example.com").await;
+    let params = fragment(&single.get_raw(&link).await.location());
     assert_eq!(params["type"], "email_change");
-    let me = app.get_user(&params["access_token"]).await;
-    assert_eq!(me.body["email"], "fresh@example.com");
-    assert!(me.body.get("new_email").is_none());
+    let me = single.get_user(&params["access_token"]).await;
+    assert_eq!(me.body["email"], "one-new@example.com");
 }
 
 #[tokio::test]

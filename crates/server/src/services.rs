@@ -126,6 +126,9 @@ pub struct AuthArgs {
     /// /auth/v1 wants an API key (the hosted gateway); false: none needed (the local stack's gateway).
     #[arg(long, env = "PLINTH_AUTH_REQUIRE_APIKEY", default_value_t = true, action = clap::ArgAction::Set)]
     pub auth_require_apikey: bool,
+    /// A new e-mail address is confirmed from the current address too (both links).
+    #[arg(long, env = "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
+    pub mailer_secure_email_change_enabled: bool,
 
     #[command(flatten)]
     pub github: GithubArgs,
@@ -364,6 +367,7 @@ impl AuthArgs {
                 .phone
                 .security_update_password_require_reauthentication,
             require_apikey: self.auth_require_apikey,
+            secure_email_change: self.mailer_secure_email_change_enabled,
             ..defaults
         };
         self.grants.apply(&self.google, &mut config);
