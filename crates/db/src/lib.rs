@@ -47,6 +47,10 @@ pub fn platform_migrations() -> MigrationSet {
                 "0003_project_admin.sql",
                 include_str!("../migrations/0003_project_admin.sql"),
             ),
+            (
+                "0004_extensions_for_api_roles.sql",
+                include_str!("../migrations/0004_extensions_for_api_roles.sql"),
+            ),
         ],
     )
     .expect("the embedded platform migrations are well named")

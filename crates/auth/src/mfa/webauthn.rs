@@ -375,6 +375,20 @@ pub fn start_authentication(
     Ok((options, state))
 }
 
+/// The credential id and user handle an assertion names (before it is
+/// checked: to find the stored credential).
+pub fn assertion_ids(response: &Value) -> Result<(Vec<u8>, Option<Vec<u8>>), Refusal> {
+    let answer: PublicKeyCredential =
+        serde_json::from_value(response.clone()).map_err(|_| Refusal::Malformed)?;
+    let handle = answer.get_user_unique_id().map(<[u8]>::to_vec);
+    Ok((answer.raw_id, handle))
+}
+
+/// The credential id an answer names (`rawId`), unchecked.
+pub fn raw_id(response: &Value) -> Option<Vec<u8>> {
+    response["rawId"].as_str().and_then(decode_any_base64)
+}
+
 /// Checks an assertion (`navigator.credentials.get()`'s credential as JSON)
 /// against the kept `state`, signed by `stored`: the credential with its new
 /// counter and flags, to store.

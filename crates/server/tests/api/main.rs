@@ -21,3 +21,4 @@ mod pages;
 mod security;
 mod sockets;
 mod user_functions;
+mod uuid_defaults;
