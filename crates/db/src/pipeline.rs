@@ -21,7 +21,9 @@
 //! settled in the background: the rest of its answer is read and its
 //! transaction rolled back before the pool hands it out again; one whose
 //! socket failed, or whose batch was only partly written, is closed, which
-//! ends its transaction too.
+//! ends its transaction too. An idle connection the server has closed
+//! since (a terminated backend, a restart) is dropped when the pool would
+//! hand it out, before anything is written to it.
 //!
 //! Statements are prepared once per connection (named, cached by text and
 //! parameter types, at most [`STATEMENT_CACHE_LIMIT`]); a new statement's
@@ -325,6 +327,37 @@ impl Conn {
     /// Whether the pool may hand this connection out again as it is.
     fn reusable(&self) -> bool {
         !self.busy && !self.torn && self.status == TxStatus::Idle
+    }
+
+    /// Whether the server closed this idle connection (or is closing it:
+    /// a terminated backend, `idle_session_timeout`, a restart), judged
+    /// without waiting from what it sent since its last answer: an error
+    /// (`57P01`…), the end of the stream, or anything but the notices an
+    /// idle connection may be sent. Such a connection is never written to.
+    fn closed_by_server(&mut self) -> bool {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let mut chunk = [0u8; 1024];
+        for _ in 0..8 {
+            let mut buf = tokio::io::ReadBuf::new(&mut chunk);
+            match std::pin::Pin::new(&mut self.io).poll_read(&mut cx, &mut buf) {
+                std::task::Poll::Pending => break,
+                std::task::Poll::Ready(Ok(())) if !buf.filled().is_empty() => {
+                    self.read.extend_from_slice(buf.filled());
+                }
+                std::task::Poll::Ready(_) => return true,
+            }
+        }
+        loop {
+            match backend::Message::parse(&mut self.read) {
+                Ok(None) => return false,
+                Ok(Some(
+                    backend::Message::NoticeResponse(_)
+                    | backend::Message::ParameterStatus(_)
+                    | backend::Message::NotificationResponse(_),
+                )) => {}
+                _ => return true,
+            }
+        }
     }
 
     /// Brings a connection given up mid-batch or mid-transaction back to
@@ -645,7 +678,9 @@ impl Batch<'_> {
     }
 }
 
-/// Makes and recycles [`Conn`]s for [`Pool`].
+/// Makes and recycles [`Conn`]s for [`Pool`]: a connection is handed out
+/// again only when its last batch ended idle and the server has not closed
+/// it since (see [`Conn::closed_by_server`]).
 #[derive(Debug)]
 pub struct Manager {
     settings: ConnectSettings,
@@ -664,7 +699,7 @@ impl deadpool::managed::Manager for Manager {
         conn: &mut Conn,
         _: &deadpool::managed::Metrics,
     ) -> deadpool::managed::RecycleResult<WireError> {
-        if conn.reusable() {
+        if conn.reusable() && !conn.closed_by_server() {
             Ok(())
         } else {
             Err(deadpool::managed::RecycleError::message(
@@ -685,8 +720,17 @@ pub struct Pooled(Option<deadpool::managed::Object<Manager>>);
 
 impl Pooled {
     /// A connection of `pool`, waiting at most the pool's wait timeout.
+    /// One the server closed while it was idle is dropped, not handed out.
     pub async fn get(pool: &Pool) -> Result<Self, PoolError> {
         pool.get().await.map(|object| Pooled(Some(object)))
+    }
+
+    /// Whether the connection served an earlier request: the server may
+    /// have dropped it since in a way not yet seen (a new one it has not).
+    pub fn reused(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|o| deadpool::managed::Object::metrics(o).recycle_count > 0)
     }
 }
 

@@ -136,9 +136,6 @@ pub async fn run(
     let started = Instant::now();
     let authed = ctx.authenticated;
     let pg = |e: WireError| ApiError::from_pg(e, authed);
-    let mut conn = Pooled::get(&db.pipelined)
-        .await
-        .map_err(ApiError::from_pool)?;
 
     let search_path = search_path_value(ctx);
     let mut pre_params: Vec<&(dyn ToSql + Sync)> = vec![
@@ -204,17 +201,38 @@ pub async fn run(
     // unless a check waits for the result, the end: one batch.
     const MAIN: usize = 2;
     const COUNT: usize = 3;
-    let mut batch = conn.batch();
-    batch.push(begin_statement(ctx), &[], &[]);
-    batch.push(pre_text, &SETTING_TYPES[..pre_params.len()], &pre_params);
-    batch.push(&main_sql.text, &param_types(main_sql), &params(main_sql));
-    if let Some(count) = &count_sql {
-        batch.push(&count.text, &param_types(count), &params(count));
-    }
-    if !checked {
-        batch.push(end, &[], &[]);
-    }
-    let (mut replies, error) = batch.run().await;
+    let mut retried = false;
+    let (mut conn, mut replies, error) = loop {
+        let mut conn = Pooled::get(&db.pipelined)
+            .await
+            .map_err(ApiError::from_pool)?;
+        let mut batch = conn.batch();
+        batch.push(begin_statement(ctx), &[], &[]);
+        batch.push(pre_text, &SETTING_TYPES[..pre_params.len()], &pre_params);
+        batch.push(&main_sql.text, &param_types(main_sql), &params(main_sql));
+        if let Some(count) = &count_sql {
+            batch.push(&count.text, &param_types(count), &params(count));
+        }
+        if !checked {
+            batch.push(end, &[], &[]);
+        }
+        let (replies, error) = batch.run().await;
+        // A pooled connection the database dropped in a way the pool could
+        // not see before the batch was written: a read-only transaction
+        // runs once more on another connection (nothing it did is kept); a
+        // write that may have reached the server never does.
+        if let Some(e) = &error
+            && ctx.read_only
+            && !retried
+            && conn.reused()
+            && e.is_unavailable()
+        {
+            tracing::debug!(%e, "a read is retried on another connection");
+            retried = true;
+            continue;
+        }
+        break (conn, replies, error);
+    };
     if let Some(e) = error {
         // The planner's count of a read failed after the statement: the
         // result stands without it (nothing was written to keep).
