@@ -171,7 +171,10 @@ describe('list-v2', () => {
     const second = await bucket.listV2({ prefix: `${root}/`, with_delimiter: true, limit: 3, cursor: first.data!.nextCursor })
     expect(second.data!.hasNext).toBe(false)
     expect(second.data!.objects).toEqual([])
-    expect(second.data!.folders).toEqual([{ id: null, name: `${root}/d/` }])
+    // a folder is the platform's row for it, keyed at the prefix's depth
+    expect(second.data!.folders).toEqual([
+      { key: 'd', name: `${root}/d/`, id: null, metadata: null, created_at: null, updated_at: null, last_accessed_at: null },
+    ])
 
     const flat = await bucket.listV2({ prefix: `${root}/b/` })
     expect(flat.data!.objects.map((o) => o.name)).toEqual([`${root}/b/1.txt`, `${root}/b/2.txt`])
