@@ -31,6 +31,13 @@ beforeAll(async () => {
     drop policy if exists "owners read" on public.rt_messages;
     create policy "owners read" on public.rt_messages for select to authenticated using (owner = auth.uid());
     select realtime.enable('public', 'rt_messages');
+    create table if not exists public.rt_open (id int primary key, body text not null);
+    select realtime.enable('public', 'rt_open');
+    create schema if not exists rt_elsewhere;
+    grant usage on schema rt_elsewhere to anon;
+    create table if not exists rt_elsewhere.rt_open (id int primary key, body text not null);
+    grant select on rt_elsewhere.rt_open to anon;
+    select realtime.enable('rt_elsewhere', 'rt_open');
   `)
 })
 
@@ -156,5 +163,19 @@ describe('realtime', () => {
     await sql('insert into public.rt_messages (owner, room, body) values ($1, $2, $3)', [bob.id, room, 'bob writes'])
     await waitFor(() => (seen.bob.length === 1 ? true : undefined))
     expect(seen.bob.map((e) => e.new.body)).toEqual(['bob writes'])
+  })
+
+  it('takes a postgres_changes binding with a table and no schema as one of public', async () => {
+    // (the Python client sends no schema; supabase-js sends what it is given)
+    const seen: { schema: string; new: { id: number; body: string } }[] = []
+    const channel = track(anonClient())
+      .channel(`no-schema-${Date.now()}`)
+      .on('postgres_changes', { event: 'INSERT', table: 'rt_open' } as any, (p) => void seen.push(p as never))
+    await subscribed(channel)
+    await sql(`insert into rt_elsewhere.rt_open values (1, 'elsewhere')`)
+    await sql(`insert into public.rt_open values (2, 'public')`)
+    await waitFor(() => (seen.length ? true : undefined))
+    await new Promise((r) => setTimeout(r, 300))
+    expect(seen.map((e) => [e.schema, e.new.body])).toEqual([['public', 'public']])
   })
 })
