@@ -303,3 +303,46 @@ describe('rpc', () => {
     expect(missing.status).toBe(404)
   })
 })
+
+// A table whose id defaults to uuid_generate_v4(), as the platform's
+// migrations write them, takes inserts from the API roles (issue 43).
+describe('uuid_generate_v4() defaults', () => {
+  beforeAll(async () => {
+    await sql(`
+      create table public.compat_uuid_notes (
+        id uuid primary key default uuid_generate_v4(),
+        other uuid not null default extensions.uuid_generate_v4(),
+        body text not null);
+      alter table public.compat_uuid_notes enable row level security;
+      create policy "anyone writes" on public.compat_uuid_notes for insert with check (true);
+      create policy "anyone reads" on public.compat_uuid_notes for select using (true);
+      notify pgrst, 'reload schema';
+    `)
+    for (let i = 0; i < 100; i++) {
+      const { error } = await anonClient().from('compat_uuid_notes').select('id').limit(1)
+      if (!error) return
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    throw new Error('the schema cache never saw compat_uuid_notes')
+  })
+
+  it('inserts as anon and as a signed-in user', async () => {
+    const user = browserClient()
+    const email = uniqueEmail('uuid')
+    await user.auth.signUp({ email, password: 'a-good-password' })
+    await sql('update auth.users set email_confirmed_at = now() where email = $1', [email])
+    expect((await user.auth.signInWithPassword({ email, password: 'a-good-password' })).error).toBeNull()
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+    for (const [who, client] of [['anon', anonClient()], ['user', user]] as const) {
+      const { data, error } = await client.from('compat_uuid_notes').insert({ body: who }).select().single()
+      expect(error).toBeNull()
+      expect(data!.body).toBe(who)
+      expect(data!.id).toMatch(uuid)
+      expect(data!.other).toMatch(uuid)
+    }
+    // pgcrypto's wrappers stay the owner's
+    const crypt = await anonClient().rpc('gen_salt', { kind: 'bf' })
+    expect(crypt.data).toBeNull()
+    expect(crypt.error?.code).toBe('42501')
+  })
+})
