@@ -68,6 +68,8 @@ pub struct AuthConfig {
     pub sms: crate::sms::SmsConfig,
     /// Multi-factor authentication (`GOTRUE_MFA_*`).
     pub mfa: crate::mfa::MfaConfig,
+    /// Passkey sign-in (`GOTRUE_PASSKEY_*`), with MFA's WebAuthn relying party.
+    pub passkeys: crate::passkeys::PasskeyConfig,
     /// `linkIdentity` / `unlinkIdentity` are offered (`GOTRUE_SECURITY_MANUAL_LINKING_ENABLED`);
     /// off, `/user/identities/*` answers 404 `manual_linking_disabled`.
     pub manual_linking_enabled: bool,
@@ -111,6 +113,7 @@ impl Default for AuthConfig {
             oauth_server: OAuthServerConfig::default(),
             sms: crate::sms::SmsConfig::default(),
             mfa: crate::mfa::MfaConfig::default(),
+            passkeys: crate::passkeys::PasskeyConfig::default(),
             manual_linking_enabled: false,
             update_password_require_reauthentication: false,
             require_apikey: true,

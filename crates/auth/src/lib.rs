@@ -44,6 +44,7 @@ mod mailbox;
 mod mailer;
 mod mfa;
 mod oauth_server;
+mod passkeys;
 mod password;
 mod phone;
 mod ratelimit;
@@ -74,6 +75,7 @@ pub use error::{API_VERSION, AuthError};
 pub use mailbox::escape as html_escape;
 pub use mailer::{Mail, Mailer, MailerError};
 pub use mfa::MfaConfig;
+pub use passkeys::PasskeyConfig;
 /// The client's address (the peer, or a trusted proxy's `X-Forwarded-For`):
 /// one reading of it for every service's per-address limits.
 pub use request::client_ip;
@@ -95,6 +97,10 @@ const MIGRATION_FILES: &[(&str, &str)] = &[
     (
         "0004_oauth_server.sql",
         include_str!("../migrations/0004_oauth_server.sql"),
+    ),
+    (
+        "0005_passkeys.sql",
+        include_str!("../migrations/0005_passkeys.sql"),
     ),
 ];
 
@@ -249,7 +255,7 @@ pub fn router(state: AuthState) -> Router {
             "/verify",
             get(handlers::verify_link).post(handlers::verify_post),
         )
-        .route("/settings", get(handlers::settings))
+        .route("/settings", get(passkeys::settings))
         .route("/health", get(handlers::health))
         .route("/.well-known/jwks.json", get(handlers::jwks))
         .route("/authorize", get(external::authorize))
@@ -264,6 +270,7 @@ pub fn router(state: AuthState) -> Router {
         )
         .merge(oauth_server::router())
         .merge(mfa::router())
+        .merge(passkeys::router(&state))
         .fallback(handlers::not_found)
         .layer(axum::middleware::from_fn(error::error_shape))
         .layer(axum::extract::DefaultBodyLimit::max(1024 * 1024))

@@ -140,6 +140,24 @@ pub struct AuthArgs {
     pub phone: PhoneArgs,
     #[command(flatten)]
     pub mfa: crate::mfa_args::MfaArgs,
+
+    /// Users may sign in with passkeys (/auth/v1/passkeys; the relying party
+    /// is GOTRUE_WEBAUTHN_RP_*).
+    #[arg(long, env = "GOTRUE_PASSKEY_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub passkey_enabled: bool,
+    /// Passkeys one user may have.
+    #[arg(
+        long,
+        env = "GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER",
+        default_value_t = 10
+    )]
+    pub passkey_max_passkeys_per_user: usize,
+    /// How long a passkey ceremony's options may be answered.
+    #[arg(long, env = "GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub webauthn_challenge_expiry_duration: std::time::Duration,
+    /// Passkey sign-in options per client per 5 minutes.
+    #[arg(long, env = "GOTRUE_RATE_LIMIT_PASSKEY", default_value_t = 30)]
+    pub rate_limit_passkey: u32,
 }
 
 /// Phone sign-in, SMS, identity linking and reauthentication (GoTrue's names).
@@ -362,6 +380,12 @@ impl AuthArgs {
             google,
             sms: self.phone.sms_config(),
             mfa: self.mfa.to_config(),
+            passkeys: plinth_auth::PasskeyConfig {
+                enabled: self.passkey_enabled,
+                max_per_user: self.passkey_max_passkeys_per_user,
+                challenge_expiry: self.webauthn_challenge_expiry_duration,
+                rate_limit: self.rate_limit_passkey,
+            },
             manual_linking_enabled: self.phone.security_manual_linking_enabled,
             update_password_require_reauthentication: self
                 .phone
