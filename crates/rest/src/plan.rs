@@ -275,9 +275,9 @@ pub enum Mutation {
         table: QualifiedName,
         alias: usize,
         columns: Vec<String>,
-        /// Columns of `columns=` absent from the body, set to their
-        /// default (`missing=default`).
-        defaults: Vec<String>,
+        /// With `missing=default`: each written column's default
+        /// expression, evaluated once (`sql/payload.rs`) for absent keys.
+        defaults: Vec<(String, String)>,
         body: String,
         conditions: Vec<Cond>,
         limited: Option<Limited>,
@@ -310,7 +310,7 @@ pub struct Limited {
 pub struct InsertColumn {
     pub name: String,
     /// With `missing=default`: the column's default expression, evaluated
-    /// for every row (see `sql/insert.rs`), used when a row lacks the key.
+    /// for every row (see `sql/payload.rs`), used when a row lacks the key.
     pub default: Option<String>,
 }
 
@@ -1405,14 +1405,13 @@ impl<'a> Planner<'a> {
             let Some(col) = table.column(k) else {
                 return Err(ApiError::no_column(k, &table.name.name));
             };
-            if columns.contains(k) || defaults.contains(k) {
+            if columns.contains(k) {
                 continue;
             }
-            if !body.contains_key(k) && req.prefer.missing_default && col.default.is_some() {
-                defaults.push(k.clone());
-            } else {
-                columns.push(k.clone());
+            if let (true, Some(default)) = (req.prefer.missing_default, &col.default) {
+                defaults.push((k.clone(), default.clone()));
             }
+            columns.push(k.clone());
         }
         let alias = self.aliases.written(&table.name);
         let conditions = self.mutation_conditions(req, table, alias)?;

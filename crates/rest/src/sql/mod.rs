@@ -10,7 +10,7 @@
 //! jsonb's spacing and key order) inside the top-level `json` array.
 
 pub mod builder;
-mod insert;
+mod payload;
 
 pub use builder::{Bind, Sql, quote_literal};
 
@@ -1022,7 +1022,7 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                     s.ident(&c.name);
                 }
                 s.push(") ");
-                insert::rows(s, table, columns, body, put_key);
+                payload::rows(s, table, columns, body, put_key);
             }
             if let Some((cols, resolution)) = on_conflict {
                 s.push(" ON CONFLICT (");
@@ -1066,7 +1066,7 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
             conditions,
             limited,
         } => {
-            if columns.is_empty() && defaults.is_empty() {
+            if columns.is_empty() {
                 // An empty payload changes nothing.
                 s.push("SELECT * FROM ")
                     .qualified(table)
@@ -1083,17 +1083,8 @@ fn mutation_sql(s: &mut Sql, m: &Mutation, returning: bool) {
                 }
                 s.ident(c).push(" = \"pgrst_body\".").ident(c);
             }
-            for (i, c) in defaults.iter().enumerate() {
-                if i > 0 || !columns.is_empty() {
-                    s.push(", ");
-                }
-                s.ident(c).push(" = DEFAULT");
-            }
-            s.push(" FROM (SELECT * FROM json_populate_record(NULL::")
-                .qualified(table)
-                .push(", ");
-            s.bind(Bind::Text(body.clone()))
-                .push("::json)) AS \"pgrst_body\"");
+            s.push(" FROM ");
+            payload::update_row(s, table, defaults, body);
             mutation_where(s, table, *alias, conditions, limited.as_ref());
             if returning {
                 s.push(" RETURNING ").alias(*alias).push(".*");

@@ -279,6 +279,17 @@ fn writes_and_calls() {
             $2 = Text("1")"#]],
     );
     check(
+        "PATCH",
+        "/posts",
+        "id=eq.1&columns=title,priority",
+        &["missing=default"],
+        r#"{"title":"b"}"#,
+        expect![[r#"
+            UPDATE "public"."posts" SET "title" = "pgrst_body"."title", "priority" = "pgrst_body"."priority" FROM jsonb_populate_record(NULL::"public"."posts", (SELECT jsonb_build_object(E'priority', (3)) || $1::jsonb)) AS "pgrst_body" WHERE "public"."posts"."id" = $2::"pg_catalog"."int4"
+            $1 = Text("{\"title\":\"b\"}")
+            $2 = Text("1")"#]],
+    );
+    check(
         "DELETE",
         "/posts",
         "id=lt.3&select=id",

@@ -680,7 +680,9 @@ async fn missing_default_on_upsert() {
 }
 
 // PATCH with columns=: a named column absent from the body is set to NULL,
-// or to its default with missing=default (PostgREST UpdateSpec).
+// or to its default with missing=default (PostgREST UpdateSpec; the
+// defaults as Query/SqlFragment.hs `fromJsonBodyF` builds them for one
+// object).
 #[tokio::test]
 async fn missing_default_on_update() {
     let app = spawn().await;
@@ -712,6 +714,61 @@ async fn missing_default_on_update() {
     )
     .await;
     assert_eq!(r.json(), json!([{"id": 2, "name": "dos", "qty": 20}]));
+
+    // The defaults are evaluated once for the body, as PostgREST lays the
+    // one object over them: every row changed takes the same value, and a
+    // default of a key the body has runs too.
+    let r = write(
+        &app,
+        "POST",
+        "/wr_defaults?select=id,ticket",
+        "return=representation",
+        Some(json!([{"title": "a"}, {"title": "b"}])),
+    )
+    .await;
+    assert_eq!(
+        r.json(),
+        json!([{"id": 1, "ticket": 100}, {"id": 2, "ticket": 101}])
+    );
+    let r = write(
+        &app,
+        "PATCH",
+        "/wr_defaults?id=in.(1,2)&columns=ticket,title&select=id,ticket,title",
+        "missing=default, return=representation",
+        Some(json!({"title": "same"})),
+    )
+    .await;
+    let mut changed = r.json();
+    if let Some(rows) = changed.as_array_mut() {
+        rows.sort_by_key(|row| row["id"].as_i64());
+    }
+    assert_eq!(
+        (r.status, changed),
+        (
+            200,
+            json!([{"id": 1, "ticket": 102, "title": "same"}, {"id": 2, "ticket": 102, "title": "same"}])
+        ),
+        "{}",
+        r.text
+    );
+    let r = write(
+        &app,
+        "PATCH",
+        "/wr_defaults?id=eq.1&columns=ticket&select=ticket",
+        "missing=default, return=representation",
+        Some(json!({"ticket": 7})),
+    )
+    .await;
+    assert_eq!(r.json(), json!([{"ticket": 7}]));
+    let r = write(
+        &app,
+        "POST",
+        "/wr_defaults?select=ticket",
+        "return=representation",
+        Some(json!({"title": "c"})),
+    )
+    .await;
+    assert_eq!(r.json(), json!([{"ticket": 104}]), "103 went to the PATCH");
 }
 
 // Preference-Applied: PostgREST's order (Preferences.hs prefAppliedHeader:
