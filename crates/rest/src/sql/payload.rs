@@ -94,16 +94,24 @@ pub(super) fn update_row(
         .push("::jsonb)) AS \"pgrst_body\"");
 }
 
-/// `jsonb_build_object(<column>, (<default>), …)`, by column name.
+/// `jsonb_build_object(<column>, (<default>), …)`, by column name (in
+/// parts of 50 columns joined by `||`: a function takes at most 100
+/// arguments).
 fn defaults_object(s: &mut Sql, defaults: &mut Vec<(&str, &str)>) {
     defaults.sort_by(|a, b| a.0.cmp(b.0));
     defaults.dedup_by(|a, b| a.0 == b.0);
-    s.push("jsonb_build_object(");
-    for (i, (name, default)) in defaults.iter().enumerate() {
-        if i > 0 {
-            s.push(", ");
+    for (part, chunk) in defaults.chunks(50).enumerate() {
+        s.push(if part == 0 {
+            "jsonb_build_object("
+        } else {
+            " || jsonb_build_object("
+        });
+        for (i, (name, default)) in chunk.iter().enumerate() {
+            if i > 0 {
+                s.push(", ");
+            }
+            s.literal(name).push(", ").push_catalog_sql(default);
         }
-        s.literal(name).push(", ").push_catalog_sql(default);
+        s.push(")");
     }
-    s.push(")");
 }

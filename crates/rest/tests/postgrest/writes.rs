@@ -512,6 +512,37 @@ async fn missing_default_on_insert() {
     );
 }
 
+// Many defaulted columns at once (more than 50: PostgreSQL passes a
+// function at most 100 arguments).
+#[tokio::test]
+async fn missing_default_on_many_columns() {
+    let app = spawn().await;
+    let columns: Vec<String> = (1..=60).map(|i| format!("c{i}")).collect();
+    let r = write(
+        &app,
+        "POST",
+        &format!(
+            "/wr_wide?columns=id,{}&select=id,c1,c50,c51,c60",
+            columns.join(",")
+        ),
+        "missing=default, return=representation",
+        Some(json!([{"id": 1, "c51": 0}, {"id": 2}])),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            201,
+            json!([
+                {"id": 1, "c1": 1, "c50": 50, "c51": 0, "c60": 60},
+                {"id": 2, "c1": 1, "c50": 50, "c51": 51, "c60": 60}
+            ])
+        ),
+        "{}",
+        r.text
+    );
+}
+
 #[tokio::test]
 async fn missing_null_writes_null() {
     let app = spawn().await;

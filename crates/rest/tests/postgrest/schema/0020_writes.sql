@@ -35,6 +35,16 @@ create table wr_defaults (
   title_len int generated always as (length(title)) stored
 );
 
+-- Sixty columns with defaults, more than one function call's 100
+-- arguments can name with their values.
+do $$
+begin
+  execute 'create table wr_wide (id int primary key, '
+    || (select string_agg(format('c%s int default %s', g, g), ', ') from generate_series(1, 60) g)
+    || ')';
+end
+$$;
+
 -- A NOT NULL column with a default: missing=null writes NULL (23502).
 create table wr_serial (id serial primary key, label text not null default 'x');
 
