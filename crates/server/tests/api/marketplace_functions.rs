@@ -1551,8 +1551,9 @@ async fn a_free_download_link_answers_an_attachment_named_like_the_file() {
         disposition.starts_with("attachment;") && disposition.contains("filename="),
         "{disposition}"
     );
+    // (as the platform names it: a browser saves it as "Planner Kit.png")
     assert!(
-        disposition.contains("filename=\"Planner Kit.png\""),
+        disposition.contains("filename*=UTF-8''Planner%20Kit.png"),
         "{disposition}"
     );
     assert_eq!(&got.bytes().await.unwrap()[..], b"\x89PNG free kit");
