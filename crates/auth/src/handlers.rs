@@ -1452,7 +1452,7 @@ pub async fn settings(State(state): State<AuthState>) -> Json<Value> {
         "sms_provider": c.sms.provider.map_or("", |p| p.name()),
         "saml_enabled": false,
         "saml_private_key_next_configured": false,
-        "passkeys_enabled": false,
+        "passkeys_enabled": c.passkeys.enabled,
     }))
 }
 

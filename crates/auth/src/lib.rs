@@ -154,6 +154,7 @@ impl AuthState {
         let limits = ratelimit::Limits::new(
             &config.rate_limits,
             config.mfa.rate_limit_challenge_and_verify,
+            config.passkeys.rate_limit,
         );
         let mailbox_token = mailer.is_dev_mailbox().then(|| plinth_db::random_token(40));
         let checker = password::Checker::new(config.password_hash);
@@ -255,7 +256,7 @@ pub fn router(state: AuthState) -> Router {
             "/verify",
             get(handlers::verify_link).post(handlers::verify_post),
         )
-        .route("/settings", get(passkeys::settings))
+        .route("/settings", get(handlers::settings))
         .route("/health", get(handlers::health))
         .route("/.well-known/jwks.json", get(handlers::jwks))
         .route("/authorize", get(external::authorize))

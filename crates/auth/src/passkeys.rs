@@ -20,17 +20,15 @@
 //! * A user with a verified MFA factor adds or removes passkeys only from
 //!   an aal2 session. A passkey sign-in is aal1 (`amr` method `passkey`).
 
-use std::sync::Arc;
 use std::time::Duration;
 
+use axum::Json;
 use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
-use axum::{Extension, Json};
 use chrono::{DateTime, Utc};
-use plinth_limits::{Budget, Limiter};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::postgres::PgRow;
@@ -71,13 +69,8 @@ impl Default for PasskeyConfig {
     }
 }
 
-/// The sign-in options asked for, per client.
-struct OptionsLimiter(Limiter);
-
 /// The routes of this module (merged into the auth router).
 pub fn router(state: &AuthState) -> axum::Router<AuthState> {
-    let budget = Budget::per(state.config().passkeys.rate_limit, Duration::from_secs(300));
-    let limiter = Arc::new(OptionsLimiter(Limiter::new("auth passkey", budget)));
     axum::Router::new()
         .route("/passkeys", get(list))
         .route("/passkeys/{passkey_id}", patch(rename).delete(remove))
@@ -95,7 +88,6 @@ pub fn router(state: &AuthState) -> axum::Router<AuthState> {
             state.clone(),
             require_enabled,
         ))
-        .layer(Extension(limiter))
         .route("/admin/users/{id}/passkeys", get(admin_list))
         .route(
             "/admin/users/{id}/passkeys/{passkey_id}",
@@ -109,14 +101,6 @@ async fn require_enabled(State(state): State<AuthState>, request: Request, next:
     } else {
         AuthError::not_found("passkey_disabled", "Passkeys are disabled").into_response()
     }
-}
-
-/// `GET /settings`, with `passkeys_enabled` from this module's setting.
-pub async fn settings(State(state): State<AuthState>) -> Json<Value> {
-    let enabled = state.config().passkeys.enabled;
-    let Json(mut body) = crate::handlers::settings(State(state)).await;
-    body["passkeys_enabled"] = json!(enabled);
-    Json(body)
 }
 
 fn relying_party(state: &AuthState) -> Result<RelyingParty> {
@@ -461,17 +445,8 @@ async fn credential_exists(state: &AuthState, id: &[u8]) -> Result<bool> {
 
 /// `POST /passkeys/authentication/options`: a discoverable sign-in (no
 /// credentials named), counted per client.
-async fn authentication_options(
-    State(state): State<AuthState>,
-    Extension(limiter): Extension<Arc<OptionsLimiter>>,
-    input: Input,
-) -> Result<Response> {
-    if let Some(key) = crate::ratelimit::client_key(&state, &input) {
-        limiter
-            .0
-            .check(key)
-            .map_err(|_| AuthError::rate_limited())?;
-    }
+async fn authentication_options(State(state): State<AuthState>, input: Input) -> Result<Response> {
+    crate::ratelimit::limit_request(&state, &input, crate::ratelimit::Limited::Passkey)?;
     let rp = relying_party(&state)?;
     let expiry = state.config().passkeys.challenge_expiry;
     let (options, ceremony) = webauthn::start_authentication(&rp, expiry, &[])

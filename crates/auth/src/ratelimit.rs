@@ -34,6 +34,8 @@ pub(crate) enum Limited {
     /// MFA challenges and verifications, per minute
     /// (`GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`).
     Mfa,
+    /// Passkey sign-in options (`GOTRUE_RATE_LIMIT_PASSKEY`).
+    Passkey,
 }
 
 /// Every limiter of one auth service.
@@ -46,6 +48,7 @@ pub(crate) struct Limits {
     anonymous: Limiter,
     oauth_register: Limiter,
     mfa: Limiter,
+    passkey: Limiter,
     /// E-mails asked for per address.
     pub mail_per_address: Limiter,
     /// One e-mail per address per `GOTRUE_SMTP_MAX_FREQUENCY`.
@@ -63,7 +66,7 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
-    pub fn new(limits: &RateLimits, mfa_per_minute: u32) -> Self {
+    pub fn new(limits: &RateLimits, mfa_per_minute: u32, passkey_per_window: u32) -> Self {
         let per_window = |n| Budget::per(n, limits.window);
         let hour = Duration::from_secs(3600);
         Self {
@@ -80,6 +83,7 @@ impl Limits {
                 "auth mfa",
                 Budget::per(mfa_per_minute, Duration::from_secs(60)),
             ),
+            passkey: Limiter::new("auth passkey", per_window(passkey_per_window)),
             mail_per_address: Limiter::new("auth mail per address", per_window(limits.per_email)),
             mail_frequency: Limiter::new(
                 "auth mail frequency",
@@ -121,6 +125,7 @@ impl Limits {
             Limited::Anonymous => &self.anonymous,
             Limited::OAuthRegister => &self.oauth_register,
             Limited::Mfa => &self.mfa,
+            Limited::Passkey => &self.passkey,
         }
     }
 
@@ -134,6 +139,7 @@ impl Limits {
             &self.anonymous,
             &self.oauth_register,
             &self.mfa,
+            &self.passkey,
             &self.mail_per_address,
             &self.mail_frequency,
             &self.email_sent,
