@@ -1175,19 +1175,6 @@ async fn unenroll(
 
 // --------------------------------------------------------------- admin
 
-fn user_not_found() -> AuthError {
-    AuthError::not_found("user_not_found", "User not found")
-}
-
-async fn admin_user(conn: &mut PgConnection, id: &str) -> Result<Uuid> {
-    let id = Uuid::parse_str(id)
-        .map_err(|_| AuthError::not_found("validation_failed", "user_id must be an UUID"))?;
-    crate::users::find_by_id(conn, id)
-        .await?
-        .map(|u| u.id())
-        .ok_or_else(user_not_found)
-}
-
 /// `GET /admin/users/{id}/factors`.
 async fn admin_list(
     State(state): State<AuthState>,
@@ -1196,7 +1183,7 @@ async fn admin_list(
 ) -> Result<Response> {
     request::require_admin(&state, &input.headers)?;
     let mut conn = state.db().owner.acquire().await?;
-    let user_id = admin_user(&mut conn, &id).await?;
+    let user_id = crate::users::admin_path_user(&mut conn, &id).await?;
     Ok(Json(factors_json(&mut conn, user_id).await?).into_response())
 }
 
@@ -1208,7 +1195,7 @@ async fn admin_delete(
 ) -> Result<Response> {
     request::require_admin(&state, &input.headers)?;
     let mut tx = state.db().owner.begin().await?;
-    let user_id = admin_user(&mut tx, &id).await?;
+    let user_id = crate::users::admin_path_user(&mut tx, &id).await?;
     let factor = owned_factor(&mut tx, user_id, &factor_id).await?;
     remove_factor(&mut tx, &factor).await?;
     tx.commit().await?;
@@ -1232,7 +1219,7 @@ async fn admin_update(
     request::require_admin(&state, &input.headers)?;
     let body: AdminUpdateBody = input.json()?;
     let mut tx = state.db().owner.begin().await?;
-    let user_id = admin_user(&mut tx, &id).await?;
+    let user_id = crate::users::admin_path_user(&mut tx, &id).await?;
     let factor = owned_factor(&mut tx, user_id, &factor_id).await?;
     let now = state.now();
     if !body.friendly_name.is_empty() {

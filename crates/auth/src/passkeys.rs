@@ -656,15 +656,6 @@ async fn remove(
 
 // ---------------------------------------------------------------- admin
 
-async fn admin_user(conn: &mut PgConnection, id: &str) -> Result<Uuid> {
-    let id = Uuid::parse_str(id)
-        .map_err(|_| AuthError::not_found("validation_failed", "user_id must be an UUID"))?;
-    crate::users::find_by_id(conn, id)
-        .await?
-        .map(|u| u.id())
-        .ok_or_else(|| AuthError::not_found("user_not_found", "User not found"))
-}
-
 /// `GET /admin/users/{id}/passkeys`.
 async fn admin_list(
     State(state): State<AuthState>,
@@ -673,7 +664,7 @@ async fn admin_list(
 ) -> Result<Response> {
     request::require_admin(&state, &input.headers)?;
     let mut conn = state.db().owner.acquire().await?;
-    let user_id = admin_user(&mut conn, &id).await?;
+    let user_id = crate::users::admin_path_user(&mut conn, &id).await?;
     Ok(Json(items(&mut conn, user_id).await?).into_response())
 }
 
@@ -685,7 +676,7 @@ async fn admin_delete(
 ) -> Result<Response> {
     request::require_admin(&state, &input.headers)?;
     let mut conn = state.db().owner.acquire().await?;
-    let user_id = admin_user(&mut conn, &id).await?;
+    let user_id = crate::users::admin_path_user(&mut conn, &id).await?;
     delete_passkey(&mut conn, user_id, &passkey_id).await
 }
 

@@ -7,7 +7,7 @@ use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
-use crate::error::Result;
+use crate::error::{AuthError, Result};
 
 /// The instance id the platform writes into every row.
 pub const INSTANCE_ID: Uuid = Uuid::nil();
@@ -228,6 +228,17 @@ impl User {
 }
 
 /// A user by id (not soft-deleted), with identities.
+/// The id of the user an admin route names in its path: 404
+/// `validation_failed` for what is no UUID, 404 `user_not_found` for no user.
+pub(crate) async fn admin_path_user(conn: &mut PgConnection, id: &str) -> Result<Uuid> {
+    let id = Uuid::parse_str(id)
+        .map_err(|_| AuthError::not_found("validation_failed", "user_id must be an UUID"))?;
+    find_by_id(conn, id)
+        .await?
+        .map(|u| u.id())
+        .ok_or_else(|| AuthError::not_found("user_not_found", "User not found"))
+}
+
 pub async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Option<User>> {
     let row = sqlx::query(sqlx::AssertSqlSafe(format!(
         "select {USER_COLUMNS} from auth.users where id = $1 and deleted_at is null"
