@@ -8,6 +8,7 @@ pub mod app_routes;
 pub mod backup;
 pub mod config;
 pub mod functions;
+pub mod auth_args;
 pub mod grants_args;
 mod idle_body;
 pub mod keys;
