@@ -5,10 +5,10 @@
 
 pub mod app;
 pub mod app_routes;
+pub mod auth_args;
 pub mod backup;
 pub mod config;
 pub mod functions;
-pub mod auth_args;
 pub mod grants_args;
 mod idle_body;
 pub mod keys;
