@@ -15,11 +15,17 @@ import type { UploadFormValues } from '../form'
 import type { UploadSource } from '../source'
 import { deleteReplacedPending } from './replace-pending'
 import { buildPayload } from './template-payload'
-import { removeStoredObjects, type StoredObject } from './upload-template-file'
+import { removeStoredObjects, type StoredObject, type TransferOptions } from './upload-template-file'
 
-async function write(userId: string, values: UploadFormValues, source: UploadSource, stored: StoredObject[]) {
+async function write(
+  userId: string,
+  values: UploadFormValues,
+  source: UploadSource,
+  stored: StoredObject[],
+  transfer: TransferOptions,
+) {
   const supabase = getSupabase()
-  const built = await buildPayload(userId, values, 'templates', source, stored)
+  const built = await buildPayload(userId, values, 'templates', source, stored, transfer)
   const payload = { ...built.payload, last_edited_at: new Date().toISOString() }
   // A rejected or pending edit of a published template stays an edit of it as a draft.
   const original =
@@ -60,11 +66,16 @@ async function write(userId: string, values: UploadFormValues, source: UploadSou
   return built.obsolete
 }
 
-export async function saveDraft(userId: string, values: UploadFormValues, source: UploadSource): Promise<void> {
+export async function saveDraft(
+  userId: string,
+  values: UploadFormValues,
+  source: UploadSource,
+  transfer: TransferOptions = {},
+): Promise<void> {
   const stored: StoredObject[] = []
   let obsolete: StoredObject[]
   try {
-    obsolete = await write(userId, values, source, stored)
+    obsolete = await write(userId, values, source, stored, transfer)
   } catch (error) {
     await removeStoredObjects(stored, 'removing the files of a failed draft save')
     throw error
@@ -75,8 +86,17 @@ export async function saveDraft(userId: string, values: UploadFormValues, source
 export function useSaveDraft() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: ({ userId, values, source }: { userId: string; values: UploadFormValues; source: UploadSource }) =>
-      saveDraft(userId, values, source),
+    mutationFn: ({
+      userId,
+      values,
+      source,
+      transfer,
+    }: {
+      userId: string
+      values: UploadFormValues
+      source: UploadSource
+      transfer?: TransferOptions
+    }) => saveDraft(userId, values, source, transfer),
     // The dashboard's lists (drafts, counts) are other screens' queries: mark
     // them all stale rather than guess their keys; not this screen's own reads.
     onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'upload' }),

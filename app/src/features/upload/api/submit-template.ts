@@ -19,13 +19,19 @@ import type { UploadFormValues } from '../form'
 import type { UploadSource } from '../source'
 import { deleteReplacedPending, newRowId } from './replace-pending'
 import { buildPayload } from './template-payload'
-import { removeStoredObjects, type StoredObject } from './upload-template-file'
+import { removeStoredObjects, type StoredObject, type TransferOptions } from './upload-template-file'
 
 export type SubmitOutcome = 'submitted' | 'resubmitted'
 
-async function write(userId: string, values: UploadFormValues, source: UploadSource, stored: StoredObject[]) {
+async function write(
+  userId: string,
+  values: UploadFormValues,
+  source: UploadSource,
+  stored: StoredObject[],
+  transfer: TransferOptions,
+) {
   const supabase = getSupabase()
-  const { payload, obsolete } = await buildPayload(userId, values, 'files', source, stored)
+  const { payload, obsolete } = await buildPayload(userId, values, 'files', source, stored, transfer)
   // The form checks the required fields before submitting; the column is not null.
   const categoryId = payload.category_id
   if (!categoryId) throw new Error('Missing required fields')
@@ -57,11 +63,16 @@ async function write(userId: string, values: UploadFormValues, source: UploadSou
   return obsolete
 }
 
-export async function submitTemplate(userId: string, values: UploadFormValues, source: UploadSource): Promise<SubmitOutcome> {
+export async function submitTemplate(
+  userId: string,
+  values: UploadFormValues,
+  source: UploadSource,
+  transfer: TransferOptions = {},
+): Promise<SubmitOutcome> {
   const stored: StoredObject[] = []
   let obsolete: StoredObject[]
   try {
-    obsolete = await write(userId, values, source, stored)
+    obsolete = await write(userId, values, source, stored, transfer)
   } catch (error) {
     await removeStoredObjects(stored, 'removing the files of a failed submission')
     throw error
@@ -81,8 +92,17 @@ export async function submitTemplate(userId: string, values: UploadFormValues, s
 export function useSubmitTemplate() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: ({ userId, values, source }: { userId: string; values: UploadFormValues; source: UploadSource }) =>
-      submitTemplate(userId, values, source),
+    mutationFn: ({
+      userId,
+      values,
+      source,
+      transfer,
+    }: {
+      userId: string
+      values: UploadFormValues
+      source: UploadSource
+      transfer?: TransferOptions
+    }) => submitTemplate(userId, values, source, transfer),
     onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'upload' }),
   })
 }

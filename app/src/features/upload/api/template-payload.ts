@@ -12,6 +12,7 @@ import {
   copyToPaidFiles,
   uploadTemplateFile,
   type StoredObject,
+  type TransferOptions,
 } from './upload-template-file'
 
 export interface TemplatePayload {
@@ -54,6 +55,7 @@ export async function buildPayload(
   fileFolder: 'templates' | 'files',
   source: UploadSource,
   stored: StoredObject[],
+  transfer: TransferOptions = {},
 ): Promise<BuiltPayload> {
   const { price, price_in_cents } = parsePrice(values.price)
   const paid = price_in_cents > 0
@@ -67,7 +69,13 @@ export async function buildPayload(
   }
   const templateFile = async (slot: FileSlot): Promise<string> => {
     if (slot.kind === 'new') {
-      const upload = await uploadTemplateFile(userId, fileFolder, slot.file, paid ? PAID_FILES_BUCKET : TEMPLATES_BUCKET)
+      // The form's source scopes resumption: the same file chosen again for
+      // the same form resumes its unfinished upload (issue 44, item 2).
+      const scope = source.kind === 'new' ? 'new' : `${source.kind}:${source.id}`
+      const upload = await uploadTemplateFile(userId, fileFolder, slot.file, paid ? PAID_FILES_BUCKET : TEMPLATES_BUCKET, {
+        ...transfer,
+        scope,
+      })
       stored.push(upload)
       return upload.url
     }

@@ -14,6 +14,9 @@ import { logQuiet } from '@/lib/log'
 import { scrollMotion } from '@/lib/use-media-query'
 import { useSession } from '@/lib/session'
 import { toastError, toastSuccess } from '@/lib/toast'
+import { UploadCancelledError, UploadInterruptedError } from '@/lib/resumable-upload'
+import { percentOf, useTransfer } from '@/lib/upload-progress'
+import { UploadProgress } from '@/components/upload-progress'
 import type { Category } from '@/lib/types'
 import {
   ABOUT_MAX,
@@ -58,6 +61,20 @@ function Required() {
 
 const GONE_DRAFT =
   'This template is no longer waiting for review, so your changes were not saved. Check My Templates for its status.'
+/**
+ * A failed save or submit's message: an upload the person cancelled, or one
+ * the connection interrupted for longer than the retries wait (its bytes are
+ * kept: doing it again resumes), else `fallback`.
+ */
+export function failureText(error: unknown, fallback: string): string {
+  if (error instanceof UploadCancelledError) return 'Upload cancelled. Nothing was saved.'
+  if (error instanceof UploadInterruptedError) {
+    const at = percentOf({ sent: error.sent, total: error.total })
+    return `The connection dropped and the upload stopped at ${at}%. Try again: it resumes where it stopped.`
+  }
+  return fallback
+}
+
 const GONE_SUBMIT =
   'This template is no longer waiting for review, so your changes were not submitted. Check My Templates for its status.'
 
@@ -89,6 +106,8 @@ export function UploadForm({
   const [showRequired, setShowRequired] = useState(false)
   const [busy, setBusy] = useState<'draft' | 'submit' | null>(null)
   const working = useRef(false)
+  // The template file's upload: its progress bar and Cancel (issue 44, item 2).
+  const transfer = useTransfer()
   const tabsTop = useRef<HTMLDivElement>(null)
 
   /** Switches tab from a button or a check below: bring the tab bar back into view. */
@@ -115,6 +134,7 @@ export function UploadForm({
   }
   const end = () => {
     working.current = false
+    transfer.finish()
     setBusy(null)
   }
 
@@ -130,11 +150,11 @@ export function UploadForm({
     }
     if (!begin('draft')) return
     try {
-      await saveDraft.mutateAsync({ userId: user.id, values, source })
+      await saveDraft.mutateAsync({ userId: user.id, values, source, transfer: transfer.start() })
     } catch (error) {
       logQuiet('saving a draft', error)
       // Beyond the spec: a loaded pending template reviewed (or deleted) meanwhile.
-      toastError(error instanceof SubmissionGoneError ? GONE_DRAFT : 'Failed to save draft. Please try again.')
+      toastError(error instanceof SubmissionGoneError ? GONE_DRAFT : failureText(error, 'Failed to save draft. Please try again.'))
       end()
       return
     }
@@ -169,10 +189,10 @@ export function UploadForm({
     if (!begin('submit')) return
     let outcome: SubmitOutcome
     try {
-      outcome = await submit.mutateAsync({ userId: user.id, values, source })
+      outcome = await submit.mutateAsync({ userId: user.id, values, source, transfer: transfer.start() })
     } catch (error) {
       logQuiet('submitting a template', error)
-      toastError(error instanceof SubmissionGoneError ? GONE_SUBMIT : 'Failed to submit template. Please try again.')
+      toastError(error instanceof SubmissionGoneError ? GONE_SUBMIT : failureText(error, 'Failed to submit template. Please try again.'))
       end()
       return
     }
@@ -184,6 +204,10 @@ export function UploadForm({
     )
     navigate('/dashboard/templates')
   }
+
+  // While the template file goes up, the buttons say how far it got.
+  const uploading = transfer.progress && transfer.progress.sent < transfer.progress.total
+  const busyLabel = uploading && transfer.progress ? `Uploading... ${percentOf(transfer.progress)}%` : 'Processing...'
 
   const invalid = (empty: boolean) => (showRequired && empty ? true : undefined)
   const nextTab = (id: TabId) => TABS[TABS.findIndex((t) => t.id === id) + 1]
@@ -404,13 +428,20 @@ export function UploadForm({
             <div className="flex flex-col gap-3 sm:flex-row">
               <Button variant="outline" size="lg" onClick={() => void onSaveDraft()} disabled={busy !== null}>
                 {busy === 'draft' && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-                {busy === 'draft' ? 'Processing...' : 'Save Draft'}
+                {busy === 'draft' ? busyLabel : 'Save Draft'}
               </Button>
               <Button size="lg" onClick={() => void onSubmit()} disabled={busy !== null}>
                 {busy === 'submit' && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-                {busy === 'submit' ? 'Processing...' : 'Submit for Review'}
+                {busy === 'submit' ? busyLabel : 'Submit for Review'}
               </Button>
             </div>
+            {busy !== null && transfer.progress && values.templateFile?.kind === 'new' && (
+              <UploadProgress
+                label={`Uploading ${values.templateFile.file.name}`}
+                progress={transfer.progress}
+                onCancel={transfer.cancel}
+              />
+            )}
           </Tabs.Content>
         </div>
       </Tabs.Root>
