@@ -1,7 +1,7 @@
 // My Templates (spec section 2, Dashboard → My Templates): every template of
 // the user by lifecycle stage, the stage in the URL (`?tab=`), with deletion
 // behind a confirmation dialog.
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useState } from 'react'
 import { useSearchParams } from 'react-router'
 import * as Tabs from '@radix-ui/react-tabs'
 import { LayoutGrid, Plus } from 'lucide-react'
@@ -11,7 +11,7 @@ import { EmptyState, LoadError, Skeleton } from '@/components/ui/feedback'
 import { toastError } from '@/lib/toast'
 import { useMyTemplates } from '../api/get-my-templates'
 import { useDeleteMyTemplate } from '../api/delete-my-template'
-import { activeTabScroll, deleteDescription, tabFromParam, type MyTemplate, type TemplateKind } from '../model'
+import { deleteDescription, tabFromParam, type MyTemplate, type TemplateKind } from '../model'
 import { MyTemplateCard } from './my-template-card'
 
 type Tab = TemplateKind | 'all'
@@ -60,16 +60,6 @@ export function MyTemplates({ userId }: { userId: string }) {
   const unread = (q: (typeof queries)[keyof typeof queries]) => q.isError && !q.data
   const unreadFor = (tab: Tab): boolean => (tab === 'all' ? Object.values(queries).some(unread) : unread(queries[tab]))
 
-  // On a phone the tab list scrolls sideways inside itself; keep the active tab
-  // in view, also once the counts arrive and widen the tabs (issue 15, item 11).
-  const tabList = useRef<HTMLDivElement>(null)
-  const countsLoading = loadingFor('all')
-  useEffect(() => {
-    const list = tabList.current
-    const active = list?.querySelector<HTMLElement>('[role="tab"][data-state="active"]')
-    if (list && active) list.scrollLeft = activeTabScroll(list, active)
-  }, [current, countsLoading])
-
   return (
     <div className="space-y-6">
       <header className="flex flex-wrap items-end justify-between gap-4">
@@ -86,7 +76,10 @@ export function MyTemplates({ userId }: { userId: string }) {
         value={current}
         onValueChange={(v) => setParams(v === 'all' ? {} : { tab: v }, { replace: true })}
       >
-        <Tabs.List ref={tabList} aria-label="Template status" className="relative flex max-w-full gap-1 overflow-x-auto rounded-lg bg-slate-100 p-1">
+        {/* The tabs wrap onto a second row on a phone rather than scroll
+            sideways: at 375 px a scrolling strip cut "All" off with no cue
+            that more tabs followed (issue 44, Low). */}
+        <Tabs.List aria-label="Template status" className="flex max-w-full flex-wrap gap-1 rounded-lg bg-slate-100 p-1 sm:flex-nowrap">
           {TABS.map((t) => {
             const loading = loadingFor(t.value)
             return (
