@@ -7,6 +7,8 @@ import { RequireAdmin } from '@/features/admin/components/require-admin'
 
 const Home = lazy(() => import('./routes/home'))
 const Auth = lazy(() => import('./routes/auth'))
+const AuthResetPassword = lazy(() => import('./routes/auth-reset-password'))
+const AuthConfirmed = lazy(() => import('./routes/auth-confirmed'))
 const Discover = lazy(() => import('./routes/discover'))
 const Categories = lazy(() => import('./routes/categories'))
 const Category = lazy(() => import('./routes/category'))
@@ -36,6 +38,8 @@ export const routes: RouteObject[] = [
     children: [
       { path: '/', element: <Home /> },
       { path: '/auth', element: <Auth /> },
+      { path: '/auth/reset-password', element: <AuthResetPassword /> },
+      { path: '/auth/confirmed', element: <AuthConfirmed /> },
       { path: '/discover', element: <Discover /> },
       { path: '/categories', element: <Categories /> },
       { path: '/category/:slug', element: <Category /> },

@@ -5,6 +5,7 @@
 import { vi } from 'vitest'
 import type { PlinthClient } from '@plinth/sdk'
 import { FakeMfa, type FakeFactor } from './fake-mfa'
+import { FakePasswordAuth } from './fake-password'
 
 export type Row = Record<string, unknown>
 export interface FakeError {
@@ -236,7 +237,23 @@ export class FakeSupabase {
   }
 
   emit(event: string) {
+    // As supabase-js hands the session's token to realtime on these events.
+    if (event === 'SIGNED_IN' || event === 'TOKEN_REFRESHED') this.realtimeToken = this.session?.access_token ?? null
+    if (event === 'SIGNED_OUT') this.realtimeToken = null
     for (const listener of this.listeners) listener(event, this.session)
+  }
+
+  /**
+   * The access token realtime joins with: set by `realtime.setAuth` and by
+   * the auth events above; null until then (a session read from a URL is
+   * announced a moment after it is stored), when a private join is refused.
+   */
+  realtimeToken: string | null = null
+
+  realtime = {
+    setAuth: vi.fn(async (token?: string | null) => {
+      this.realtimeToken = token ?? this.session?.access_token ?? null
+    }),
   }
 
   from = (table: string) => new FakeQuery(this, table)
@@ -316,6 +333,8 @@ export class FakeSupabase {
 
   /** `auth.mfa`: TOTP factors and the session's assurance level (see fake-mfa.ts). */
   mfa: FakeMfa = new FakeMfa(this)
+  /** Password resets, e-mail codes and new passwords (see fake-password.ts). */
+  passwords: FakePasswordAuth = new FakePasswordAuth(this)
 
   auth = {
     mfa: this.mfa.api,
@@ -331,11 +350,13 @@ export class FakeSupabase {
       this.emit('SIGNED_IN')
       return { data: { user: this.session.user, session: this.session }, error: null }
     }),
-    signUp: vi.fn(async ({ email }: { email: string; password: string }) => {
+    signUp: vi.fn(async ({ email, password, options }: { email: string; password: string; options?: { emailRedirectTo?: string } }) => {
       if (this.users.some((u) => u.email === email))
         return { data: { user: null, session: null }, error: { message: 'User already registered', status: 422 } }
+      this.passwords.signedUp({ id: 'new-user', email, password }, options?.emailRedirectTo)
       return { data: { user: { id: 'new-user', email }, session: null }, error: null }
     }),
+    ...this.passwords.api,
     signOut: vi.fn(async () => {
       this.session = null
       this.emit('SIGNED_OUT')
@@ -343,10 +364,14 @@ export class FakeSupabase {
     }),
     signInWithOAuth: vi.fn(async () => ({ data: { provider: 'github', url: 'http://localhost/authorize' }, error: null })),
     /** Merges `data` into the signed-in user's metadata (recorded as an `auth:updateUser` call). */
-    updateUser: vi.fn(async (attributes: { data?: Record<string, unknown> }) => {
+    updateUser: vi.fn(async (attributes: { data?: Record<string, unknown>; password?: string; nonce?: string }) => {
       this.calls.push({ table: 'auth:updateUser', op: 'updateUser', payload: attributes, filters: [] })
       if (this.failing['auth:updateUser']) return { data: { user: null }, error: this.failing['auth:updateUser'] }
       if (!this.session) return { data: { user: null }, error: { message: 'Auth session missing!', status: 401 } }
+      if (attributes.password) {
+        const refused = this.passwords.setPassword(attributes.password, attributes.nonce)
+        if (refused) return { data: { user: null }, error: refused }
+      }
       this.session.user.user_metadata = { ...this.session.user.user_metadata, ...(attributes.data ?? {}) }
       this.emit('USER_UPDATED')
       return { data: { user: this.session.user }, error: null }
@@ -356,7 +381,7 @@ export class FakeSupabase {
   channels: FakeChannel[] = []
 
   channel = vi.fn((name: string, options?: { config?: { private?: boolean } }) => {
-    const channel = new FakeChannel(name, options?.config?.private ?? false)
+    const channel = new FakeChannel(name, options?.config?.private ?? false, () => this.realtimeToken)
     this.channels.push(channel)
     return channel
   })
@@ -453,7 +478,12 @@ class FakeChannel {
     readonly name: string,
     /** `config.private`: a channel whose join the realtime.messages policies decide. */
     readonly isPrivate = false,
+    /** The access token realtime holds now (what a join carries). */
+    private readonly token: () => string | null = () => null,
   ) {}
+
+  /** The token the join carried. */
+  joinedWith: string | null = null
 
   on(type: string, filter: Record<string, unknown>, callback: (payload: never) => void) {
     if (this.state !== 'created') throw new Error('fake: cannot add bindings after subscribe()')
@@ -476,6 +506,14 @@ class FakeChannel {
   }
 
   subscribe(callback?: (status: string, error?: Error) => void) {
+    this.joinedWith = this.token()
+    // A private join without a user's token is the anon role's: the policies refuse it.
+    if (this.isPrivate && !this.joinedWith) {
+      this.state = 'closed'
+      const reason = `You do not have permissions to read from this Channel topic: ${this.name}`
+      queueMicrotask(() => callback?.('CHANNEL_ERROR', new Error(reason)))
+      return this
+    }
     this.state = 'joined'
     queueMicrotask(() => {
       if (this.state === 'joined') callback?.('SUBSCRIBED')

@@ -40,6 +40,17 @@ describe("a creator's review notifications", () => {
     expect(fake.liveChannels).toHaveLength(0)
   })
 
+  // Issue 44: a session read from the URL (the e-mail confirmation link) is
+  // stored before supabase-js announces it, and only the announcement hands
+  // its token to realtime; a join in between went as anon and was refused.
+  it('joins with the session’s token even before the session is announced', async () => {
+    const { fake } = renderApp('/dashboard', backend())
+    expect(fake.realtimeToken).toBeNull()
+    await waitFor(() => expect(fake.privateChannels).toHaveLength(1))
+    expect(fake.privateChannels[0].joinedWith).toBe('token-u-maya')
+    expect(fake.realtime.setAuth).toHaveBeenCalled()
+  })
+
   it('shows an approval as a success naming the template, and re-reads the dashboard', async () => {
     const { fake } = renderApp('/dashboard', backend())
     const overview = await screen.findByRole('region', { name: 'Template Status Overview' })

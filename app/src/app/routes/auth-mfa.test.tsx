@@ -35,7 +35,8 @@ describe('sign-in with two-factor authentication', () => {
     const { router } = renderApp('/auth?mode=sign-in&redirect=%2Fdashboard%2Fsettings', f)
     await signInWithPassword(user)
     await codeScreen()
-    expect(await screen.findByText('Authenticator: Phone app')).toBeInTheDocument()
+    // The factor's name alone (issue 44: not "Authenticator: Authenticator app").
+    expect(await screen.findByTestId('mfa-factor-name')).toHaveTextContent(/^Phone app$/)
     // Not signed in yet: no greeting, no account menu, still on /auth.
     expect(screen.queryByText('Welcome back!')).not.toBeInTheDocument()
     expect(screen.queryByRole('button', { name: 'Account menu' })).not.toBeInTheDocument()
@@ -88,6 +89,14 @@ describe('sign-in with two-factor authentication', () => {
     await user.click(screen.getByRole('button', { name: 'Verify' }))
     expect(screen.getByText('Enter the 6-digit code from your authenticator app')).toBeInTheDocument()
     expect(f.mfa.api.challengeAndVerify).not.toHaveBeenCalled()
+  })
+
+  it('names a factor without a friendly name "Authenticator app", once', async () => {
+    const unnamed = { ...MAYA, factors: [FakeMfa.verified('factor-maya', '')] }
+    const f = new FakeSupabase({ tables: marketplace({ profiles: PROFILES }), users: [unnamed], signedInAs: unnamed })
+    renderApp('/auth', f)
+    expect(await screen.findByTestId('mfa-factor-name')).toHaveTextContent(/^Authenticator app$/)
+    expect(screen.queryByText(/Authenticator:/)).not.toBeInTheDocument()
   })
 
   it('signs out from the code screen, back to the sign-in form', async () => {

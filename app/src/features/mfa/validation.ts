@@ -12,3 +12,8 @@ export function codeError(value: string): string | null {
   if (!new RegExp(`^\\d{${CODE_LENGTH}}$`).test(code)) return `Enter the ${CODE_LENGTH}-digit code from your authenticator app`
   return null
 }
+
+/** What an authenticator app is called on screen: its friendly name, else "Authenticator app". */
+export function factorLabel(friendlyName: string | null | undefined): string {
+  return friendlyName?.trim() || 'Authenticator app'
+}

@@ -1,6 +1,7 @@
 // /dashboard/settings (spec section 2, Dashboard → Settings): the payment
 // profile (with the return from onboarding), the locked crypto payouts
-// teaser, order history, two-factor authentication and account settings.
+// teaser, order history, two-factor authentication, the password and
+// account settings.
 import { useEffect } from 'react'
 import { useSession } from '@/lib/session'
 import { toastError } from '@/lib/toast'
@@ -11,7 +12,9 @@ import { usePaymentAccountReturn } from '@/features/account/hooks/use-payment-ac
 import { CryptoPaymentsTeaser } from '@/features/account/components/crypto-payments-teaser'
 import { OrderHistoryCard } from '@/features/account/components/order-history-card'
 import { AccountSettingsCard } from '@/features/account/components/account-settings-card'
+import { ChangePasswordSection } from '@/features/account/components/change-password-section'
 import { TwoFactorSection } from '@/features/mfa/components/two-factor-section'
+import { CodePrompt } from '@/features/mfa/components/code-prompt'
 import { LoadError, Skeleton } from '@/components/ui/feedback'
 
 export default function DashboardSettingsRoute() {
@@ -44,6 +47,13 @@ export default function DashboardSettingsRoute() {
         <CryptoPaymentsTeaser />
         <OrderHistoryCard />
         {user && <TwoFactorSection userId={user.id} />}
+        {user && (
+          <ChangePasswordSection
+            secondFactor={(step) => (
+              <CodePrompt userId={user.id} submitLabel="Verify and update" onVerified={step.onVerified} onCancel={step.onCancel} />
+            )}
+          />
+        )}
         <AccountSettingsCard />
       </div>
     </div>

@@ -1,30 +1,39 @@
-import { useEffect, useState, type FormEvent } from 'react'
+import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router'
 import * as Tabs from '@radix-ui/react-tabs'
-import { ArrowLeft, LayoutTemplate } from 'lucide-react'
+import { ArrowLeft, LayoutTemplate, MailCheck } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { FieldError, Input, Label } from '@/components/ui/field'
-import { refreshAssurance, useSession } from '@/lib/session'
+import { refreshAssurance, secondFactorPending, useSession } from '@/lib/session'
 import { takeReturnPath } from '@/lib/nav-memory'
 import { errorText, toastError, toastSuccess } from '@/lib/toast'
 import { BRAND } from '@/config/constants'
 import { useSignIn } from '../api/sign-in'
-import { useSignUp } from '../api/sign-up'
+import { CONFIRMED_PATH, useSignUp } from '../api/sign-up'
+import { RESET_PASSWORD_PATH } from '../api/request-password-reset'
 import { SOCIAL_PROVIDERS, useSignInWithProvider, type SocialProvider } from '../api/sign-in-with-provider'
 import { useEnabledProviders } from '../api/get-enabled-providers'
 import { validateAuth, type AuthErrors, type AuthValues } from '../validation'
+import { EmailCodeForm } from './email-code-form'
+import { ForgotPasswordForm } from './forgot-password-form'
 
-type Mode = 'sign-in' | 'sign-up'
+type Mode = 'sign-in' | 'sign-up' | 'forgot'
 const empty: AuthValues = { email: '', password: '', displayName: '' }
 
 export function AuthPage() {
   const [params, setParams] = useSearchParams()
   const navigate = useNavigate()
   const { user, loading } = useSession()
-  const mode: Mode = params.get('mode') === 'sign-up' ? 'sign-up' : 'sign-in'
+  const asked = params.get('mode')
+  const mode: Mode = asked === 'sign-up' || asked === 'forgot' ? asked : 'sign-in'
   const redirect = params.get('redirect')
   const [values, setValues] = useState<AuthValues>(empty)
   const [errors, setErrors] = useState<AuthErrors>({})
+  // After a sign-up that needs its address confirmed: the address.
+  const [confirming, setConfirming] = useState<string | null>(null)
+  // A code from an e-mail is being proved: where to go next is decided here,
+  // not by the signed-in redirect below.
+  const handingOff = useRef(false)
   const signIn = useSignIn()
   const signUp = useSignUp()
   const social = useSignInWithProvider()
@@ -36,7 +45,7 @@ export function AuthPage() {
 
   // A signed-in user has nothing to do here.
   useEffect(() => {
-    if (!loading && user && !signIn.isPending && !signUp.isPending) {
+    if (!loading && user && !signIn.isPending && !signUp.isPending && !handingOff.current) {
       navigate(takeReturnPath(redirect), { replace: true })
     }
   }, [loading, user, redirect, navigate, signIn.isPending, signUp.isPending])
@@ -46,6 +55,29 @@ export function AuthPage() {
     copy.set('mode', next)
     setParams(copy, { replace: true })
     setErrors({})
+    setConfirming(null)
+  }
+
+  const verifying = (on: boolean) => {
+    handingOff.current = on
+  }
+
+  // The confirmation code: the address is confirmed and the account signed in; the page says so.
+  const confirmed = () => {
+    navigate(CONFIRMED_PATH, { replace: true })
+  }
+
+  // The reset code: signed in to set a new password, after the second factor if the account has one.
+  const recovered = async () => {
+    let pending = false
+    try {
+      pending = await secondFactorPending()
+    } catch {
+      pending = true
+    }
+    navigate(pending ? `/auth?mode=sign-in&redirect=${encodeURIComponent(RESET_PASSWORD_PATH)}` : RESET_PASSWORD_PATH, {
+      replace: true,
+    })
   }
 
   const change = (field: keyof AuthValues) => (e: React.ChangeEvent<HTMLInputElement>) => {
@@ -55,7 +87,7 @@ export function AuthPage() {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault()
-    const found = validateAuth(values, mode)
+    const found = validateAuth(values, mode === 'sign-up' ? 'sign-up' : 'sign-in')
     setErrors(found)
     if (Object.keys(found).length) return
     try {
@@ -73,7 +105,10 @@ export function AuthPage() {
         })
         toastSuccess('Account created!', 'Please check your email to verify your account.')
         if (signedIn) navigate(takeReturnPath(redirect), { replace: true })
-        else setValues((v) => ({ ...v, password: '' }))
+        else {
+          setValues((v) => ({ ...v, password: '' }))
+          setConfirming(values.email.trim())
+        }
       }
     } catch (error) {
       toastError(errorText(error, 'An unexpected error occurred'))
@@ -109,11 +144,45 @@ export function AuthPage() {
     )
   }
 
+  function forgotSearch() {
+    const copy = new URLSearchParams(params)
+    copy.set('mode', 'forgot')
+    return `?${copy.toString()}`
+  }
+
+  const checkEmail = confirming && (
+    <div className="space-y-5">
+      <div role="status" className="rounded-xl border border-brand-200 bg-brand-50/60 p-4 text-sm text-slate-800">
+        <p className="flex items-center gap-2 font-semibold text-slate-900">
+          <MailCheck className="h-5 w-5 text-brand-600" aria-hidden /> Confirm your e-mail
+        </p>
+        <p className="mt-1">
+          We sent a confirmation link to {confirming}. Follow it to finish, or enter the 6-digit code from the e-mail here.
+        </p>
+      </div>
+      <EmailCodeForm email={confirming} type="signup" onVerifying={verifying} onVerified={confirmed} />
+      <Button variant="ghost" className="w-full" onClick={() => setMode('sign-in')}>
+        Back to sign in
+      </Button>
+    </div>
+  )
+
   const form = (
     <form onSubmit={submit} noValidate className="space-y-4">
       {mode === 'sign-up' && field('displayName', 'Display name', 'text', 'name')}
       {field('email', 'Email', 'email', 'email')}
       {field('password', 'Password', 'password', mode === 'sign-in' ? 'current-password' : 'new-password')}
+      {mode === 'sign-in' && (
+        <p className="-mt-2 text-right text-sm">
+          <Link
+            to={{ search: forgotSearch() }}
+            replace
+            className="rounded font-medium text-brand-700 hover:text-brand-800 hover:underline"
+          >
+            Forgot password?
+          </Link>
+        </p>
+      )}
       <Button type="submit" className="w-full" size="lg" disabled={busy}>
         {mode === 'sign-in'
           ? signIn.isPending
@@ -141,28 +210,37 @@ export function AuthPage() {
               <LayoutTemplate className="h-6 w-6" aria-hidden />
             </span>
             <h1 className="text-2xl font-bold text-slate-900">
-              {mode === 'sign-in' ? 'Welcome back' : `Join ${BRAND}`}
+              {mode === 'sign-up' ? `Join ${BRAND}` : 'Welcome back'}
             </h1>
             <p className="mt-1 text-sm text-slate-600">
               Join the template marketplace to discover, share and sell workspace templates.
             </p>
           </div>
-          <Tabs.Root value={mode} onValueChange={setMode}>
-            <Tabs.List aria-label="Sign in or sign up" className="mb-6 grid grid-cols-2 rounded-lg bg-slate-100 p-1">
-              {(['sign-in', 'sign-up'] as const).map((m) => (
-                <Tabs.Trigger
-                  key={m}
-                  value={m}
-                  className="rounded-md py-2 text-sm font-medium text-slate-700 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500 data-[state=active]:bg-white data-[state=active]:text-slate-900 data-[state=active]:shadow-sm"
-                >
-                  {m === 'sign-in' ? 'Sign In' : 'Sign Up'}
-                </Tabs.Trigger>
-              ))}
-            </Tabs.List>
-            <Tabs.Content value="sign-in">{mode === 'sign-in' && form}</Tabs.Content>
-            <Tabs.Content value="sign-up">{mode === 'sign-up' && form}</Tabs.Content>
-          </Tabs.Root>
-          {providers.length > 0 && (
+          {mode === 'forgot' ? (
+            <ForgotPasswordForm
+              initialEmail={values.email}
+              onBack={() => setMode('sign-in')}
+              onVerifying={verifying}
+              onCodeVerified={recovered}
+            />
+          ) : (
+            <Tabs.Root value={mode} onValueChange={setMode}>
+              <Tabs.List aria-label="Sign in or sign up" className="mb-6 grid grid-cols-2 rounded-lg bg-slate-100 p-1">
+                {(['sign-in', 'sign-up'] as const).map((m) => (
+                  <Tabs.Trigger
+                    key={m}
+                    value={m}
+                    className="rounded-md py-2 text-sm font-medium text-slate-700 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500 data-[state=active]:bg-white data-[state=active]:text-slate-900 data-[state=active]:shadow-sm"
+                  >
+                    {m === 'sign-in' ? 'Sign In' : 'Sign Up'}
+                  </Tabs.Trigger>
+                ))}
+              </Tabs.List>
+              <Tabs.Content value="sign-in">{mode === 'sign-in' && form}</Tabs.Content>
+              <Tabs.Content value="sign-up">{mode === 'sign-up' && (checkEmail || form)}</Tabs.Content>
+            </Tabs.Root>
+          )}
+          {mode !== 'forgot' && !confirming && providers.length > 0 && (
             <>
               <div className="my-6 flex items-center gap-3 text-xs uppercase tracking-wide text-slate-500">
                 <span className="h-px flex-1 bg-slate-200" /> or continue with <span className="h-px flex-1 bg-slate-200" />

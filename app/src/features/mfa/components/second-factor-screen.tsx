@@ -5,7 +5,7 @@
 // session behind.
 import { useState, type FormEvent } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
-import { ShieldCheck } from 'lucide-react'
+import { ShieldCheck, Smartphone } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { LoadError, Spinner } from '@/components/ui/feedback'
 import { takeReturnPath } from '@/lib/nav-memory'
@@ -14,7 +14,7 @@ import { isUnreached } from '@/lib/errors'
 import { errorText, toastError, toastSuccess } from '@/lib/toast'
 import { useFactors } from '../api/get-factors'
 import { useVerifyCode } from '../api/verify-code'
-import { codeError } from '../validation'
+import { codeError, factorLabel } from '../validation'
 import { CodeField } from './code-field'
 
 export function SecondFactorScreen() {
@@ -100,7 +100,9 @@ export function SecondFactorScreen() {
                 if (error) setError(null)
               }}
             />
-            <p className="text-xs text-slate-500">Authenticator: {factor.friendly_name || 'Authenticator app'}</p>
+            <p className="flex items-center gap-1.5 text-xs text-slate-600" data-testid="mfa-factor-name">
+              <Smartphone className="h-3.5 w-3.5" aria-hidden /> {factorLabel(factor.friendly_name)}
+            </p>
             <Button type="submit" className="w-full" size="lg" disabled={busy}>
               {verify.isPending ? 'Verifying...' : 'Verify'}
             </Button>
