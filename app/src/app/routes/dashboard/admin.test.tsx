@@ -24,6 +24,8 @@ function pending(overrides: Row): Row {
     preview_image_url: null,
     preview_images: [],
     template_file_url: null,
+    // Delivered as a link: approvable (issue 44, item 3).
+    template_url: 'https://example.com/templates/exam',
     status: 'Pending Approval',
     rejection_comment: null,
     created_at: new Date().toISOString(),

@@ -19,6 +19,8 @@ export interface ReviewTemplate {
   preview_image_url: string | null
   preview_images: string[] | null
   template_file_url: string | null
+  /** The workspace-app link, for a link-only template. */
+  template_url: string | null
   status: 'Pending Approval' | 'Active' | 'Rejected'
   rejection_comment: string | null
   created_at: string
@@ -30,7 +32,7 @@ type PendingRow = Omit<ReviewTemplate, 'creator'>
 
 const COLUMNS =
   'id, creator_id, title, description, about_template, price, price_in_cents, category_id, tags, preview_image_url, ' +
-  'preview_images, template_file_url, status, rejection_comment, created_at, category:categories(name, slug)'
+  'preview_images, template_file_url, template_url, status, rejection_comment, created_at, category:categories(name, slug)'
 
 async function withCreators(rows: PendingRow[]): Promise<ReviewTemplate[]> {
   const ids = [...new Set(rows.map((r) => r.creator_id))]

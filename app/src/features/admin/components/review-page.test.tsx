@@ -26,6 +26,7 @@ function submission(id: string, title: string): Row {
     preview_image_url: null,
     preview_images: [],
     template_file_url: null,
+    template_url: 'https://example.com/templates/exam',
     status: 'Pending Approval',
     rejection_comment: null,
     created_at: new Date().toISOString(),
@@ -85,5 +86,53 @@ describe('AdminPanel when a rejection fails', () => {
     expect(fake.rpc).toHaveBeenCalledWith('admin_reject_template', { pending_template_id: 'p-old', reason: 'Blurry previews.' })
     expect(screen.getAllByTestId('pending-row')).toHaveLength(2)
     expect(fake.tables.templates_pending_approval).toHaveLength(2)
+  })
+})
+
+// Issue 44, item 3: a submission with nothing to download cannot be approved.
+describe('approval of a submission without a file or link', () => {
+  const NO_DOWNLOAD = 'This template has no file or link to download; ask the creator to add one'
+
+  function backend(rpc: ConstructorParameters<typeof FakeSupabase>[0]['rpc'] = {}) {
+    const bare = { ...submission('p-bare', 'Bare Template'), template_url: null }
+    return new FakeSupabase({
+      tables: marketplace({
+        admins: [{ id: 'a-1', user_id: ADMIN.id }],
+        templates_pending_approval: [bare, submission('p-link', 'Linked Template')],
+      }),
+      signedInAs: ADMIN,
+      rpc,
+    })
+  }
+
+  it('disables Approve on the review page and says why', async () => {
+    const { fake } = renderApp('/dashboard/admin/template/p-bare', backend())
+    const approve = await screen.findByRole('button', { name: 'Approve Template' })
+    expect(approve).toBeDisabled()
+    expect(approve).toHaveAccessibleDescription(NO_DOWNLOAD)
+    expect(screen.getByText(NO_DOWNLOAD)).toBeVisible()
+    expect(fake.rpc).not.toHaveBeenCalled()
+  })
+
+  it("offers Approve disabled in the queue's status list, with the reason", async () => {
+    renderApp('/dashboard/admin', backend())
+    await waitFor(() => expect(screen.getAllByTestId('pending-row')).toHaveLength(2))
+    const bare = screen.getByLabelText('Status of Bare Template')
+    expect(within(bare).getByRole('option', { name: 'Approve (no file or link)' })).toBeDisabled()
+    expect(bare).toHaveAccessibleDescription(NO_DOWNLOAD)
+    const linked = screen.getByLabelText('Status of Linked Template')
+    expect(within(linked).getByRole('option', { name: 'Approve' })).toBeEnabled()
+  })
+
+  it("shows the server's message when it refuses the approval", async () => {
+    const user = userEvent.setup()
+    renderApp(
+      '/dashboard/admin/template/p-link',
+      backend({ admin_approve_template: () => ({ error: { message: NO_DOWNLOAD, code: 'P0001' } }) }),
+    )
+    await user.click(await screen.findByRole('button', { name: 'Approve Template' }))
+    expect(await screen.findByRole('alert')).toHaveTextContent(NO_DOWNLOAD)
+    expect(screen.queryByText('Failed to update template status')).not.toBeInTheDocument()
+    expect(screen.queryByText('Template approved and published successfully')).not.toBeInTheDocument()
   })
 })

@@ -16,8 +16,9 @@ import { toastError, toastSuccess } from '@/lib/toast'
 import { personName } from '@/lib/types'
 import { ADMIN_PATH, ADMIN_REDIRECT_SCROLL_MS, TEMPLATES_BUCKET } from '@/config/constants'
 import { safeRedirect } from '@/lib/nav-memory'
+import { safeLink } from '@/lib/safe-link'
 import { reviewTemplateQueryOptions, type ReviewTemplate } from '../api/get-pending-review'
-import { useReviewDecision } from '../api/review-decisions'
+import { approvalErrorText, hasDownload, NO_DOWNLOAD_TEXT, useReviewDecision } from '../api/review-decisions'
 import { templateFileLink } from '../api/template-file-link'
 import { RejectDialog } from './reject-dialog'
 
@@ -37,8 +38,21 @@ function StatusBadge({ status }: { status: ReviewTemplate['status'] }) {
   return <Badge tone={tone}>{LABELS[status]}</Badge>
 }
 
-function FileLink({ value }: { value: string | null }) {
+function FileLink({ value, link: webLink }: { value: string | null; link: string | null }) {
   const link = useQuery({ queryKey: ['admin', 'file-link', value], queryFn: () => templateFileLink(value), staleTime: 5 * 60_000 })
+  if (!value && webLink) {
+    const href = safeLink(webLink)
+    return (
+      <p className="text-sm text-slate-700">
+        Delivered as a link:{' '}
+        {href ? (
+          <a href={href} target="_blank" rel="noopener noreferrer nofollow" className="break-all font-medium text-brand-700 hover:underline">{webLink}</a>
+        ) : (
+          <span className="break-all">{webLink}</span>
+        )}
+      </p>
+    )
+  }
   if (!value) return <p className="text-sm text-slate-600">No template file was uploaded.</p>
   if (link.error) return <p className="text-sm text-red-700">The template file could not be opened.</p>
   if (!link.data) return <p className="text-sm text-slate-600">Preparing the file link...</p>
@@ -57,6 +71,8 @@ export function ReviewPage() {
   const template = useQuery(reviewTemplateQueryOptions(templateId))
   const decide = useReviewDecision()
   const [rejecting, setRejecting] = useState(false)
+  // The server's words when it refused an approval, shown beside the button.
+  const [refusal, setRefusal] = useState<string | null>(null)
 
   useEffect(() => {
     if (template.error) {
@@ -70,7 +86,8 @@ export function ReviewPage() {
     setTimeout(() => window.scrollTo({ top: 0 }), ADMIN_REDIRECT_SCROLL_MS)
   }
 
-  const approve = () =>
+  const approve = () => {
+    setRefusal(null)
     decide.mutate(
       { kind: 'approve', id: templateId },
       {
@@ -80,10 +97,14 @@ export function ReviewPage() {
         },
         onError: (error) => {
           logQuiet('approving a template', error)
-          toastError('Failed to update template status')
+          const text = approvalErrorText(error)
+          toastError(text)
+          // The server's own reason stays beside the button too.
+          if ((error as { code?: unknown } | null)?.code === 'P0001') setRefusal(text)
         },
       },
     )
+  }
 
   const reject = (reason: string) =>
     decide.mutate(
@@ -125,6 +146,7 @@ export function ReviewPage() {
       </div>
     )
 
+  const downloadable = hasDownload(t)
   const image = publicImageUrl(t.preview_image_url, TEMPLATES_BUCKET)
   const extra = (t.preview_images ?? []).map((p) => publicImageUrl(p, TEMPLATES_BUCKET)).filter((p): p is string => !!p)
   return (
@@ -145,7 +167,9 @@ export function ReviewPage() {
               // this list offers 'Approved' instead: choosing it does nothing
               // (the Approve Template button approves). Rejected asks for the
               // reason, as the Reject Template button does.
-              if (e.target.value === 'Active') approve()
+              if (e.target.value === 'Active') {
+                if (downloadable) approve()
+              }
               else if (e.target.value === 'Rejected' && t.status !== 'Rejected') setRejecting(true)
             }}
           >
@@ -190,16 +214,31 @@ export function ReviewPage() {
               </ul>
             )}
             <div className="mt-6 border-t border-slate-200 pt-4">
-              <FileLink value={t.template_file_url} />
+              <FileLink value={t.template_file_url} link={t.template_url} />
             </div>
           </div>
         </div>
 
         <aside className="space-y-4">
           <div className="space-y-3 rounded-2xl border border-slate-200 bg-white p-6">
-            <Button className="w-full" onClick={approve} disabled={decide.isPending || t.status === 'Active'}>
+            <Button
+              className="w-full"
+              onClick={approve}
+              disabled={decide.isPending || t.status === 'Active' || !downloadable}
+              aria-describedby={!downloadable ? 'no-download' : refusal ? 'approval-refused' : undefined}
+            >
               <Check className="h-4 w-4" aria-hidden /> Approve Template
             </Button>
+            {!downloadable && (
+              <p id="no-download" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
+                {NO_DOWNLOAD_TEXT}
+              </p>
+            )}
+            {downloadable && refusal && (
+              <p id="approval-refused" role="alert" className="rounded-lg bg-red-50 p-3 text-sm text-red-800 ring-1 ring-red-200">
+                {refusal}
+              </p>
+            )}
             <Button className="w-full" variant="outline" onClick={() => setRejecting(true)} disabled={decide.isPending || t.status === 'Rejected'}>
               <X className="h-4 w-4" aria-hidden /> Reject Template
             </Button>
