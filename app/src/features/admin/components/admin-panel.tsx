@@ -13,7 +13,7 @@ import { logQuiet } from '@/lib/log'
 import { toastError, toastSuccess } from '@/lib/toast'
 import { ADMIN_PATH, PENDING_THIS_WEEK_DAYS, TEMPLATES_BUCKET } from '@/config/constants'
 import { pendingReviewQueryOptions, type ReviewTemplate } from '../api/get-pending-review'
-import { useReviewDecision } from '../api/review-decisions'
+import { approvalErrorText, hasDownload, NO_DOWNLOAD_TEXT, useReviewDecision } from '../api/review-decisions'
 import { useLiveReviewQueue } from '../hooks/use-live-review-queue'
 import { RejectDialog } from './reject-dialog'
 
@@ -37,11 +37,20 @@ function Counter({ label, value, icon }: { label: string; value: number; icon: R
   )
 }
 
+/** A cell's name on a phone, where the table's head is hidden (read there: the column headers are not). */
+function CellLabel({ children }: { children: string }) {
+  return <span className="mb-0.5 block text-xs font-medium uppercase tracking-wide text-slate-500 md:hidden">{children}</span>
+}
+
 function StatusSelect({ template, disabled, onApprove, onReject }: { template: ReviewTemplate; disabled: boolean; onApprove: () => void; onReject: () => void }) {
+  // Nothing to download: Approve is offered disabled, with the reason under the list (issue 44, item 3).
+  const downloadable = hasDownload(template)
+  const why = `no-download-${template.id}`
   return (
-    <div className="w-48">
+    <div className="w-full md:w-48">
       <Select
         aria-label={`Status of ${template.title}`}
+        aria-describedby={downloadable ? undefined : why}
         value="Pending Approval"
         disabled={disabled}
         onChange={(e) => {
@@ -51,9 +60,16 @@ function StatusSelect({ template, disabled, onApprove, onReject }: { template: R
         }}
       >
         <option value="Pending Approval">Pending Approval</option>
-        <option value="Active">Approve</option>
+        <option value="Active" disabled={!downloadable}>
+          {downloadable ? 'Approve' : 'Approve (no file or link)'}
+        </option>
         <option value="Rejected">Reject</option>
       </Select>
+      {!downloadable && (
+        <p id={why} className="mt-1 text-xs text-amber-800" data-testid="no-download">
+          {NO_DOWNLOAD_TEXT}
+        </p>
+      )}
     </div>
   )
 }
@@ -78,7 +94,7 @@ export function AdminPanel() {
         onSuccess: () => toastSuccess('Template approved and published successfully'),
         onError: (error) => {
           logQuiet('approving a template', error)
-          toastError('Failed to update template status')
+          toastError(approvalErrorText(error))
         },
       },
     )
@@ -125,14 +141,16 @@ export function AdminPanel() {
       ) : rows.length === 0 ? (
         <EmptyState icon={<Inbox className="h-10 w-10" aria-hidden />} title="No templates pending review" description="All caught up!" />
       ) : (
-        // On a phone the table scrolls sideways inside its card, never the page:
-        // the card is positioned (`relative`) so that it clips the table's
-        // absolutely positioned screen-reader texts too, which otherwise sit at
-        // the table's far right and widen the page (issue 15, item 2).
-        <div className="relative overflow-x-auto rounded-2xl border border-slate-200 bg-white">
-          <table className="w-full min-w-[48rem] text-left text-sm">
+        // Below 768 px the table is laid out as one card per submission (its
+        // rows and cells become blocks, each cell named by a small label), so
+        // Status and Review sit in plain view instead of at the far end of an
+        // inner scroll area (issue 44, low). From 768 px it is a table. The
+        // card is positioned (`relative`) so that it clips the table's
+        // absolutely positioned screen-reader texts (issue 15, item 2).
+        <div className="relative overflow-hidden rounded-2xl border border-slate-200 bg-white md:overflow-x-auto">
+          <table className="block w-full text-left text-sm md:table md:min-w-[48rem]">
             <caption className="sr-only">Templates pending review</caption>
-            <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+            <thead className="hidden border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500 md:table-header-group">
               <tr>
                 <th scope="col" className="px-4 py-3">Template</th>
                 <th scope="col" className="px-4 py-3">Creator</th>
@@ -142,12 +160,12 @@ export function AdminPanel() {
                 <th scope="col" className="px-4 py-3"><span className="sr-only">Review</span></th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-slate-100">
+            <tbody className="block divide-y divide-slate-100 md:table-row-group">
               {rows.map((t) => {
                 const image = publicImageUrl(t.preview_image_url, TEMPLATES_BUCKET)
                 return (
-                  <tr key={t.id} data-testid="pending-row">
-                    <td className="px-4 py-3">
+                  <tr key={t.id} data-testid="pending-row" className="grid grid-cols-2 gap-x-4 gap-y-2 p-4 md:table-row md:p-0">
+                    <td className="col-span-2 md:table-cell md:px-4 md:py-3">
                       <div className="flex items-center gap-3">
                         <div className="h-12 w-16 shrink-0 overflow-hidden rounded-md bg-slate-100">
                           {image ? (
@@ -162,20 +180,28 @@ export function AdminPanel() {
                         </div>
                       </div>
                     </td>
-                    <td className="px-4 py-3">
-                      <Link to={`/profile/${t.creator_id}`} className="font-medium text-brand-700 hover:underline">
+                    <td className="min-w-0 md:table-cell md:px-4 md:py-3">
+                      <CellLabel>Creator</CellLabel>
+                      <Link to={`/profile/${t.creator_id}`} className="break-words font-medium text-brand-700 hover:underline">
                         {personName(t.creator)}
                       </Link>
                     </td>
-                    <td className="px-4 py-3 text-slate-700">{t.category?.name ?? '—'}</td>
-                    <td className="px-4 py-3 text-slate-700">{formatDate(t.created_at)}</td>
-                    <td className="px-4 py-3">
+                    <td className="text-slate-700 md:table-cell md:px-4 md:py-3">
+                      <CellLabel>Category</CellLabel>
+                      {t.category?.name ?? '—'}
+                    </td>
+                    <td className="col-span-2 text-slate-700 md:table-cell md:px-4 md:py-3">
+                      <CellLabel>Submitted</CellLabel>
+                      {formatDate(t.created_at)}
+                    </td>
+                    <td className="col-span-2 md:table-cell md:px-4 md:py-3">
+                      <CellLabel>Status</CellLabel>
                       <StatusSelect template={t} disabled={decide.isPending} onApprove={() => approve(t)} onReject={() => setRejecting(t)} />
                     </td>
-                    <td className="px-4 py-3 text-right">
+                    <td className="col-span-2 md:table-cell md:px-4 md:py-3 md:text-right">
                       <Link
                         to={`${ADMIN_PATH}/template/${t.id}?returnTo=${encodeURIComponent(ADMIN_PATH)}`}
-                        className="font-medium text-brand-700 hover:underline"
+                        className="inline-flex min-h-10 items-center rounded-md font-medium text-brand-700 hover:underline max-md:w-full max-md:justify-center max-md:border max-md:border-brand-200 max-md:bg-brand-50"
                         aria-label={`Review ${t.title}`}
                       >
                         Review
