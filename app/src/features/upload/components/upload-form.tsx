@@ -439,7 +439,7 @@ export function UploadForm({
               <UploadProgress
                 label={`Uploading ${values.templateFile.file.name}`}
                 progress={transfer.progress}
-                onCancel={transfer.cancel}
+                onCancel={uploading ? transfer.cancel : undefined}
               />
             )}
           </Tabs.Content>
