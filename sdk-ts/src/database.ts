@@ -85,6 +85,13 @@ export type Database = {
             foreignKeyName: "followers_follower_id_fkey"
             columns: ["follower_id"]
             isOneToOne: false
+            referencedRelation: "creator_listing"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "followers_follower_id_fkey"
+            columns: ["follower_id"]
+            isOneToOne: false
             referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
@@ -93,6 +100,13 @@ export type Database = {
             columns: ["follower_id"]
             isOneToOne: false
             referencedRelation: "profiles"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "followers_following_id_fkey"
+            columns: ["following_id"]
+            isOneToOne: false
+            referencedRelation: "creator_listing"
             referencedColumns: ["id"]
           },
           {
@@ -263,6 +277,13 @@ export type Database = {
             foreignKeyName: "payment_accounts_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: true
+            referencedRelation: "creator_listing"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "payment_accounts_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: true
             referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
@@ -359,6 +380,13 @@ export type Database = {
             foreignKeyName: "template_ratings_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
+            referencedRelation: "creator_listing"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "template_ratings_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: false
             referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
@@ -393,6 +421,13 @@ export type Database = {
             columns: ["template_id"]
             isOneToOne: false
             referencedRelation: "templates"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "template_upvotes_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: false
+            referencedRelation: "creator_listing"
             referencedColumns: ["id"]
           },
           {
@@ -548,6 +583,13 @@ export type Database = {
             foreignKeyName: "templates_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
+            referencedRelation: "creator_listing"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "templates_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: false
             referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
@@ -638,6 +680,13 @@ export type Database = {
             isOneToOne: false
             referencedRelation: "template_upvote_counts"
             referencedColumns: ["category_id"]
+          },
+          {
+            foreignKeyName: "templates_draft_creator_id_fkey"
+            columns: ["creator_id"]
+            isOneToOne: false
+            referencedRelation: "creator_listing"
+            referencedColumns: ["id"]
           },
           {
             foreignKeyName: "templates_draft_creator_id_fkey"
@@ -751,6 +800,13 @@ export type Database = {
             foreignKeyName: "templates_pending_approval_creator_id_fkey"
             columns: ["creator_id"]
             isOneToOne: false
+            referencedRelation: "creator_listing"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "templates_pending_approval_creator_id_fkey"
+            columns: ["creator_id"]
+            isOneToOne: false
             referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
@@ -856,6 +912,13 @@ export type Database = {
             foreignKeyName: "templates_rejected_creator_id_fkey"
             columns: ["creator_id"]
             isOneToOne: false
+            referencedRelation: "creator_listing"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "templates_rejected_creator_id_fkey"
+            columns: ["creator_id"]
+            isOneToOne: false
             referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
@@ -903,6 +966,13 @@ export type Database = {
             foreignKeyName: "wishlist_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
+            referencedRelation: "creator_listing"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "wishlist_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: false
             referencedRelation: "creator_statistics"
             referencedColumns: ["id"]
           },
@@ -917,6 +987,29 @@ export type Database = {
       }
     }
     Views: {
+      creator_listing: {
+        Row: {
+          avatar_url: string | null
+          bio: string | null
+          created_at: string | null
+          display_name: string | null
+          id: string | null
+          is_certified: boolean | null
+          sort_name: string | null
+          template_count: number | null
+          total_downloads: number | null
+          username: string | null
+        }
+        Relationships: [
+          {
+            foreignKeyName: "profiles_id_fkey"
+            columns: ["id"]
+            isOneToOne: false
+            referencedRelation: "users"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       creator_statistics: {
         Row: {
           categories: string[] | null
