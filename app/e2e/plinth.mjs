@@ -151,5 +151,7 @@ export async function startPlinth(options = {}) {
     await github.stop()
     await newsletter.stop()
   }
-  return { url, stop, output, newsletter }
+  // databaseUrl: the walks' database, for a walk that needs rows no screen
+  // makes (run.mjs hands walks `ctx.sql`).
+  return { url, stop, output, newsletter, databaseUrl: env.DATABASE_URL }
 }

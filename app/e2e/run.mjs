@@ -3,6 +3,7 @@
 // -y chromium) and a built app (npm run build). Every `walks/*.mjs` exports its
 // `walks`; E2E_ONLY=<text> runs only the walks whose name contains it.
 import { readdirSync } from 'node:fs'
+import pg from 'pg'
 import { chromium } from 'playwright-core'
 import { startPlinth } from './plinth.mjs'
 import { axeBlocking, axeChecks, axeLog, axeSummary, expect, TIMEOUT } from './lib.mjs'
@@ -20,6 +21,10 @@ for (const file of files) walks.push(...(await import(`./walks/${file}`)).walks)
 
 async function main() {
   const plinth = await startPlinth()
+  // ctx.sql(text, params): a statement on the walks' database as its owner
+  // (for data no screen makes, e.g. 200 templates to page through).
+  const db = new pg.Pool({ connectionString: plinth.databaseUrl, max: 2 })
+  const sql = async (text, params = []) => (await db.query(text, params)).rows
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -39,7 +44,7 @@ async function main() {
         const started = Date.now()
         const axeFrom = axeLog.length
         try {
-          await walk.run(page, { url: plinth.url, viewport: vp.name, newsletter: plinth.newsletter })
+          await walk.run(page, { url: plinth.url, viewport: vp.name, newsletter: plinth.newsletter, sql })
           expect(errors.length === 0, `page errors: ${errors.join('; ')}`)
           // A serious or critical accessibility violation on a screen this walk checked fails it.
           const blocking = axeBlocking(new Set(axeLog.slice(axeFrom)))
@@ -57,6 +62,7 @@ async function main() {
     }
   } finally {
     await browser.close()
+    await db.end()
     await plinth.stop()
   }
   // The accessibility checks of the whole run (lib.mjs, checkA11y): serious

@@ -168,6 +168,8 @@ export const walks = [
         price: 0,
         price_in_cents: 0,
         tags: ['walk'],
+        // Something to download: approval refuses a template without (issue 44, item 3).
+        template_url: 'https://example.com/templates/walk',
         status: 'Pending Approval',
       })
       const admin = await apiAccount(url, ADMIN)

@@ -581,6 +581,8 @@ class FakeQuery implements PromiseLike<Result> {
   private described: string[] = []
   private orders: Array<[string, boolean]> = []
   private limitCount: number | null = null
+  /** `.range(from, to)`, both ends included, as PostgREST's Range. */
+  private rangeOf: [number, number] | null = null
   private singleMode: 'single' | 'maybe' | null = null
   private countMode = false
   private head = false
@@ -671,6 +673,10 @@ class FakeQuery implements PromiseLike<Result> {
     this.limitCount = n
     return this
   }
+  range(from: number, to: number) {
+    this.rangeOf = [from, to]
+    return this
+  }
   maybeSingle() {
     this.singleMode = 'maybe'
     return this
@@ -746,6 +752,13 @@ class FakeQuery implements PromiseLike<Result> {
       found = [...found].sort((a, b) => (ascending ? 1 : -1) * compare(a[column], b[column]))
     }
     const count = found.length
+    if (this.rangeOf) {
+      const [from, to] = this.rangeOf
+      // PostgREST answers a range starting past the end with 416 PGRST103.
+      if (from > 0 && from >= count)
+        return { data: null, error: { message: 'Requested range not satisfiable', code: 'PGRST103' }, count: null }
+      found = found.slice(from, to + 1)
+    }
     if (this.limitCount !== null) found = found.slice(0, this.limitCount)
     found = structuredClone(found)
     if (this.embeds.length) found = found.map((r) => this.embed(r))

@@ -54,12 +54,33 @@ export const UPVOTE_COUNTS: Row[] = [
   { template_id: 't-budget', upvote_count: 2, latest_upvote_at: '2024-05-09T00:00:00Z' },
 ]
 
+/** The view creator_listing over profiles and templates: creators with a published template. */
+export function creatorListing(profiles: Row[], templates: Row[]): Row[] {
+  return profiles.flatMap((p) => {
+    const mine = templates.filter((t) => t.user_id === p.id && t.is_published)
+    if (mine.length === 0) return []
+    return [{
+      id: p.id,
+      username: p.username ?? null,
+      display_name: p.display_name ?? null,
+      avatar_url: p.avatar_url ?? null,
+      bio: p.bio ?? null,
+      created_at: p.created_at,
+      template_count: mine.length,
+      total_downloads: mine.reduce((sum, t) => sum + (Number(t.downloads_count) || 0), 0),
+      is_certified: false,
+      sort_name: String(p.display_name || p.username || '').toLowerCase(),
+    }]
+  })
+}
+
 export function marketplace(extra: Record<string, Row[]> = {}): Record<string, Row[]> {
   return {
     categories: CATEGORIES,
     profiles: PROFILES,
     templates: TEMPLATES,
     template_upvote_counts: UPVOTE_COUNTS,
+    creator_listing: creatorListing(extra.profiles ?? PROFILES, extra.templates ?? TEMPLATES),
     ...extra,
   }
 }

@@ -163,53 +163,60 @@ function MobileDrawer() {
       </Sheet.Trigger>
       <Sheet.Portal>
         <Sheet.Overlay className="fixed inset-0 z-50 bg-slate-900/40" />
-        <Sheet.Content className="fixed inset-y-0 left-0 z-50 flex w-[18rem] max-w-[85vw] flex-col overflow-y-auto bg-white p-4 shadow-xl focus:outline-none">
-          <div className="mb-4 flex items-center justify-between">
+        {/* The links scroll; the account's actions (Logout) stay at the foot of the drawer, in view on any phone (issue 44, low). */}
+        <Sheet.Content className="fixed inset-y-0 left-0 z-50 flex w-[18rem] max-w-[85vw] flex-col bg-white shadow-xl focus:outline-none">
+          <div className="flex items-center justify-between px-4 pt-4 pb-2">
             <Sheet.Title className="text-base font-semibold text-slate-900">Menu</Sheet.Title>
             <Sheet.Description className="sr-only">Site navigation</Sheet.Description>
             <Sheet.Close className={buttonClass('ghost', 'icon', 'h-8 w-8')} aria-label="Close menu">
               <X className="h-4 w-4" aria-hidden />
             </Sheet.Close>
           </div>
-          {user && (
-            <div className="mb-4 flex items-center gap-3 rounded-xl bg-slate-50 p-3">
-              <Avatar url={profile?.avatar_url} name={name || 'Account'} size="md" />
-              <div className="min-w-0">
-                <p className="text-sm font-semibold text-slate-900 [overflow-wrap:anywhere]">{name}</p>
-                <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{profile?.username ? `@${profile.username}` : user.email}</p>
+          <div className="min-h-0 flex-1 overflow-y-auto px-4 pb-4" data-testid="drawer-scroll">
+            {user && (
+              <div className="mb-4 flex items-center gap-3 rounded-xl bg-slate-50 p-3">
+                <Avatar url={profile?.avatar_url} name={name || 'Account'} size="md" />
+                <div className="min-w-0">
+                  <p className="text-sm font-semibold text-slate-900 [overflow-wrap:anywhere]">{name}</p>
+                  <p className="text-xs text-slate-600 [overflow-wrap:anywhere]">{profile?.username ? `@${profile.username}` : user.email}</p>
+                </div>
               </div>
-            </div>
-          )}
-          <nav aria-label="Mobile" className="space-y-1" onClick={(e) => (e.target as HTMLElement).closest('a') && close()}>
-            <Link to="/" className={link}>Home</Link>
-            <p className="px-3 pt-2 text-xs font-semibold uppercase tracking-wide text-slate-500">Discover</p>
-            {DISCOVER_LINKS.map((l) => (
-              <Link key={l.to} to={l.to} className={sub}>{l.label}</Link>
-            ))}
-            <p className="px-3 pt-2 text-xs font-semibold uppercase tracking-wide text-slate-500">Categories</p>
-            {HEADER_CATEGORIES.map((c) => (
-              <Link key={c.slug} to={`/category/${c.slug}`} className={sub}>{c.name}</Link>
-            ))}
-            <Link to="/categories" className={sub}>View All</Link>
-            <Link to="/creators" className={link}>Creators</Link>
-            <Link to={user ? '/upload' : UPLOAD_FOR_VISITORS} className={link}>Upload</Link>
-            <div className="my-3 h-px bg-slate-100" />
+            )}
+            <nav aria-label="Mobile" className="space-y-1" onClick={(e) => (e.target as HTMLElement).closest('a') && close()}>
+              <Link to="/" className={link}>Home</Link>
+              <p className="px-3 pt-2 text-xs font-semibold uppercase tracking-wide text-slate-500">Discover</p>
+              {DISCOVER_LINKS.map((l) => (
+                <Link key={l.to} to={l.to} className={sub}>{l.label}</Link>
+              ))}
+              <p className="px-3 pt-2 text-xs font-semibold uppercase tracking-wide text-slate-500">Categories</p>
+              {HEADER_CATEGORIES.map((c) => (
+                <Link key={c.slug} to={`/category/${c.slug}`} className={sub}>{c.name}</Link>
+              ))}
+              <Link to="/categories" className={sub}>View All</Link>
+              <Link to="/creators" className={link}>Creators</Link>
+              <Link to={user ? '/upload' : UPLOAD_FOR_VISITORS} className={link}>Upload</Link>
+              {user && (
+                <>
+                  <div className="my-3 h-px bg-slate-100" />
+                  <Link to={profilePath({ id: user.id, username: profile?.username ?? null })} className={link}>Profile</Link>
+                  <Link to="/dashboard" className={link}>Dashboard</Link>
+                  <Link to="/dashboard/settings" className={link}>Settings</Link>
+                </>
+              )}
+            </nav>
+          </div>
+          <div className="border-t border-slate-200 px-4 py-3" data-testid="drawer-foot">
             {user ? (
-              <>
-                <Link to={profilePath({ id: user.id, username: profile?.username ?? null })} className={link}>Profile</Link>
-                <Link to="/dashboard" className={link}>Dashboard</Link>
-                <Link to="/dashboard/settings" className={link}>Settings</Link>
-                <button type="button" className={cn(link, 'w-full text-left')} onClick={() => { close(); void logout() }}>
-                  Logout
-                </button>
-              </>
+              <button type="button" className={cn(link, 'flex w-full items-center gap-2 text-left')} onClick={() => { close(); void logout() }}>
+                <LogOut className="h-4 w-4" aria-hidden /> Logout
+              </button>
             ) : (
-              <div className="grid grid-cols-2 gap-2 pt-1">
+              <div className="grid grid-cols-2 gap-2" onClick={(e) => (e.target as HTMLElement).closest('a') && close()}>
                 <ButtonLink to="/auth?mode=sign-in" variant="outline">Sign In</ButtonLink>
                 <ButtonLink to="/auth?mode=sign-up">Sign Up</ButtonLink>
               </div>
             )}
-          </nav>
+          </div>
         </Sheet.Content>
       </Sheet.Portal>
     </Sheet.Root>

@@ -80,7 +80,7 @@ describe('creators', () => {
   })
 
   it('reports a failed load', async () => {
-    renderApp('/creators', { failing: { profiles: { message: 'down' } } })
+    renderApp('/creators', { failing: { creator_listing: { message: 'down' } } })
     expect(await screen.findByText('Failed to load creators')).toBeInTheDocument()
   })
 })

@@ -5,7 +5,9 @@ import { ButtonLink } from '@/components/ui/button'
 import { EmptyState, LoadError, StillLoading } from '@/components/ui/feedback'
 import { PageSpinner } from '@/components/ui/page-spinner'
 import { Container } from '@/components/ui/layout'
+import { Pager } from '@/components/ui/pager'
 import { templateCount } from '@/lib/format'
+import { PAGE_SIZE, usePageParam } from '@/lib/paging'
 import { usePageTitle } from '@/lib/page-title'
 import { toastError } from '@/lib/toast'
 import { useCategory } from '@/features/categories/api/get-category'
@@ -23,7 +25,8 @@ function BackToCategories() {
 export default function CategoryRoute() {
   const { slug = '' } = useParams()
   const category = useCategory(slug)
-  const templates = useCategoryTemplates(category.data?.id)
+  const page = usePageParam()
+  const templates = useCategoryTemplates(category.data?.id, page)
   const failed = category.isError || templates.isError
   usePageTitle(
     category.data ? `${category.data.name} templates` : category.isLoading || category.isError ? undefined : 'Category Not Found',
@@ -54,14 +57,15 @@ export default function CategoryRoute() {
       </Container>
     )
   }
-  const list = templates.data ?? []
+  const list = templates.data?.items ?? []
+  const total = templates.data?.total ?? 0
   const templatesUnread = templates.isError && !templates.data
   return (
     <Container className="py-10">
       <BackToCategories />
       <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900">{category.data.name}</h1>
       {category.data.description && <p className="mt-1 max-w-2xl text-slate-600">{category.data.description}</p>}
-      {!templates.isLoading && !templatesUnread && <p className="mt-3 text-sm font-medium text-slate-700">{templateCount(list.length)} found</p>}
+      {!templates.isLoading && !templatesUnread && <p className="mt-3 text-sm font-medium text-slate-700">{templateCount(total)} found</p>}
       <div className="mt-8">
         {/* The list's heading, for the page's outline: the cards' titles are h3 (axe heading-order). */}
         <h2 className="sr-only">Templates</h2>
@@ -72,10 +76,17 @@ export default function CategoryRoute() {
           </>
         ) : templatesUnread ? (
           <LoadError title="We couldn't load the templates of this category" />
-        ) : list.length === 0 ? (
+        ) : total === 0 ? (
           <EmptyState title="No templates found in this category yet." />
         ) : (
-          <TemplateGrid templates={list} eager={FIRST_ROW} />
+          <>
+            {list.length === 0 ? (
+              <EmptyState title="No templates on this page" description="This page is past the last one." />
+            ) : (
+              <TemplateGrid templates={list} eager={FIRST_ROW} />
+            )}
+            <Pager page={page} total={total} size={PAGE_SIZE} label="Templates" />
+          </>
         )}
       </div>
     </Container>

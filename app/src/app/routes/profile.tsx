@@ -20,6 +20,8 @@ import { AvatarUpload } from '@/features/account/components/avatar-upload'
 import { BioEditor } from '@/features/account/components/bio-editor'
 import { useUserTemplates } from '@/features/templates/api/get-user-templates'
 import { TemplateGrid, TemplateGridSkeleton } from '@/features/templates/components/template-card'
+import { Pager } from '@/components/ui/pager'
+import { PAGE_SIZE, usePageParam } from '@/lib/paging'
 
 const tab =
   'rounded-md px-4 py-2 text-sm font-medium text-slate-700 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500 data-[state=active]:bg-white data-[state=active]:text-slate-900 data-[state=active]:shadow-sm'
@@ -31,7 +33,8 @@ export default function ProfileRoute() {
   const profile = useProfile(usernameOrId)
   const id = profile.data?.id
   const owner = !!user && user.id === id
-  const templates = useUserTemplates(id)
+  const page = usePageParam()
+  const templates = useUserTemplates(id, page)
   const stats = useCreatorStatistics(id)
   const pending = usePendingTemplates(owner ? id : undefined)
   usePageTitle(profile.data ? profileTitle(profile.data) : profile.isLoading || profile.isError ? undefined : 'Profile Not Found')
@@ -68,18 +71,16 @@ export default function ProfileRoute() {
       </Container>
     )
   }
-  const list = templates.data ?? []
+  const list = templates.data?.items ?? []
+  const total = templates.data?.total ?? 0
   const pendingList = pending.data ?? []
   const showPending = owner && pendingList.length > 0
   const current = params.get('tab') === 'pending' && showPending ? 'pending' : 'templates'
-  const downloads = list.reduce((sum, t) => sum + (Number(t.downloads_count) || 0), 0)
   return (
     <Container className="space-y-8 py-8">
       <ProfileHeader
         profile={profile.data}
         viewerId={user?.id ?? null}
-        templateCount={list.length}
-        downloads={downloads}
         ownerAvatar={<AvatarUpload userId={profile.data.id} url={profile.data.avatar_url} name={personName(profile.data)} />}
         ownerBio={<BioEditor userId={profile.data.id} bio={profile.data.bio} />}
       />
@@ -89,7 +90,7 @@ export default function ProfileRoute() {
         onValueChange={(v) => setParams(v === 'templates' ? {} : { tab: v }, { replace: true })}
       >
         <Tabs.List aria-label="Profile sections" className="inline-flex rounded-lg bg-slate-100 p-1">
-          <Tabs.Trigger value="templates" className={tab}>Templates ({list.length})</Tabs.Trigger>
+          <Tabs.Trigger value="templates" className={tab}>Templates ({total})</Tabs.Trigger>
           {showPending && <Tabs.Trigger value="pending" className={tab}>Pending Review ({pendingList.length})</Tabs.Trigger>}
         </Tabs.List>
         <Tabs.Content value="templates" className="mt-6">
@@ -102,10 +103,17 @@ export default function ProfileRoute() {
             </>
           ) : templates.isError && !templates.data ? (
             <LoadError title="We couldn't load the templates" />
-          ) : list.length === 0 ? (
+          ) : total === 0 ? (
             <EmptyState title="No templates yet" description={owner ? 'Upload your first template to start sharing.' : 'This creator has not published any templates yet.'} />
           ) : (
-            <TemplateGrid templates={list} />
+            <>
+              {list.length === 0 ? (
+                <EmptyState title="No templates on this page" description="This page is past the last one." />
+              ) : (
+                <TemplateGrid templates={list} />
+              )}
+              <Pager page={page} total={total} size={PAGE_SIZE} label="Templates" />
+            </>
           )}
         </Tabs.Content>
         {showPending && (

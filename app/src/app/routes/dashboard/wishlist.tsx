@@ -1,11 +1,12 @@
 // /dashboard/wishlist (spec section 2, Dashboard → Wishlist): the templates
-// the user saved, newest first.
+// the user saved, newest first, each with a Remove button.
 import { Heart } from 'lucide-react'
 import { ButtonLink } from '@/components/ui/button'
 import { EmptyState, LoadError, StillLoading } from '@/components/ui/feedback'
 import { useSession } from '@/lib/session'
 import { useWishlist } from '@/features/account/api/get-wishlist'
 import { ScreenHeading } from '@/features/account/components/section'
+import { WishlistRemoveButton } from '@/features/account/components/wishlist-remove-button'
 import { TemplateGrid, TemplateGridSkeleton } from '@/features/templates/components/template-card'
 
 export default function DashboardWishlistRoute() {
@@ -33,7 +34,10 @@ export default function DashboardWishlistRoute() {
           action={<ButtonLink to="/discover" variant="outline">Discover templates</ButtonLink>}
         />
       ) : (
-        <TemplateGrid templates={templates} />
+        <TemplateGrid
+          templates={templates}
+          action={(t) => user && <WishlistRemoveButton userId={user.id} templateId={t.id} title={t.title} />}
+        />
       )}
     </div>
   )

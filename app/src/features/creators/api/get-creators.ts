@@ -1,8 +1,10 @@
-// The creators page: every profile, newest first, with the number of its
-// published templates and their downloads; only creators with at least one
-// published template are listed.
+// The creators page: profiles with at least one published template (the view
+// `creator_listing`, migrations/20261128000100_approval_requires_file.sql),
+// with the number of their published templates and those templates'
+// downloads; searched, sorted and paged on the server (issue 44, item 4).
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
+import { isRangePastEnd, pageRange, type Paged } from '@/lib/paging'
 import type { ProfileSummary } from '@/lib/types'
 
 export interface Creator extends ProfileSummary {
@@ -13,57 +15,51 @@ export interface Creator extends ProfileSummary {
   is_certified: boolean
 }
 
-export async function getCreators(): Promise<Creator[]> {
-  const supabase = getSupabase()
-  const [profiles, templates] = await Promise.all([
-    supabase
-      .from('profiles')
-      .select('id, username, display_name, avatar_url, bio, created_at')
-      .order('created_at', { ascending: false }),
-    supabase.from('templates').select('user_id, downloads_count').eq('is_published', true),
-  ])
-  if (profiles.error) throw profiles.error
-  if (templates.error) throw templates.error
-  const stats = new Map<string, { count: number; downloads: number }>()
-  for (const t of (templates.data ?? []) as Array<{ user_id: string; downloads_count: number }>) {
-    const s = stats.get(t.user_id) ?? { count: 0, downloads: 0 }
-    s.count += 1
-    s.downloads += Number(t.downloads_count) || 0
-    stats.set(t.user_id, s)
-  }
-  return ((profiles.data ?? []) as Array<Omit<Creator, 'template_count' | 'total_downloads' | 'is_certified'>>)
-    .map((p) => ({
-      ...p,
-      template_count: stats.get(p.id)?.count ?? 0,
-      total_downloads: stats.get(p.id)?.downloads ?? 0,
-      is_certified: false,
-    }))
-    .filter((c) => c.template_count >= 1)
-}
-
-export const creatorsQueryOptions = () => queryOptions({ queryKey: ['creators', 'list'], queryFn: getCreators })
-
-export function useCreators() {
-  return useQuery(creatorsQueryOptions())
-}
-
 export const CREATOR_SORTS = ['downloads', 'templates', 'name', 'certified'] as const
 export type CreatorSort = (typeof CREATOR_SORTS)[number]
 
-/** Client-side search and sort of the creators list. */
-export function filterCreators(creators: Creator[], search: string, sort: CreatorSort): Creator[] {
-  const needle = search.trim().toLowerCase()
-  const found = needle
-    ? creators.filter((c) =>
-        [c.display_name, c.username, c.bio].some((v) => (v ?? '').toLowerCase().includes(needle)),
-      )
-    : [...creators]
-  const name = (c: Creator) => (c.display_name || c.username || '').toLowerCase()
-  const order: Record<CreatorSort, (a: Creator, b: Creator) => number> = {
-    downloads: (a, b) => b.total_downloads - a.total_downloads,
-    templates: (a, b) => b.template_count - a.template_count,
-    name: (a, b) => name(a).localeCompare(name(b), 'en-US'),
-    certified: (a, b) => Number(b.is_certified) - Number(a.is_certified),
+const COLUMNS = 'id, username, display_name, avatar_url, bio, created_at, template_count, total_downloads, is_certified'
+
+/** Characters that would break the `or=(…)` filter grammar are dropped from search text. */
+function searchPattern(search: string): string | null {
+  const cleaned = search.replace(/[,()"\\%*]/g, ' ').trim()
+  return cleaned ? `%${cleaned}%` : null
+}
+
+/**
+ * One page of creators matching `search` (display name, username or bio), in
+ * the order of `sort`, and how many match. Ties fall back to the newest
+ * profile first, then the id, so every creator is on exactly one page.
+ */
+export async function getCreators(search: string, sort: CreatorSort, page = 1): Promise<Paged<Creator>> {
+  const build = (columns: string, head = false) => {
+    let query = getSupabase().from('creator_listing').select(columns, { count: 'exact', head })
+    const pattern = searchPattern(search)
+    if (pattern) query = query.or(`display_name.ilike.${pattern},username.ilike.${pattern},bio.ilike.${pattern}`)
+    return query
   }
-  return found.sort(order[sort])
+  let query = build(COLUMNS)
+  if (sort === 'downloads') query = query.order('total_downloads', { ascending: false })
+  else if (sort === 'templates') query = query.order('template_count', { ascending: false })
+  else if (sort === 'name') query = query.order('sort_name', { ascending: true })
+  else query = query.order('is_certified', { ascending: false }).order('total_downloads', { ascending: false })
+  const [from, to] = pageRange(page)
+  const { data, error, count } = await query
+    .order('created_at', { ascending: false })
+    .order('id', { ascending: true })
+    .range(from, to)
+  if (isRangePastEnd(error)) {
+    const total = await build('id', true)
+    if (total.error) throw total.error
+    return { items: [], total: total.count ?? 0 }
+  }
+  if (error) throw error
+  return { items: (data ?? []) as unknown as Creator[], total: count ?? 0 }
+}
+
+export const creatorsQueryOptions = (search: string, sort: CreatorSort, page = 1) =>
+  queryOptions({ queryKey: ['creators', 'list', { search, sort, page }], queryFn: () => getCreators(search, sort, page) })
+
+export function useCreators(search: string, sort: CreatorSort, page = 1) {
+  return useQuery(creatorsQueryOptions(search, sort, page))
 }

@@ -1,14 +1,17 @@
-import { useEffect } from 'react'
+import { useEffect, useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { BadgeCheck, Search, Users } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
 import { EmptyState, LoadError, Skeleton, StillLoading } from '@/components/ui/feedback'
 import { Input, Select } from '@/components/ui/field'
 import { Container } from '@/components/ui/layout'
+import { Pager } from '@/components/ui/pager'
+import { SEARCH_DEBOUNCE_MS } from '@/config/constants'
 import { formatCompact } from '@/lib/format'
+import { PAGE_SIZE, usePageParam } from '@/lib/paging'
 import { toastError } from '@/lib/toast'
 import { personName } from '@/lib/types'
-import { CREATOR_SORTS, filterCreators, useCreators, type Creator, type CreatorSort } from '../api/get-creators'
+import { CREATOR_SORTS, useCreators, type Creator, type CreatorSort } from '../api/get-creators'
 
 const SORT_LABELS: Record<CreatorSort, string> = {
   downloads: 'Most Downloads',
@@ -48,27 +51,42 @@ function CreatorCard({ creator }: { creator: Creator }) {
   )
 }
 
+/** `value`, once it has stopped changing for `ms`. */
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value)
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms)
+    return () => clearTimeout(timer)
+  }, [value, ms])
+  return settled
+}
+
 export function CreatorsPage() {
   const [params, setParams] = useSearchParams()
   const search = params.get('search') ?? ''
   const sortParam = params.get('sort') as CreatorSort | null
   const sort: CreatorSort = sortParam && CREATOR_SORTS.includes(sortParam) ? sortParam : 'downloads'
-  const { data, isLoading, isError } = useCreators()
+  const page = usePageParam()
+  // The server searches: asked once the typing settles.
+  const query = useSettled(search.trim(), SEARCH_DEBOUNCE_MS)
+  const { data, isLoading, isError } = useCreators(query, sort, page)
   useEffect(() => {
     if (isError) toastError('Failed to load creators')
   }, [isError])
+  // A new search or sort starts again from page 1.
   const set = (key: string, value: string, fallback: string) =>
     setParams(
       (current) => {
         const next = new URLSearchParams(current)
+        next.delete('page')
         if (value === fallback) next.delete(key)
         else next.set(key, value)
         return next
       },
       { replace: true },
     )
-  const all = data ?? []
-  const shown = filterCreators(all, search, sort)
+  const shown = data?.items ?? []
+  const total = data?.total ?? 0
   return (
     <Container className="py-10">
       <h1 className="text-3xl font-bold tracking-tight text-slate-900">Creators</h1>
@@ -96,16 +114,23 @@ export function CreatorsPage() {
           </>
         ) : isError && !data ? (
           <LoadError title="We couldn't load the creators" />
-        ) : all.length === 0 ? (
+        ) : total === 0 && !query ? (
           <EmptyState icon={<Users className="h-10 w-10" aria-hidden />} title="No creators available yet" description="Be the first to share your templates!" />
-        ) : shown.length === 0 ? (
-          <EmptyState icon={<Search className="h-10 w-10" aria-hidden />} title={`No creators found matching "${search}"`} description="Try adjusting your search terms" />
+        ) : total === 0 ? (
+          <EmptyState icon={<Search className="h-10 w-10" aria-hidden />} title={`No creators found matching "${query}"`} description="Try adjusting your search terms" />
         ) : (
-          <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
-            {shown.map((c) => (
-              <li key={c.id}><CreatorCard creator={c} /></li>
-            ))}
-          </ul>
+          <>
+            {shown.length === 0 ? (
+              <EmptyState icon={<Users className="h-10 w-10" aria-hidden />} title="No creators on this page" description="This page is past the last one." />
+            ) : (
+              <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3" data-testid="creator-grid">
+                {shown.map((c) => (
+                  <li key={c.id}><CreatorCard creator={c} /></li>
+                ))}
+              </ul>
+            )}
+            <Pager page={page} total={total} size={PAGE_SIZE} label="Creators" />
+          </>
         )}
       </div>
     </Container>

@@ -45,7 +45,8 @@ function TopCreatorCard({ creator }: { creator: TrendingCreator }) {
         </div>
         <div>
           <dt className="text-slate-600">Rating</dt>
-          <dd className="font-semibold text-slate-900">{formatRating(creator.rating)}</dd>
+          {/* An unrated creator says so instead of "0.0" (issue 44, low). */}
+          <dd className="font-semibold text-slate-900">{Number(creator.rating) > 0 ? formatRating(creator.rating) : 'No ratings yet'}</dd>
         </div>
       </dl>
       {growth > 0 && <p className="mt-3 text-xs font-medium text-emerald-700">+{growth}% this week</p>}

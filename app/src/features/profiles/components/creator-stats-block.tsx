@@ -12,7 +12,8 @@ export function CreatorStatsBlock({ stats }: { stats: CreatorStatistics }) {
     { label: 'Templates', value: formatCount(stats.templates_count) },
     { label: 'Downloads', value: formatCount(stats.total_downloads) },
     { label: 'Upvotes', value: formatCount(stats.total_upvotes) },
-    { label: 'Rating', value: formatRating(rating) },
+    // An unrated creator says so instead of "0.0" (issue 44, low).
+    { label: 'Rating', value: rating > 0 ? `${formatRating(rating)} ★` : 'No ratings yet' },
   ]
   return (
     <section aria-labelledby="creator-stats-heading" className="rounded-2xl border border-slate-200 bg-white p-6">
@@ -28,7 +29,9 @@ export function CreatorStatsBlock({ stats }: { stats: CreatorStatistics }) {
         {items.map((i) => (
           <div key={i.label} className="rounded-xl bg-slate-50 p-3">
             <dt className="text-sm text-slate-600">{i.label}</dt>
-            <dd className="text-xl font-bold text-slate-900">{i.value}</dd>
+            <dd className={i.value === 'No ratings yet' ? 'pt-1 text-base font-semibold text-slate-700' : 'text-xl font-bold text-slate-900'} data-testid={`creator-stat-${i.label.toLowerCase()}`}>
+              {i.value}
+            </dd>
           </div>
         ))}
       </dl>

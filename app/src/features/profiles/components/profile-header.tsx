@@ -32,15 +32,11 @@ function safeHref(url: string | undefined): string | null {
 export function ProfileHeader({
   profile,
   viewerId,
-  templateCount,
-  downloads,
   ownerAvatar,
   ownerBio,
 }: {
   profile: Profile
   viewerId: string | null
-  templateCount: number
-  downloads: number
   ownerAvatar: ReactNode
   ownerBio: ReactNode
 }) {
@@ -48,11 +44,10 @@ export function ProfileHeader({
   const counts = useFollowCounts(profile.id)
   const name = personName(profile)
   const links = SOCIAL.map((s) => ({ ...s, href: safeHref(profile.social_links?.[s.key]) })).filter((s) => s.href)
+  // Templates and downloads are the creator statistics' (one place, issue 44, low).
   const stats = [
     { label: 'Followers', value: counts.data?.followers ?? 0 },
     { label: 'Following', value: counts.data?.following ?? 0 },
-    { label: 'Templates', value: templateCount },
-    { label: 'Downloads', value: downloads },
   ]
   return (
     <section className="overflow-hidden rounded-3xl border border-slate-200 bg-white shadow-sm">
@@ -75,7 +70,7 @@ export function ProfileHeader({
             </a>
           ))}
         </div>
-        <dl className="mt-6 grid grid-cols-2 gap-3 sm:grid-cols-4">
+        <dl className="mt-6 grid max-w-md grid-cols-2 gap-3">
           {stats.map((s) => (
             <div key={s.label} className="rounded-xl bg-slate-50 px-4 py-3">
               <dt className="text-sm text-slate-600">{s.label}</dt>

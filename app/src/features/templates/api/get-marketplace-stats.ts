@@ -1,4 +1,6 @@
-// Home statistics: published templates, creators (profiles), downloads.
+// Home statistics: published templates, active creators, downloads. Active
+// creators are the profiles with at least one published template (the view
+// creator_listing), not every account (issue 44, low: buyers were counted).
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
 import { logQuiet } from '@/lib/log'
@@ -13,7 +15,7 @@ export async function getMarketplaceStats(): Promise<MarketplaceStats> {
   const supabase = getSupabase()
   const [templates, profiles, downloads] = await Promise.all([
     supabase.from('templates').select('id', { count: 'exact', head: true }).eq('is_published', true),
-    supabase.from('profiles').select('id', { count: 'exact', head: true }),
+    supabase.from('creator_listing').select('id', { count: 'exact', head: true }),
     supabase.from('templates').select('downloads_count').eq('is_published', true),
   ])
   for (const r of [templates, profiles, downloads]) if (r.error) logQuiet('reading statistics', r.error)

@@ -1,5 +1,5 @@
 // The Discover listing: published templates filtered by category, price and
-// search text, in one of five orders. 'most-popular' keeps only templates with
+// search text, in one of five orders, a page at a time (lib/paging.ts). 'most-popular' keeps only templates with
 // at least MOST_POPULAR_MIN_UPVOTES upvotes.
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
@@ -7,6 +7,7 @@ import { MOST_POPULAR_MIN_UPVOTES } from '@/config/constants'
 import type { Template, TemplateRow } from '@/lib/types'
 import { TEMPLATE_LIST_COLUMNS } from '@/lib/templates/list-columns'
 import { enrichTemplates } from '@/lib/templates/enrich'
+import { isRangePastEnd, pageRange, type Paged } from '@/lib/paging'
 
 export const SORTS = ['newest', 'oldest', 'most-popular', 'price-low', 'price-high'] as const
 export type Sort = (typeof SORTS)[number]
@@ -38,13 +39,28 @@ export async function getPopularTemplateIds(): Promise<string[]> {
   return ((data ?? []) as Array<{ template_id: string }>).map((r) => r.template_id)
 }
 
-export async function getTemplates(filters: TemplateFilters): Promise<Template[]> {
-  let query = getSupabase().from('templates').select(TEMPLATE_LIST_COLUMNS).eq('is_published', true)
-  if (filters.categoryId && filters.categoryId !== 'all') query = query.eq('category_id', filters.categoryId)
-  if (filters.price === 'free') query = query.eq('price', 0)
-  if (filters.price === 'paid') query = query.gt('price', 0)
-  const pattern = searchPattern(filters.search)
-  if (pattern) query = query.or(`title.ilike.${pattern},description.ilike.${pattern}`)
+/**
+ * One page of the Discover listing and the number of templates it pages
+ * through (an exact count). `.order('id')` last keeps equal keys in one
+ * order, so no template shows on two pages or on none.
+ */
+export async function getTemplates(filters: TemplateFilters, page = 1): Promise<Paged<Template>> {
+  let popular: string[] | null = null
+  if (filters.sort === 'most-popular') {
+    popular = await getPopularTemplateIds()
+    if (popular.length === 0) return { items: [], total: 0 }
+  }
+  const build = (columns: string, head = false) => {
+    let query = getSupabase().from('templates').select(columns, { count: 'exact', head }).eq('is_published', true)
+    if (filters.categoryId && filters.categoryId !== 'all') query = query.eq('category_id', filters.categoryId)
+    if (filters.price === 'free') query = query.eq('price', 0)
+    if (filters.price === 'paid') query = query.gt('price', 0)
+    const pattern = searchPattern(filters.search)
+    if (pattern) query = query.or(`title.ilike.${pattern},description.ilike.${pattern}`)
+    if (popular) query = query.in('id', popular)
+    return query
+  }
+  let query = build(TEMPLATE_LIST_COLUMNS)
   switch (filters.sort) {
     case 'oldest':
       query = query.order('created_at', { ascending: true })
@@ -55,27 +71,31 @@ export async function getTemplates(filters: TemplateFilters): Promise<Template[]
     case 'price-high':
       query = query.order('price', { ascending: false })
       break
-    case 'most-popular': {
-      const ids = await getPopularTemplateIds()
-      if (ids.length === 0) return []
+    case 'most-popular':
       // Not re-ordered by count (spec): the most downloaded first.
-      query = query.in('id', ids).order('downloads_count', { ascending: false })
+      query = query.order('downloads_count', { ascending: false })
       break
-    }
     default:
       query = query.order('created_at', { ascending: false })
   }
-  const { data, error } = await query
+  const [from, to] = pageRange(page)
+  const { data, error, count } = await query.order('id', { ascending: true }).range(from, to)
+  if (isRangePastEnd(error)) {
+    // A page past the end (an old link, fewer templates now): none, with the true count.
+    const total = await build('id', true)
+    if (total.error) throw total.error
+    return { items: [], total: total.count ?? 0 }
+  }
   if (error) throw error
-  return enrichTemplates((data ?? []) as unknown as TemplateRow[])
+  return { items: await enrichTemplates((data ?? []) as unknown as TemplateRow[]), total: count ?? 0 }
 }
 
-export const templatesQueryOptions = (filters: TemplateFilters) =>
+export const templatesQueryOptions = (filters: TemplateFilters, page = 1) =>
   queryOptions({
-    queryKey: ['templates', 'list', filters],
-    queryFn: () => getTemplates(filters),
+    queryKey: ['templates', 'list', filters, { page }],
+    queryFn: () => getTemplates(filters, page),
   })
 
-export function useTemplates(filters: TemplateFilters, enabled = true) {
-  return useQuery({ ...templatesQueryOptions(filters), enabled })
+export function useTemplates(filters: TemplateFilters, page = 1, enabled = true) {
+  return useQuery({ ...templatesQueryOptions(filters, page), enabled })
 }

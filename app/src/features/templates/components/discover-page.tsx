@@ -4,7 +4,9 @@ import { Button } from '@/components/ui/button'
 import { EmptyState, LoadError, StillLoading } from '@/components/ui/feedback'
 import { Input, Select } from '@/components/ui/field'
 import { Container } from '@/components/ui/layout'
+import { Pager } from '@/components/ui/pager'
 import { count } from '@/lib/format'
+import { PAGE_SIZE, usePageParam } from '@/lib/paging'
 import { toastError } from '@/lib/toast'
 import type { Category } from '@/lib/types'
 import { useTemplates, type PriceFilter, type Sort } from '../api/get-templates'
@@ -35,8 +37,10 @@ export function DiscoverPage({
   const waitingForCategory = filters.category !== 'all' && !category && categoriesLoading
   const categoryUnread = filters.category !== 'all' && !category && !categoriesLoading && categoriesFailed
   const unknownCategory = filters.category !== 'all' && !category && !categoriesLoading && !categoriesFailed
+  const page = usePageParam()
   const { data, isLoading, isError } = useTemplates(
     { search: filters.search, categoryId: category?.id ?? 'all', price: filters.price, sort: filters.sort },
+    page,
     !waitingForCategory && !unknownCategory && !categoryUnread,
   )
   useEffect(() => {
@@ -51,7 +55,8 @@ export function DiscoverPage({
     chips.push({ key: 'price', label: `Price: ${PRICE_LABELS[filters.price]}`, clear: () => update({ price: 'all' }) })
   if (filters.sort !== DEFAULT_DISCOVER.sort)
     chips.push({ key: 'sort', label: `Sort: ${SORT_LABELS[filters.sort]}`, clear: () => update({ sort: 'newest' }) })
-  const templates = unknownCategory ? [] : (data ?? [])
+  const templates = unknownCategory ? [] : (data?.items ?? [])
+  const total = unknownCategory ? 0 : (data?.total ?? 0)
 
   return (
     <Container className="py-10">
@@ -129,18 +134,25 @@ export function DiscoverPage({
             description={`There is no category "${filters.category}".`}
             action={<Button variant="outline" onClick={() => update({ category: 'all' })}>Show all categories</Button>}
           />
-        ) : templates.length === 0 ? (
+        ) : total === 0 ? (
           <EmptyState
             icon={<SearchX className="h-10 w-10" aria-hidden />}
             title="No templates found"
             description="Try adjusting your filters or search terms"
           />
+        ) : templates.length === 0 ? (
+          // A page past the last one (an old link): say so, with the pager to go back.
+          <>
+            <EmptyState icon={<SearchX className="h-10 w-10" aria-hidden />} title="No templates on this page" description="This page is past the last one." />
+            <Pager page={page} total={total} size={PAGE_SIZE} label="Templates" />
+          </>
         ) : (
           <>
             <p className="mb-4 text-sm text-slate-600" aria-live="polite">
-              {count(templates.length, 'template')}
+              {count(total, 'template')}
             </p>
             <TemplateGrid templates={templates} eager={FIRST_ROW} />
+            <Pager page={page} total={total} size={PAGE_SIZE} label="Templates" />
           </>
         )}
       </div>

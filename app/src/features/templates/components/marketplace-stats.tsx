@@ -22,7 +22,7 @@ export function MarketplaceStats() {
             </span>
             {label}
           </dt>
-          <dd className="text-2xl font-bold text-slate-900">
+          <dd className="text-2xl font-bold text-slate-900" data-testid={`home-stat-${label.toLowerCase().replace(/ /g, '-')}`}>
             {isLoading ? (
               <span className="inline-block h-7 w-16 animate-pulse rounded bg-slate-200" />
             ) : unread ? (

@@ -3,7 +3,8 @@
 // price-low, price-high). The search box writes to the URL 300 ms after the
 // last keystroke. Deliberate changes (a select, a chip, Clear Filters) push a
 // history entry so Back steps through them and stays on Discover; the
-// debounced search replaces the entry (issue 15, item 10).
+// debounced search replaces the entry (issue 15, item 10). Each of them
+// drops `page`: the results start again at page 1.
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { SEARCH_DEBOUNCE_MS } from '@/config/constants'
@@ -40,6 +41,8 @@ export function useDiscoverFilters() {
       setParams(
         (current) => {
           const next = new URLSearchParams(current)
+          // A new filter, sort or search starts again from page 1 (issue 44, item 4).
+          next.delete('page')
           for (const [key, value] of Object.entries(patch)) {
             const isDefault = value === '' || value === DEFAULT_DISCOVER[key as keyof DiscoverParams]
             if (isDefault) next.delete(key)
