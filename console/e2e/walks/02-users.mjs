@@ -2,6 +2,33 @@
 // everywhere), a recovery e-mail that lands in the dev mailbox, delete.
 import { anonKey, consoleApi, expect, expectNoSidewaysPan, screenshot, signIn, toast, unique, waitUntil } from '../lib.mjs'
 
+/**
+ * Where the link's text wraps onto a new line, as `before|after`, for each
+ * wrap that is not before "@" or "." or after "-" (a break inside a word;
+ * issue 44: e-mails were cut mid-word at 375 px). Measured per character.
+ */
+async function wrapsInsideWords(link) {
+  return link.evaluate((el) => {
+    const chars = []
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT)
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange()
+        range.setStart(node, i)
+        range.setEnd(node, i + 1)
+        chars.push({ c: node.data[i], top: Math.round(range.getBoundingClientRect().top) })
+      }
+    }
+    const text = chars.map((x) => x.c).join('')
+    const bad = []
+    for (let i = 1; i < chars.length; i++) {
+      const wrapped = chars[i].top > chars[i - 1].top + 2
+      if (wrapped && !['@', '.'].includes(chars[i].c) && chars[i - 1].c !== '-') bad.push(`${text.slice(0, i)}|${text.slice(i)}`)
+    }
+    return bad
+  })
+}
+
 async function search(page, text) {
   await page.getByLabel('Search').fill(text)
   await page.waitForURL((u) => (u.searchParams.get('q') ?? '') === text)
@@ -47,11 +74,13 @@ export const walks = [
       }, 'the invitation in the mailbox')
       await search(page, invited)
       await page.getByRole('region', { name: 'Users' }).getByRole('link', { name: invited }).waitFor()
+      const brokenInvited = await wrapsInsideWords(table.getByRole('link', { name: invited }))
+      expect(brokenInvited.length === 0, `an e-mail wraps inside a word: ${brokenInvited.join(', ')}`)
       await search(page, '')
       await screenshot(page, 'users')
 
-      // Create
-      const email = `${unique(`console-${ctx.viewport}`)}@example.test`
+      // Create (a long address: the list wraps it before "@" or ".", never inside a word)
+      const email = `${unique(`console-${ctx.viewport}`)}.with.a.longer.address@example-domain.test`
       const password = 'a-long-password-1'
       await page.getByRole('button', { name: 'Create user' }).click()
       const dialog = page.getByRole('dialog', { name: 'Create user' })
@@ -60,6 +89,10 @@ export const walks = [
       await dialog.getByRole('button', { name: 'Create user' }).click()
       await toast(page, 'User created')
       await search(page, email)
+      await table.getByRole('link', { name: email }).waitFor()
+      const broken = await wrapsInsideWords(table.getByRole('link', { name: email }))
+      expect(broken.length === 0, `an e-mail wraps inside a word: ${broken.join(', ')}`)
+      await expectNoSidewaysPan(page, 'the users list with a long e-mail')
       await table.getByRole('link', { name: email }).click()
       await page.getByRole('heading', { level: 1, name: email }).waitFor()
       await page.getByText('active', { exact: true }).first().waitFor()

@@ -15,6 +15,21 @@ import { CreateUserDialog, InviteUserDialog } from './user-dialogs'
 const PROVIDERS = ['email', 'phone', 'github', 'google', 'apple', 'azure', 'gitlab', 'anonymous']
 const STATUSES = ['active', 'unconfirmed', 'banned']
 
+/** `text` with a line-break opportunity before each "@" and "." (an e-mail wraps there, not mid-word). */
+export function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?=[@.])/)
+  return (
+    <>
+      {parts.map((part, i) => (
+        <span key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </span>
+      ))}
+    </>
+  )
+}
+
 export function UsersList() {
   const [params, setParams] = useSearchParams()
   const q = params.get('q') ?? ''
@@ -96,8 +111,9 @@ export function UsersList() {
               {users.data?.users.map((u) => (
                 <Tr key={u.id}>
                   <Td className="min-w-[12rem] max-w-[18rem]">
-                    <Link to={`/users/${u.id}`} className="font-medium text-brand-700 underline-offset-2 hover:underline [overflow-wrap:anywhere]">
-                      {u.email || u.phone || u.id}
+                    {/* Wraps before "@" and "." only, never inside a word (issue 44, low): the table scrolls in its box if a part is wider. */}
+                    <Link to={`/users/${u.id}`} className="font-medium text-brand-700 underline-offset-2 hover:underline [overflow-wrap:normal]" data-testid="user-email">
+                      {u.email ? <Breakable text={u.email} /> : u.phone || u.id}
                     </Link>
                     {u.email && u.phone && <div className="text-xs text-slate-600">{u.phone}</div>}
                   </Td>
