@@ -446,6 +446,47 @@ export type Database = {
           },
         ]
       }
+      template_versions: {
+        Row: {
+          changelog: string
+          created_at: string
+          file_changed: boolean
+          file_name: string | null
+          id: string
+          previews_changed: boolean
+          template_id: string
+          version: number
+        }
+        Insert: {
+          changelog: string
+          created_at?: string
+          file_changed?: boolean
+          file_name?: string | null
+          id?: string
+          previews_changed?: boolean
+          template_id: string
+          version: number
+        }
+        Update: {
+          changelog?: string
+          created_at?: string
+          file_changed?: boolean
+          file_name?: string | null
+          id?: string
+          previews_changed?: boolean
+          template_id?: string
+          version?: number
+        }
+        Relationships: [
+          {
+            foreignKeyName: "template_versions_template_id_fkey"
+            columns: ["template_id"]
+            isOneToOne: false
+            referencedRelation: "templates"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       template_views: {
         Row: {
           created_at: string
@@ -1051,6 +1092,7 @@ export type Database = {
       }
     }
     Functions: {
+      add_template_version: { Args: { template_id: string; changelog: string; new_file?: string; new_preview_image_url?: string; new_preview_images?: string[]; }; Returns: Json }
       admin_approve_template: { Args: { pending_template_id: string; }; Returns: string }
       admin_reject_template: { Args: { pending_template_id: string; reason: string; }; Returns: string }
       check_template_file: { Args: { creator: string; file: string; paid: boolean; }; Returns: undefined }

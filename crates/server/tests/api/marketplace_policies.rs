@@ -107,6 +107,10 @@ const MATRIX: &[(&str, Op, &str)] = &[
     ("payment_accounts", Insert, /*          */ "----Y"),
     ("payment_accounts", Update, /*          */ "----Y"),
     ("payment_accounts", Delete, /*          */ "----Y"),
+    ("template_versions", Select, /*         */ "YYYYY"),
+    ("template_versions", Insert, /*         */ "----Y"),
+    ("template_versions", Update, /*         */ "----Y"),
+    ("template_versions", Delete, /*         */ "----Y"),
 ];
 
 /// The rows the matrix acts on.
@@ -138,6 +142,8 @@ struct Fixture {
     order: Uuid,
     subscriber: Uuid,
     view: i64,
+    /// A version of the owner's published template (add_template_version writes them).
+    version: Uuid,
 }
 
 async fn fixture(app: &TestApp) -> Fixture {
@@ -258,6 +264,14 @@ async fn fixture(app: &TestApp) -> Fixture {
     .fetch_one(pool)
     .await
     .unwrap();
+    let version: Uuid = sqlx::query_scalar(
+        "insert into public.template_versions (template_id, version, changelog, file_changed)
+         values ($1, 2, 'Fixed the file', true) returning id",
+    )
+    .bind(t_own)
+    .fetch_one(pool)
+    .await
+    .unwrap();
     Fixture {
         owner,
         other,
@@ -279,6 +293,7 @@ async fn fixture(app: &TestApp) -> Fixture {
         order,
         subscriber,
         view,
+        version,
     }
 }
 
@@ -389,6 +404,11 @@ fn target(table: &str, f: &Fixture, op: Op) -> Target {
             format!("template_id=eq.{}", f.t_paid),
             json!({"template_id": f.t_own, "template_url": "https://workspace.test/own"}),
             json!({"template_url": "https://workspace.test/changed"}),
+        ),
+        "template_versions" => (
+            format!("id=eq.{}", f.version),
+            json!({"template_id": f.t_own, "version": 3, "changelog": "Inserted"}),
+            json!({"changelog": "Changed"}),
         ),
         other => panic!("no fixture for table {other}"),
     };
@@ -592,7 +612,7 @@ async fn every_table_in_public_has_row_level_security() {
             .fetch_one(owner_pool(&app))
             .await
             .unwrap();
-    assert_eq!(count, 16, "the marketplace's 16 tables");
+    assert_eq!(count, 17, "the marketplace's 17 tables");
 }
 
 #[tokio::test]

@@ -1,6 +1,8 @@
 // Edit template (spec section 2, Dashboard → Edit template): the content of
 // one of the user's published templates. Preview images and the status are
-// shown read-only; changing them goes through a new submission.
+// shown read-only in the form; the file and the previews of a published
+// template are replaced as a new version with a changelog line (issue 44,
+// item 6: ./new-version, below the form).
 import { useEffect, useState, type FormEvent } from 'react'
 import { Link, useNavigate } from 'react-router'
 import { ArrowLeft, FileQuestion, ImageIcon } from 'lucide-react'
@@ -16,6 +18,7 @@ import { useEditableTemplate, type EditableTemplate } from '../api/get-editable-
 import { useUpdateTemplate, type TemplateEdit } from '../api/update-template'
 import { linesToList, listToLines, parsePrice } from '../model'
 import { TagInput } from '@/components/tag-input'
+import { NewVersion } from './new-version'
 
 /** The most a price may be (numeric(10, 2) in the tables). */
 const MAX_PRICE = 99_999_999.99
@@ -197,7 +200,7 @@ function EditForm({ template, userId }: { template: EditableTemplate; userId: st
           <h2 id="edit-previews-heading" className="text-sm font-semibold text-slate-900">
             Preview images
           </h2>
-          <p className="mt-1 text-xs text-slate-600">Preview images cannot be changed here.</p>
+          <p className="mt-1 text-xs text-slate-600">Replace them under Publish an update.</p>
           {images.length === 0 ? (
             <div className="mt-3 flex aspect-[16/10] items-center justify-center rounded-lg bg-slate-100 text-slate-400">
               <ImageIcon className="h-8 w-8" aria-hidden />
@@ -252,7 +255,12 @@ export function EditTemplate({ templateId, userId }: { templateId: string; userI
           description="This template doesn't exist or you don't have permission to edit it."
         />
       ) : (
-        <EditForm key={template.data.id} template={template.data} userId={userId} />
+        <>
+          <EditForm key={template.data.id} template={template.data} userId={userId} />
+          {template.data.is_published && template.data.status === 'published' && (
+            <NewVersion key={`version-${template.data.id}`} template={template.data} userId={userId} />
+          )}
+        </>
       )}
     </div>
   )

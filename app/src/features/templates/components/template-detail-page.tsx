@@ -24,6 +24,7 @@ import { useTrackTemplateView } from '../api/track-template-view'
 import { useLiveUpvoteCount } from '../hooks/use-live-upvote-count'
 import { Gallery, galleryImages } from './gallery'
 import { PriceCard } from './price-card'
+import { VersionNote } from './version-note'
 import { OWN_TEMPLATE_NOTE, RatingSummary, RatingWidget } from './rating-widget'
 import { TemplateCard } from './template-card'
 
@@ -197,6 +198,7 @@ export function TemplateDetailPage({ id }: { id: string }) {
               </ul>
             )}
           </div>
+          <VersionNote templateId={template.id} />
           <section className="rounded-2xl border border-slate-200 bg-white p-6">
             <h2 className="text-lg font-semibold text-slate-900">Quick Overview</h2>
             <p className="mt-2 text-slate-700">{template.description?.trim() || 'No description available for this template.'}</p>
