@@ -25,7 +25,9 @@
 --   'template-files' (`check_template_file` with paid = true); the
 --   templates trigger keeps it in `paid_template_links`, out of the public row.
 -- * Previews: each is one the template already shows, or an image the
---   creator uploaded to their own folder of the public bucket 'templates'.
+--   creator uploaded to their own folder of the public bucket 'templates',
+--   kept as the site path of its public URL (never another site's address:
+--   the template page would load it from there).
 
 create table public.template_versions (
   id uuid primary key default gen_random_uuid(),
@@ -47,35 +49,42 @@ comment on table public.template_versions is
 alter table public.template_versions enable row level security;
 revoke insert, update, delete, truncate on public.template_versions from anon, authenticated;
 
--- Whether `url` may become a preview of `creator`'s template `t`: one it
--- shows now, or an object of the creator's own folder in the public bucket
--- 'templates' that they uploaded.
-create function public.template_preview_allowed(creator uuid, current_urls text[], url text)
-returns boolean
+-- What `url` becomes as a preview of `creator`'s template showing
+-- `current_urls`: a URL it shows now stays as it is; an image the creator
+-- uploaded to their own folder of the public bucket 'templates' becomes the
+-- site path of its public URL ('/storage/v1/object/public/templates/...'),
+-- whatever host the caller wrote, so a preview never loads from another
+-- site; anything else is null (refused).
+create function public.template_preview_url(creator uuid, current_urls text[], url text)
+returns text
 language plpgsql stable security definer set search_path = ''
 as $$
 declare
   f record;
 begin
   if url is null or btrim(url) = '' then
-    return false;
+    return null;
   end if;
   if url = any (current_urls) then
-    return true;
+    return url;
   end if;
   select * into f from public.stored_object(url);
   if f.bucket is distinct from 'templates'
      or split_part(f.name, '/', 1) is distinct from creator::text
      or f.name ~ '(^|/)\.{0,2}(/|$)' or position(E'\\' in f.name) > 0 then
-    return false;
+    return null;
   end if;
-  return exists (
+  if not exists (
     select 1 from storage.objects o
      where o.bucket_id = 'templates' and o.name = f.name
        and (o.owner is null or o.owner = creator)
-       and (o.owner_id is null or o.owner_id = creator::text));
+       and (o.owner_id is null or o.owner_id = creator::text)) then
+    return null;
+  end if;
+  return '/storage/v1/object/public/templates/'
+    || replace(replace(replace(replace(f.name, '%', '%25'), '?', '%3F'), '#', '%23'), ' ', '%20');
 end $$;
-revoke execute on function public.template_preview_allowed(uuid, text[], text) from public, anon, authenticated;
+revoke execute on function public.template_preview_url(uuid, text[], text) from public, anon, authenticated;
 
 -- Adds a version to the caller's published template `template_id`: a new
 -- file (`new_file`, as template_file_url names one; null keeps the file),
@@ -102,6 +111,9 @@ declare
   previews_changed boolean := false;
   shown text[];
   url text;
+  main_preview text;
+  previews text[];
+  kept text;
   next_version integer;
   made timestamptz := now();
 begin
@@ -140,20 +152,26 @@ begin
 
   -- The previews: ones shown now, or the creator's own uploads.
   shown := array_remove(array[t.preview_image_url] || t.preview_images, null);
+  main_preview := t.preview_image_url;
   if new_preview_image_url is not null and new_preview_image_url is distinct from t.preview_image_url then
-    if not public.template_preview_allowed(caller, shown, new_preview_image_url) then
+    main_preview := public.template_preview_url(caller, shown, new_preview_image_url);
+    if main_preview is null then
       raise exception 'A preview must be an image you uploaded to your own folder.' using errcode = '42501';
     end if;
     previews_changed := true;
   end if;
+  previews := t.preview_images;
   if new_preview_images is not null and new_preview_images is distinct from t.preview_images then
     if cardinality(new_preview_images) > 6 then
       raise exception 'You can only upload up to 6 total preview images.' using errcode = '22023';
     end if;
+    previews := '{}';
     foreach url in array new_preview_images loop
-      if not public.template_preview_allowed(caller, shown, url) then
+      kept := public.template_preview_url(caller, shown, url);
+      if kept is null then
         raise exception 'A preview must be an image you uploaded to your own folder.' using errcode = '42501';
       end if;
+      previews := previews || kept;
     end loop;
     previews_changed := true;
   end if;
@@ -164,8 +182,8 @@ begin
 
   update public.templates tp
      set template_file_url = case when file_changed then new_file else tp.template_file_url end,
-         preview_image_url = case when new_preview_image_url is not null then new_preview_image_url else tp.preview_image_url end,
-         preview_images = coalesce(new_preview_images, tp.preview_images),
+         preview_image_url = main_preview,
+         preview_images = previews,
          updated_at = made
    where tp.id = t.id;
 

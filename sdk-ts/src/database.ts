@@ -1115,6 +1115,7 @@ export type Database = {
       submit_template: { Args: { template: Json; draft_id?: string; rejected_id?: string; }; Returns: string }
       tags_are_clean: { Args: { tags: string[]; }; Returns: boolean }
       template_file_problem: { Args: { creator: string; file: string; paid: boolean; }; Returns: { errcode: string; message: string; } }
+      template_preview_url: { Args: { creator: string; current_urls: string[]; url: string; }; Returns: string }
       url_decode: { Args: { part: string; }; Returns: string }
       uuid_generate_v4: { Args: Record<PropertyKey, never>; Returns: string }
     }

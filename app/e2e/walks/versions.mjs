@@ -225,6 +225,22 @@ export const walks = [
         new_file: `templates/${creator.id}/files/v2/free.txt`,
       })
       expect(added.status === 200 && added.body.version === 2, `the creator adds version 2: ${added.status} ${JSON.stringify(added.body)}`)
+      // A preview is the creator's own upload, kept as this site's path whatever host was written.
+      await store(url, creator.token, 'templates', `${creator.id}/previews/cover.png`, PNG, 'image/png')
+      const elsewhere = await call(url, creator.token, '/rest/v1/rpc/add_template_version', {
+        template_id: templateId,
+        changelog: 'New cover',
+        new_preview_image_url: `https://tracker.example/storage/v1/object/public/templates/${creator.id}/previews/cover.png`,
+      })
+      expect(elsewhere.status === 200 && elsewhere.body.version === 3, `a new cover: ${elsewhere.status} ${JSON.stringify(elsewhere.body)}`)
+      const [shown] = await buyer.get(`templates?id=eq.${templateId}&select=preview_image_url`)
+      expect(shown.preview_image_url === `/storage/v1/object/public/templates/${creator.id}/previews/cover.png`, `the cover is this site's: ${shown.preview_image_url}`)
+      const missing = await call(url, creator.token, '/rest/v1/rpc/add_template_version', {
+        template_id: templateId,
+        changelog: 'Not uploaded',
+        new_preview_images: [`templates/${creator.id}/previews/never-uploaded.png`],
+      })
+      expect(missing.status === 403, `a preview that is not the creator's upload is refused: ${missing.status} ${JSON.stringify(missing.body)}`)
       const again = await call(url, creator.token, '/rest/v1/rpc/add_template_version', { template_id: templateId, changelog: 'Nothing new' })
       expect(again.status === 400 && /Nothing to update/.test(again.body?.message), `an update that changes nothing is refused: ${again.status} ${JSON.stringify(again.body)}`)
 
@@ -234,7 +250,7 @@ export const walks = [
       await link.waitFor()
       expect((await textOf(await link.getAttribute('href'), url)) === v2, 'the order page gives the new file')
       await page.goto(`${url}/template/${templateId}`)
-      await page.getByTestId('version-note').filter({ hasText: 'Typos fixed' }).waitFor()
+      await page.getByTestId('version-note').filter({ hasText: 'New cover' }).waitFor()
     },
   },
 ]
