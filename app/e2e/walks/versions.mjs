@@ -18,7 +18,10 @@
 // A second walk does the same for a FREE template through the API (the
 // version published with add_template_version as its creator): the free
 // order had remembered the old file's public URL; after the update the
-// buyer's /download/{orderId} page gives the new file.
+// buyer's /download/{orderId} page gives the new file. It also checks that
+// a new preview written with another host is kept as this site's path, that
+// a preview the creator did not upload is refused, and that an update that
+// changes nothing is refused.
 //
 // On the phone (at 375 px) the first walk also checks the My Templates tab strip (issue
 // 44, Low): every tab is fully visible, "All" included, with nothing cut off.
