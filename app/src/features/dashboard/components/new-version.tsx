@@ -131,6 +131,7 @@ export function NewVersion({ template, userId }: { template: { id: string; price
   }
 
   const uploading = add.isPending && transfer.progress && file
+  const filesHint = errors.files ? 'version-files-hint version-files-error' : 'version-files-hint'
   return (
     <section aria-labelledby="new-version-heading" className="rounded-2xl border border-slate-200 bg-white p-4 sm:p-6">
       <h2 id="new-version-heading" className="text-lg font-semibold text-slate-900">
@@ -143,7 +144,7 @@ export function NewVersion({ template, userId }: { template: { id: string; price
       <form key={round} onSubmit={(e) => void onSubmit(e)} noValidate className="mt-4 grid gap-5 md:grid-cols-2">
         <div>
           <Label htmlFor="version-file">New template file</Label>
-          <input id="version-file" type="file" className={fileInput} onChange={(e) => chooseFile(e.currentTarget)} aria-describedby="version-files-hint" />
+          <input id="version-file" type="file" className={fileInput} onChange={(e) => chooseFile(e.currentTarget)} aria-describedby={filesHint} />
         </div>
         <div>
           <Label htmlFor="version-main-preview">New main preview</Label>
@@ -153,7 +154,7 @@ export function NewVersion({ template, userId }: { template: { id: string; price
             accept={IMAGE_ACCEPT}
             className={fileInput}
             onChange={(e) => chooseMain(e.currentTarget)}
-            aria-describedby="version-files-hint"
+            aria-describedby={filesHint}
           />
         </div>
         <div className="md:col-span-2">
@@ -165,7 +166,7 @@ export function NewVersion({ template, userId }: { template: { id: string; price
             accept={IMAGE_ACCEPT}
             className={fileInput}
             onChange={(e) => choosePreviews(e.currentTarget)}
-            aria-describedby="version-files-hint"
+            aria-describedby={filesHint}
           />
           <p id="version-files-hint" className="mt-1 text-xs text-slate-600">
             Leave a field empty to keep what the template has.
