@@ -133,7 +133,8 @@ beforeEach(() => {
   localStorage.clear()
 })
 
-describe('resumable uploads of large template files', () => {
+// Each test drives the whole form: allow for a machine busy with other work.
+describe('resumable uploads of large template files', { timeout: 15_000 }, () => {
   it('sends a file over 1 MB with tus-js-client in 2 MB chunks, as the signed-in user, and stores its URL', async () => {
     const big = new File([new Uint8Array(7 * MB)], 'big planner.zip', { type: 'application/zip' })
     const { fake } = await submitFreeTemplate(big)
