@@ -49,11 +49,40 @@ function preloadStartUp(): Plugin {
   }
 }
 
+/**
+ * The loading shell (index.html) paints with the page itself, before any
+ * script (issue 44 item 5: at 50 KB/s the first screen used to wait ~5 s for
+ * the scripts). A stylesheet in the head would hold that first paint back
+ * until it arrived, sharing the slow connection with the scripts; moved
+ * after #root (the `app-stylesheet` comment), it holds back only what
+ * follows it, and the shell before it paints at once with its own inline
+ * styles. boot.ts starts the app only once the stylesheet has loaded, so the
+ * app never shows unstyled.
+ */
+function stylesheetAfterShell(): Plugin {
+  const MARK = /<!--\s*app-stylesheet\b[^>]*-->/
+  const SHEET = /[ \t]*<link rel="stylesheet"[^>]*>\n?/g
+  return {
+    name: 'plinth:stylesheet-after-shell',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html) {
+        if (!MARK.test(html)) return html
+        const [head, body] = [html.slice(0, html.indexOf('</head>')), html.slice(html.indexOf('</head>'))]
+        const sheets = head.match(SHEET) ?? []
+        if (sheets.length === 0) return html.replace(MARK, '')
+        return head.replace(SHEET, '') + body.replace(MARK, sheets.map((s) => s.trim()).join('\n    '))
+      },
+    },
+  }
+}
+
 export default defineConfig(({ mode }) => {
   const env = loadEnv(mode, process.cwd(), 'VITE_')
   const target = env.VITE_PLINTH_URL || 'http://localhost:8000'
   return {
-    plugins: [react(), tailwindcss(), preloadStartUp()],
+    plugins: [react(), tailwindcss(), preloadStartUp(), stylesheetAfterShell()],
     resolve: {
       alias: [
         { find: /^@\//, replacement: here('./src/') },

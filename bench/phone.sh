@@ -5,9 +5,10 @@
 # "Slow 4G" does, CPU 4x slower; bench/phone/measure.mjs), for the app as it
 # was at BASE_REF (default 70b5415, before issue 24) and as it is in the
 # working tree, both served in turn by the same plinth on the same demo
-# database. Reports the median of RUNS cold loads of each page and build:
-# largest contentful paint, bytes transferred, long tasks and total blocking
-# time, cumulative layout shift, with after / before.
+# database; Home also on issue 44's slow connection (375 px, 400 ms latency,
+# 50 KB/s). Reports the median of RUNS cold loads of each page and build:
+# largest and first contentful paint, bytes transferred, long tasks and total
+# blocking time, cumulative layout shift, with after / before.
 #
 # Settings: RUNS (5), BASE_REF, PLINTH_BIN (a plinth binary; default: the
 # release build of bench/lib.sh), BEFORE_DIST / AFTER_DIST (existing builds
@@ -100,7 +101,9 @@ mkdir -p "$(dirname "$OUT")"
   echo "$chromium_version, headless; Lighthouse's mobile profile: 412x823 CSS px at 1.75,"
   echo "CPU 4x slower (Emulation.setCPUThrottlingRate), network 150 ms RTT, 1.6 Mbps down,"
   echo "750 kbps up, applied per request as DevTools' \"Slow 4G\" (562.5 ms latency, 1.47 Mbps"
-  echo "down, 675 kbps up). Cold cache (a new browser context for every load); a load ends"
+  echo "down, 675 kbps up). \"home on the slow connection\" is issue 44's: 375x812 at 2, 400 ms"
+  echo "latency, 50 KB/s down and up, the same CPU slowdown."
+  echo "Cold cache (a new browser context for every load); a load ends"
   echo "when the page's content is shown and nothing was on the network for 2 s."
   echo "Both builds are served in turn by the same plinth ($(basename "$PLINTH")) on the same demo database."
   echo "Machine: $(nproc) cores; load average before the run: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)."

@@ -5,8 +5,8 @@
 // the start-up (./main.tsx, with React and the client) and the app's code
 // (modulepreload links, vite.config.ts); this adds the screen the visit opens
 // on, so the screen's code arrives beside them instead of after them. The
-// script is async: it does not wait for the stylesheet (which still holds
-// the first paint back, as before).
+// script is async; the page's loading shell (index.html) is shown before it
+// runs, and the app replaces it once the stylesheet is in (issue 44).
 import './index.css'
 import { preloadFirstScreen } from './app/first-screen'
 import { showStartUpFailure } from './start-up-failure'
@@ -17,8 +17,30 @@ function start() {
   import('./main').catch(showStartUpFailure)
 }
 
+/**
+ * The app's stylesheet, which the build puts after the loading shell in
+ * index.html (vite.config.ts) so that it no longer holds the first paint
+ * back: the app renders only once it is in (or failed), never unstyled.
+ */
+export function stylesheetsLoaded(doc: Document = document): Promise<void> {
+  const pending = [...doc.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].filter((link) => !link.sheet)
+  return Promise.all(
+    pending.map(
+      (link) =>
+        new Promise<void>((done) => {
+          link.addEventListener('load', () => done(), { once: true })
+          link.addEventListener('error', () => done(), { once: true })
+        }),
+    ),
+  ).then(() => undefined)
+}
+
 // An async script (index.html): it may run before the parser has reached
-// #root, which main.tsx renders into.
-if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true })
-else start()
+// #root (which main.tsx renders into) and the stylesheet after it. The
+// start-up's code is asked for now either way (modulepreload links).
+const parsed =
+  document.readyState === 'loading'
+    ? new Promise<void>((done) => document.addEventListener('DOMContentLoaded', () => done(), { once: true }))
+    : Promise.resolve()
+void parsed.then(() => stylesheetsLoaded()).then(start)
 preloadFirstScreen(window.location.pathname)

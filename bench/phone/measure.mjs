@@ -28,8 +28,20 @@ export const PROFILE = {
   cpuSlowdown: 4,
 }
 
+// The connection of issue 44's review (item 5: "Home is blank for 5 s"): a
+// 375 px phone, 400 ms latency, 50 KB/s down; the same CPU slowdown.
+export const SLOW = {
+  ...PROFILE,
+  viewport: { width: 375, height: 812 },
+  deviceScaleFactor: 2,
+  requestLatencyMs: 400,
+  downBytesPerSecond: 50 * 1024,
+  upBytesPerSecond: 50 * 1024,
+}
+
 export const PAGES = [
   { name: 'home', path: '/', ready: 'main a[href^="/template/"]' },
+  { name: 'home on the slow connection (375 px, 400 ms, 50 KB/s)', path: '/', ready: 'main a[href^="/template/"]', profile: SLOW },
   // A demo template with its preview image (seed/demo.sql).
   { name: 'template', path: '/template/e0000000-0000-4000-8000-000000000001', ready: 'main h1' },
 ]
@@ -83,12 +95,13 @@ function cls(shifts) {
 }
 
 async function load(browser, base, page) {
+  const profile = page.profile ?? PROFILE
   const context = await browser.newContext({
-    viewport: PROFILE.viewport,
-    deviceScaleFactor: PROFILE.deviceScaleFactor,
+    viewport: profile.viewport,
+    deviceScaleFactor: profile.deviceScaleFactor,
     isMobile: true,
     hasTouch: true,
-    userAgent: PROFILE.userAgent,
+    userAgent: profile.userAgent,
     locale: 'en-US',
   })
   try {
@@ -98,11 +111,11 @@ async function load(browser, base, page) {
     await cdp.send('Network.enable')
     await cdp.send('Network.emulateNetworkConditions', {
       offline: false,
-      latency: PROFILE.requestLatencyMs,
-      downloadThroughput: (PROFILE.downKbps * 1024 * 0.9) / 8,
-      uploadThroughput: (PROFILE.upKbps * 1024 * 0.9) / 8,
+      latency: profile.requestLatencyMs,
+      downloadThroughput: profile.downBytesPerSecond ?? (profile.downKbps * 1024 * 0.9) / 8,
+      uploadThroughput: profile.upBytesPerSecond ?? (profile.upKbps * 1024 * 0.9) / 8,
     })
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: PROFILE.cpuSlowdown })
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: profile.cpuSlowdown })
 
     const types = new Map()
     const bytes = { total: 0, script: 0, image: 0, other: 0 }

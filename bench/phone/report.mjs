@@ -43,6 +43,7 @@ for (const page of pages) {
   const lcpElements = (set) => [...new Set(set.map((r) => r.lcp_element))].join(', ')
   lines.push('', `LCP element: before ${lcpElements(before)}; after ${lcpElements(after)}.`)
   const spread = (set, key) => `${fmt(Math.min(...set.map((r) => r[key])), 0)}–${fmt(Math.max(...set.map((r) => r[key])), 0)}`
-  lines.push(`LCP range over the rounds: before ${spread(before, 'lcp_ms')} ms, after ${spread(after, 'lcp_ms')} ms.`, '')
+  lines.push(`LCP range over the rounds: before ${spread(before, 'lcp_ms')} ms, after ${spread(after, 'lcp_ms')} ms.`)
+  lines.push(`FCP range over the rounds: before ${spread(before, 'fcp_ms')} ms, after ${spread(after, 'fcp_ms')} ms.`, '')
 }
 console.log(lines.join('\n'))
