@@ -83,9 +83,14 @@ on conflict (id) do nothing;
 
 insert into public.templates_pending_approval (id, creator_id, title, description, about_template, price, price_in_cents, category_id, tags, preview_image_url, status, created_at)
 values
-  ('f1000000-0000-4000-8000-000000000001', 'd0000000-0000-4000-8000-000000000003', 'Exam Countdown', 'Countdowns, revision slots and practice tests before exams.', 'A focused revision planner.', 0, 0, (select id from public.categories where slug = 'education'), array['exams','revision'], '/demo/study.svg', 'Pending Approval', now() - interval '2 days'),
-  ('f1000000-0000-4000-8000-000000000002', 'd0000000-0000-4000-8000-000000000004', 'Meal Prep Planner', 'Weekly menus, shopping lists and macros.', 'Plan meals for the week in one place.', 6, 600, (select id from public.categories where slug = 'health-fitness'), array['meals','nutrition'], '/demo/habits.svg', 'Pending Approval', now() - interval '9 days')
+  ('f1000000-0000-4000-8000-000000000001', 'd0000000-0000-4000-8000-000000000003', 'Exam Countdown', 'Countdowns, revision slots and practice tests before exams.', 'A focused revision planner.', 0, 0, (select id from public.categories where slug = 'education'), array['exams','revision'], '/demo/exams.svg', 'Pending Approval', now() - interval '2 days'),
+  ('f1000000-0000-4000-8000-000000000002', 'd0000000-0000-4000-8000-000000000004', 'Meal Prep Planner', 'Weekly menus, shopping lists and macros.', 'Plan meals for the week in one place.', 6, 600, (select id from public.categories where slug = 'health-fitness'), array['meals','nutrition'], '/demo/meal-prep.svg', 'Pending Approval', now() - interval '9 days')
 on conflict (id) do nothing;
+-- Each has its own preview (they once showed Semester Study Hub's and Habit Tracker's).
+update public.templates_pending_approval set preview_image_url = '/demo/exams.svg'
+ where id = 'f1000000-0000-4000-8000-000000000001' and preview_image_url = '/demo/study.svg';
+update public.templates_pending_approval set preview_image_url = '/demo/meal-prep.svg'
+ where id = 'f1000000-0000-4000-8000-000000000002' and preview_image_url = '/demo/habits.svg';
 
 insert into public.templates_rejected (id, creator_id, title, description, price, price_in_cents, category_id, tags, rejection_comment, rejection_date)
 values
@@ -101,13 +106,30 @@ select t.id, u.id, now() - ((abs(hashtext(t.id::text || u.id::text)) % 14) || ' 
    and abs(hashtext(t.id::text || u.id::text)) % 3 <> 0
 on conflict do nothing;
 
-insert into public.template_ratings (template_id, user_id, rating, review_text)
-select t.id, u.id, 3 + abs(hashtext(u.id::text || t.id::text)) % 3,
-       case when abs(hashtext(t.id::text || u.id::text)) % 2 = 0 then 'Clear, well organised and easy to adapt.' end
-  from public.templates t
-  cross join (select id from public.profiles where id::text like 'd0000000-%') u
- where t.id::text like 'e0000000-%' and t.user_id <> u.id
-   and abs(hashtext(u.id::text || t.id::text)) % 2 = 0
+-- Ratings, about half with a review in words (shown on the template page,
+-- newest first), each at some moment of the template's life.
+insert into public.template_ratings (template_id, user_id, rating, review_text, created_at, updated_at)
+select r.template_id, r.user_id, r.rating,
+       case when r.h % 2 = 0 then (array[
+         'Does the job, though I had to rework a couple of pages.',
+         'Useful, but a short video walkthrough would help.',
+         'A good idea; a little much for what I needed.',
+         'Clear, well organised and easy to adapt.',
+         'Solid structure. I changed a few views to fit my week.',
+         'A great start, and the setup notes are short and to the point.',
+         'Exactly what I needed: I was set up in ten minutes.',
+         'Beautifully organised. It has saved me hours already.',
+         'The best template of its kind I have tried.'])[(r.rating - 3) * 3 + 1 + (r.h / 2) % 3] end,
+       r.at, r.at
+  from (select t.id as template_id, u.id as user_id,
+               3 + abs(hashtext(u.id::text || t.id::text)) % 3 as rating,
+               abs(hashtext(t.id::text || u.id::text)) as h,
+               now() - make_interval(mins => abs(hashtext(u.id::text || t.id::text || 'at'))
+                                              % greatest(60, (extract(epoch from now() - t.created_at) / 60)::int)) as at
+          from public.templates t
+          cross join (select id from public.profiles where id::text like 'd0000000-%') u
+         where t.id::text like 'e0000000-%' and t.user_id <> u.id
+           and abs(hashtext(u.id::text || t.id::text)) % 2 = 0) r
 on conflict do nothing;
 
 insert into public.followers (follower_id, following_id, created_at)

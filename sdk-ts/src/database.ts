@@ -103,6 +103,13 @@ export type Database = {
             referencedColumns: ["id"]
           },
           {
+            foreignKeyName: "followers_follower_id_fkey"
+            columns: ["follower_id"]
+            isOneToOne: false
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
+          },
+          {
             foreignKeyName: "followers_following_id_fkey"
             columns: ["following_id"]
             isOneToOne: false
@@ -122,6 +129,13 @@ export type Database = {
             isOneToOne: false
             referencedRelation: "profiles"
             referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "followers_following_id_fkey"
+            columns: ["following_id"]
+            isOneToOne: false
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
           },
         ]
       }
@@ -294,6 +308,13 @@ export type Database = {
             referencedRelation: "profiles"
             referencedColumns: ["id"]
           },
+          {
+            foreignKeyName: "payment_accounts_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: true
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
+          },
         ]
       }
       profiles: {
@@ -397,6 +418,13 @@ export type Database = {
             referencedRelation: "profiles"
             referencedColumns: ["id"]
           },
+          {
+            foreignKeyName: "template_ratings_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: false
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
+          },
         ]
       }
       template_upvotes: {
@@ -443,6 +471,13 @@ export type Database = {
             isOneToOne: false
             referencedRelation: "profiles"
             referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "template_upvotes_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: false
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
           },
         ]
       }
@@ -641,6 +676,13 @@ export type Database = {
             referencedRelation: "profiles"
             referencedColumns: ["id"]
           },
+          {
+            foreignKeyName: "templates_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: false
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
+          },
         ]
       }
       templates_draft: {
@@ -742,6 +784,13 @@ export type Database = {
             isOneToOne: false
             referencedRelation: "profiles"
             referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "templates_draft_creator_id_fkey"
+            columns: ["creator_id"]
+            isOneToOne: false
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
           },
           {
             foreignKeyName: "templates_draft_original_template_id_fkey"
@@ -859,6 +908,13 @@ export type Database = {
             referencedColumns: ["id"]
           },
           {
+            foreignKeyName: "templates_pending_approval_creator_id_fkey"
+            columns: ["creator_id"]
+            isOneToOne: false
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
+          },
+          {
             foreignKeyName: "templates_pending_approval_original_template_id_fkey"
             columns: ["original_template_id"]
             isOneToOne: false
@@ -971,6 +1027,13 @@ export type Database = {
             referencedColumns: ["id"]
           },
           {
+            foreignKeyName: "templates_rejected_creator_id_fkey"
+            columns: ["creator_id"]
+            isOneToOne: false
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
+          },
+          {
             foreignKeyName: "templates_rejected_original_template_id_fkey"
             columns: ["original_template_id"]
             isOneToOne: false
@@ -1024,6 +1087,13 @@ export type Database = {
             referencedRelation: "profiles"
             referencedColumns: ["id"]
           },
+          {
+            foreignKeyName: "wishlist_user_id_fkey"
+            columns: ["user_id"]
+            isOneToOne: false
+            referencedRelation: "template_reviews"
+            referencedColumns: ["reviewer_id"]
+          },
         ]
       }
     }
@@ -1067,6 +1137,52 @@ export type Database = {
             columns: ["id"]
             isOneToOne: false
             referencedRelation: "users"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
+      template_rating_counts: {
+        Row: {
+          rating: number | null
+          ratings: number | null
+          template_id: string | null
+        }
+        Relationships: [
+          {
+            foreignKeyName: "template_ratings_template_id_fkey"
+            columns: ["template_id"]
+            isOneToOne: false
+            referencedRelation: "templates"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
+      template_reviews: {
+        Row: {
+          created_at: string | null
+          id: string | null
+          rating: number | null
+          review_text: string | null
+          reviewer_avatar_url: string | null
+          reviewer_display_name: string | null
+          reviewer_id: string | null
+          reviewer_username: string | null
+          template_id: string | null
+          updated_at: string | null
+        }
+        Relationships: [
+          {
+            foreignKeyName: "profiles_id_fkey"
+            columns: ["reviewer_id"]
+            isOneToOne: false
+            referencedRelation: "users"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "template_ratings_template_id_fkey"
+            columns: ["template_id"]
+            isOneToOne: false
+            referencedRelation: "templates"
             referencedColumns: ["id"]
           },
         ]

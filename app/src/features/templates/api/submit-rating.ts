@@ -3,6 +3,7 @@ import { getSupabase } from '@/lib/supabase'
 import { toastError, toastSuccess } from '@/lib/toast'
 import { userRatingQueryOptions } from './get-user-rating'
 import { templateQueryOptions } from './get-template'
+import { ratingBreakdownQueryOptions } from './get-rating-breakdown'
 
 export interface RatingInput {
   rating: number
@@ -29,6 +30,9 @@ export function useSubmitRating(templateId: string, userId: string) {
       toastSuccess('Rating submitted', 'Thank you for your rating!')
       void queryClient.invalidateQueries({ queryKey: userRatingQueryOptions(templateId, userId).queryKey })
       void queryClient.invalidateQueries({ queryKey: templateQueryOptions(templateId).queryKey })
+      // The page's breakdown and review list (every length of it) count the new rating.
+      void queryClient.invalidateQueries({ queryKey: ratingBreakdownQueryOptions(templateId).queryKey })
+      void queryClient.invalidateQueries({ queryKey: ['templates', 'reviews', templateId] })
     },
     onError: () => toastError('Failed to submit rating. Please try again.'),
   })

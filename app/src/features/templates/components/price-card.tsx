@@ -37,6 +37,8 @@ export function PriceCard({ template, user }: { template: Template; user: User |
   const order = useUserOrder(template.id, user?.id)
   // A paid template the user has bought: the main action opens their order.
   const ownedOrder = !free ? (order.data ?? null) : null
+  // Until a signed-in user's order is read, the card does not say "Secure checkout" to someone who may own it.
+  const checkingOwnership = !!user && order.isPending
   const phone = useMediaQuery(PHONE_QUERY)
 
   // The page stays (issue 15, item 16): a stored file is saved as an
@@ -166,9 +168,22 @@ export function PriceCard({ template, user }: { template: Template; user: User |
             )}
           </p>
         )}
-        <ul className="mt-5 space-y-1.5 border-t border-slate-100 pt-4 text-sm text-slate-600">
-          <li>Instant access after {free ? 'download' : 'purchase'}</li>
-          {!free && <li>Secure checkout</li>}
+        {/* What buying gives, said only to someone who has not: an owner is told where their copy is (issue 44). */}
+        <ul className="mt-5 space-y-1.5 border-t border-slate-100 pt-4 text-sm text-slate-600" data-testid="price-card-notes">
+          {order.data ? (
+            <li>
+              Download it again any time from{' '}
+              <Link to="/dashboard/library" className="font-medium text-brand-700 underline">
+                your library
+              </Link>
+              .
+            </li>
+          ) : checkingOwnership ? null : (
+            <>
+              <li>Instant access after {free ? 'download' : 'purchase'}</li>
+              {!free && <li>Secure checkout</li>}
+            </>
+          )}
         </ul>
         <FreeDownloadDialog open={modalOpen} onOpenChange={setModalOpen} sending={sending} onSend={(e) => void sendLink(e)} />
       </div>

@@ -9,7 +9,7 @@ import { toastError } from '@/lib/toast'
 import { useUserRating } from '../api/get-user-rating'
 import { useSubmitRating } from '../api/submit-rating'
 
-function Stars({ value, onPick, label }: { value: number; onPick?: (n: number) => void; label: string }) {
+export function Stars({ value, onPick, label }: { value: number; onPick?: (n: number) => void; label: string }) {
   const [hover, setHover] = useState(0)
   const shown = hover || value
   return (
@@ -36,9 +36,22 @@ function Stars({ value, onPick, label }: { value: number; onPick?: (n: number) =
   )
 }
 
+/** Said wherever a template has no rating (issue 44: not "0.0 (0 ratings)"). */
+export const NO_RATINGS = 'No ratings yet'
+
 export function RatingSummary({ average, total }: { average: number | string; total: number }) {
+  if (!(Number(total) > 0)) {
+    return (
+      <div className="flex items-center gap-2 text-sm text-slate-600" data-testid="rating-summary">
+        <span aria-hidden>
+          <Stars value={0} label="" />
+        </span>
+        <span>{NO_RATINGS}</span>
+      </div>
+    )
+  }
   return (
-    <div className="flex items-center gap-2 text-sm text-slate-700">
+    <div className="flex items-center gap-2 text-sm text-slate-700" data-testid="rating-summary">
       <Stars value={Number(average) || 0} label={`Rated ${formatRating(average)} out of 5`} />
       <span className="font-semibold text-slate-900">{formatRating(average)}</span>
       <span>({count(total, 'rating')})</span>

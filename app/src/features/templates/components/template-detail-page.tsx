@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react'
+import { lazy, Suspense, useEffect, type ReactNode } from 'react'
 import { Link } from 'react-router'
 import { ArrowLeft, BadgeCheck, Bookmark, CheckCircle2, Download, Eye, FileQuestion, Heart, ListChecks, Share2 } from 'lucide-react'
 import { Avatar } from '@/components/ui/avatar'
@@ -14,6 +14,7 @@ import { usePageTitle } from '@/lib/page-title'
 import { useSession } from '@/lib/session'
 import { toastError, toastInfo, toastSuccess } from '@/lib/toast'
 import { personName, profilePath, type Template } from '@/lib/types'
+import { preloadedGalleryImage } from '@/lib/gallery-preload'
 import { useTemplate } from '../api/get-template'
 import { useUserUpvote } from '../api/get-user-upvote'
 import { useToggleUpvote } from '../api/toggle-upvote'
@@ -22,10 +23,13 @@ import { useToggleWishlist } from '../api/toggle-wishlist'
 import { useSuggestions } from '../api/get-suggestions'
 import { useTrackTemplateView } from '../api/track-template-view'
 import { useLiveUpvoteCount } from '../hooks/use-live-upvote-count'
-import { Gallery, galleryImages } from './gallery'
+import { CreatorCard } from './creator-card'
+import { Gallery, galleryImages, PreloadedImage } from './gallery'
+import { LivePreview } from './live-preview'
 import { PriceCard } from './price-card'
 import { VersionNote } from './version-note'
 import { OWN_TEMPLATE_NOTE, RatingSummary, RatingWidget } from './rating-widget'
+import { ReviewsSection } from './reviews-section'
 import { TemplateCard } from './template-card'
 
 // The Markdown renderer (react-markdown and its sanitiser, a chunk of its own)
@@ -52,6 +56,7 @@ function Actions({ template, userId }: { template: Template; userId: string | nu
   const own = !!userId && userId === template.user_id
   return (
     <div className="flex flex-wrap items-center gap-2">
+      <LivePreview url={template.template_url} />
       <Button
         variant="outline"
         aria-pressed={isListed}
@@ -114,7 +119,12 @@ function Suggestions({ template }: { template: Template }) {
   )
 }
 
-export function TemplateDetailPage({ id }: { id: string }) {
+/**
+ * `follow`: the Follow button for the creator's card (the profiles feature's,
+ * composed by the route, app/routes/template.tsx); not asked for on the
+ * viewer's own template.
+ */
+export function TemplateDetailPage({ id, follow }: { id: string; follow?: (creatorId: string) => ReactNode }) {
   const { user } = useSession()
   const { data: template, isLoading, isError } = useTemplate(id)
   usePageTitle(template ? template.title : isLoading || isError ? undefined : 'Template Not Found')
@@ -124,7 +134,20 @@ export function TemplateDetailPage({ id }: { id: string }) {
     if (isError) toastError('Failed to load template')
   }, [isError])
 
-  if (isLoading) return <PageSpinner label="Loading template..." />
+  if (isLoading) {
+    // The image the server preloaded shows at once, where the gallery will be (lib/gallery-preload.ts).
+    const preloaded = preloadedGalleryImage(`/template/${id}`)
+    if (!preloaded) return <PageSpinner label="Loading template..." />
+    return (
+      <Container className="pt-8">
+        <div className="h-5" aria-hidden />
+        <div className="mt-6">
+          <PreloadedImage src={preloaded} />
+        </div>
+        <PageSpinner label="Loading template..." />
+      </Container>
+    )
+  }
   // Not read (the server out of reach) is not "not found" (issue 24).
   if (isError && !template) {
     return (
@@ -149,15 +172,19 @@ export function TemplateDetailPage({ id }: { id: string }) {
   const author = template.profile ? personName(template.profile) : (template.author ?? 'Unknown')
   const includes = template.features_included?.length ? template.features_included : DEFAULT_INCLUDES
   const requirements = template.requirements?.length ? template.requirements : DEFAULT_REQUIREMENTS
+  const own = !!user && user.id === template.user_id
   return (
     // Room at the bottom on a phone for the price card's sticky action bar.
     <Container className="pb-28 pt-8 md:pb-8">
       <Link to="/discover" className="inline-flex items-center gap-1.5 rounded text-sm font-medium text-slate-700 hover:text-brand-700">
         <ArrowLeft className="h-4 w-4" aria-hidden /> Back to Templates
       </Link>
-      <div className="mt-6 grid gap-8 lg:grid-cols-[1fr_22rem]">
+      {/* The gallery at the top, across the content width (issue 44, item 9). */}
+      <div className="mt-6">
+        <Gallery images={galleryImages(template.preview_image_url, template.preview_images)} title={template.title} />
+      </div>
+      <div className="mt-8 grid gap-8 lg:grid-cols-[1fr_22rem]">
         <div className="min-w-0 space-y-8">
-          <Gallery images={galleryImages(template.preview_image_url, template.preview_images)} title={template.title} />
           <div>
             <div className="flex flex-wrap items-center gap-2">
               <Badge tone="success">
@@ -213,10 +240,14 @@ export function TemplateDetailPage({ id }: { id: string }) {
           )}
           <ListSection title="What's Included" items={includes} icon={CheckCircle2} />
           <ListSection title="Requirements" items={requirements} icon={ListChecks} />
+          {template.profile && (
+            <CreatorCard creator={template.profile} templateId={template.id} follow={own ? undefined : follow?.(template.profile.id)} />
+          )}
+          <ReviewsSection templateId={template.id} />
         </div>
         <aside className="space-y-6 lg:sticky lg:top-24 lg:self-start">
           <PriceCard template={template} user={user} />
-          <RatingWidget templateId={template.id} userId={user?.id ?? null} own={!!user && user.id === template.user_id} />
+          <RatingWidget templateId={template.id} userId={user?.id ?? null} own={own} />
         </aside>
       </div>
       <Suggestions template={template} />
