@@ -52,6 +52,9 @@ select t.id, t.user_id, t.title, t.description,
        E'\n\n**What you get**\n\n- A ready-to-duplicate workspace\n- Setup instructions\n- Example content you can clear in one click\n\n> Built and used daily by the author.',
        t.price, round(t.price * 100)::int,
        (select c.id from public.categories c where c.slug = t.category), t.tags,
+       -- The previews are SVG files of the app (app/public/demo); social sites
+       -- do not render SVG, so a shared link's card shows the PNG beside each
+       -- one (app/public/demo/*.png, made by app/scripts/share-images.mjs).
        '/demo/' || t.image || '.svg', array['/demo/' || t.image || '.svg'],
        -- What a download delivers (app/public/demo/files); the links of
        -- paid templates are kept out of their public rows by a trigger.

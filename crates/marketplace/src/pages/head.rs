@@ -18,6 +18,8 @@ pub(super) struct Head {
     pub(super) kind: &'static str,
     pub(super) image: Option<String>,
     pub(super) image_alt: String,
+    /// The image's width and height in pixels, when known.
+    pub(super) image_size: Option<(u32, u32)>,
     /// Extra `<meta property>` pairs (a product's price).
     pub(super) properties: Vec<(&'static str, String)>,
     pub(super) json_ld: Option<Value>,
@@ -72,6 +74,13 @@ impl Head {
                  <meta name=\"twitter:image\" content=\"{image}\" />\n\
                  <meta name=\"twitter:image:alt\" content=\"{alt}\" />\n"
             );
+            if let Some((width, height)) = self.image_size {
+                let _ = write!(
+                    tags,
+                    "<meta property=\"og:image:width\" content=\"{width}\" />\n\
+                     <meta property=\"og:image:height\" content=\"{height}\" />\n"
+                );
+            }
         }
         for (property, content) in &self.properties {
             let _ = writeln!(

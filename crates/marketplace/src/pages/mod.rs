@@ -1,5 +1,6 @@
 //! The app's shareable pages filled on the server: `/`, `/template/{id}`,
-//! `/profile/{usernameOrId}` and `/category/{slug}` answer the built app's
+//! `/profile/{usernameOrId}`, `/category/{slug}`, `/discover`, `/categories`
+//! and `/creators` answer the built app's
 //! `index.html` with the page's own `<title>`, description, canonical URL,
 //! Open Graph and Twitter card tags (and, for a template, JSON-LD `Product`
 //! with its price and rating), so that shared links and search engines see
@@ -22,13 +23,17 @@
 //!   rendition URL (1200×630 for the cards of shared links) from its bucket
 //!   and path, each segment percent-encoded; only `http(s)` URLs pass as
 //!   they are.
+//! * **Every page has a share image** (`og:image`, a large Twitter card):
+//!   its own (a template's preview, a creator's avatar) when it has one
+//!   that social sites can show (never an SVG), else the site's default
+//!   (`share.rs`).
 //!
 //! `shell.rs` holds the app's `index.html`, `head.rs` renders and escapes
 //! the tags, `preload.rs` names a template gallery's first image as the
-//! app will ask for it.
+//! app will ask for it, `share.rs` picks the share image.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::Router;
@@ -44,6 +49,7 @@ use crate::FunctionsState;
 
 mod head;
 mod preload;
+mod share;
 mod shell;
 
 pub(crate) use head::html_escape;
@@ -99,6 +105,7 @@ pub fn pages_router(state: FunctionsState, index_html: &Path) -> Option<Router> 
     let pages = Pages {
         state,
         shell: Arc::new(shell),
+        app_dir: Arc::new(index_html.parent().unwrap_or(Path::new(".")).to_owned()),
     };
     Some(
         Router::new()
@@ -106,6 +113,9 @@ pub fn pages_router(state: FunctionsState, index_html: &Path) -> Option<Router> 
             .route("/template/{id}", get(template))
             .route("/profile/{key}", get(profile))
             .route("/category/{slug}", get(category))
+            .route("/discover", get(discover))
+            .route("/categories", get(categories))
+            .route("/creators", get(creators))
             .route("/sitemap.xml", get(sitemap))
             .route("/robots.txt", get(robots))
             .with_state(pages),
@@ -116,6 +126,9 @@ pub fn pages_router(state: FunctionsState, index_html: &Path) -> Option<Router> 
 struct Pages {
     state: FunctionsState,
     shell: Arc<ShellFile>,
+    /// The built app (its files: the default share image, the PNGs that
+    /// stand for SVG previews, `routes.json`).
+    app_dir: Arc<PathBuf>,
 }
 
 /// The page, or the app's not-found page (404), or 503 when the database
@@ -180,7 +193,7 @@ impl Pages {
     fn answer(&self, found: Found) -> Response {
         let shell = self.shell.get();
         let site = self.state.config().site();
-        let (status, head) = match found {
+        let (status, mut head) = match found {
             Found::Page(head) => (StatusCode::OK, head),
             Found::Missing(head) => (StatusCode::NOT_FOUND, head),
             Found::Failed { unavailable } => (
@@ -194,6 +207,11 @@ impl Pages {
                 },
             ),
         };
+        if head.image.is_none() {
+            head.image = Some(format!("{site}{}", share::DEFAULT_IMAGE));
+            head.image_alt = share::DEFAULT_ALT.into();
+            head.image_size = Some((share::DEFAULT_WIDTH, share::DEFAULT_HEIGHT));
+        }
         let mut response = (
             status,
             [
@@ -223,7 +241,9 @@ impl Pages {
     }
 
     /// A rendition URL of a stored image (`value` as the app stores it: a
-    /// public storage URL, a bare path in `bucket`, or an http(s) URL).
+    /// public storage URL, a bare path in `bucket`, or an http(s) URL), for
+    /// the card of a shared link: `None` for an SVG, which social sites do
+    /// not show, unless a site file's PNG stands for it (`share.rs`).
     fn image(&self, value: Option<&str>, bucket: &str, width: u32, height: u32) -> Option<String> {
         let value = value?.trim();
         let (bucket, path) = match public_object(value) {
@@ -232,16 +252,29 @@ impl Pages {
                 (decode(bucket)?, decode(path)?)
             }
             None if value.starts_with("https://") || value.starts_with("http://") => {
-                return url::Url::parse(value).ok().map(String::from);
+                let url = url::Url::parse(value).ok()?;
+                return (!share::is_svg(url.path())).then(|| url.into());
             }
             None if value.starts_with('/') => {
-                return (!value.starts_with("//"))
-                    .then(|| format!("{}{}", self.state.config().site(), encode_path(value)));
+                if value.starts_with("//") {
+                    return None;
+                }
+                let site = self.state.config().site();
+                let path = value.split(['?', '#']).next().unwrap_or_default();
+                if share::is_svg(&decode(path)?) {
+                    return share::raster_sibling(&self.app_dir, value)
+                        .map(|png| format!("{site}{}", encode_path(&png)));
+                }
+                return Some(format!("{site}{}", encode_path(value)));
             }
             None if value.contains(':') => return None,
             None => (bucket.to_owned(), value.to_owned()),
         };
-        if bucket.is_empty() || path.is_empty() || path.split('/').any(|s| s == ".." || s == ".") {
+        if bucket.is_empty()
+            || path.is_empty()
+            || path.split('/').any(|s| s == ".." || s == ".")
+            || share::is_svg(&path)
+        {
             return None;
         }
         Some(format!(
@@ -397,6 +430,7 @@ fn template_head(pages: &Pages, t: &Value) -> Head {
         canonical,
         kind: "product",
         image_alt: format!("Preview of {title}"),
+        image_size: image.is_some().then_some((CARD_WIDTH, CARD_HEIGHT)),
         image,
         properties: vec![
             ("product:price:amount", price),
@@ -487,6 +521,7 @@ fn profile_head(pages: &Pages, p: &Value) -> Head {
         canonical,
         kind: "profile",
         image_alt: format!("{name}'s avatar"),
+        image_size: image.is_some().then_some((AVATAR_SIZE, AVATAR_SIZE)),
         image,
         properties: if username.is_empty() {
             Vec::new()
@@ -539,6 +574,66 @@ fn category_head(pages: &Pages, row: &Value) -> Head {
         canonical,
         kind: "website",
         ..Head::default()
+    }
+}
+
+/// The lists without a row of their own: their title is the site's (the app
+/// does not name these screens), their description and canonical URL their
+/// own; 404 when the app's `routes.json` no longer has them.
+const LISTS: [(&str, &str); 3] = [
+    (
+        "/discover",
+        "Browse every template on Plinth Templates: search, filter by category and price, sort by popularity or date.",
+    ),
+    (
+        "/categories",
+        "Templates by category on Plinth Templates: productivity, business, education, health & fitness and more.",
+    ),
+    (
+        "/creators",
+        "The creators on Plinth Templates: their templates, downloads and followers.",
+    ),
+];
+
+async fn discover(State(pages): State<Pages>) -> Response {
+    pages.list(0)
+}
+
+async fn categories(State(pages): State<Pages>) -> Response {
+    pages.list(1)
+}
+
+async fn creators(State(pages): State<Pages>) -> Response {
+    pages.list(2)
+}
+
+impl Pages {
+    fn list(&self, which: usize) -> Response {
+        let (path, description) = LISTS[which];
+        if !self.app_has_route(path) {
+            return self.answer(Found::Missing(missing("Page Not Found")));
+        }
+        self.answer(Found::Page(Head {
+            title: HOME_TITLE.into(),
+            description: description.into(),
+            canonical: path.into(),
+            kind: "website",
+            ..Head::default()
+        }))
+    }
+
+    /// Whether the app's `routes.json` (when it has one that parses) lists
+    /// `path`, as the server's own check of the app's other paths reads it.
+    fn app_has_route(&self, path: &str) -> bool {
+        let Ok(text) = std::fs::read_to_string(self.app_dir.join("routes.json")) else {
+            return true;
+        };
+        let Ok(patterns) = serde_json::from_str::<Vec<String>>(&text) else {
+            return true;
+        };
+        patterns
+            .iter()
+            .any(|p| p == "/*" || p.trim_end_matches('/').eq_ignore_ascii_case(path))
     }
 }
 

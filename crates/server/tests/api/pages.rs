@@ -230,8 +230,12 @@ async fn a_template_page_carries_its_title_card_and_product_data() {
     let product = page.json_ld().unwrap();
     assert_eq!(product["offers"]["price"], "0.00");
     assert!(product.get("aggregateRating").is_none(), "{product}");
-    assert!(page.property("og:image").is_none());
-    assert_eq!(page.name("twitter:card").unwrap(), "summary");
+    // No preview: the site's default share image (issue 44 item 10).
+    assert_eq!(
+        page.property("og:image").unwrap(),
+        format!("{TEST_SITE_URL}/share-image.png")
+    );
+    assert_eq!(page.name("twitter:card").unwrap(), "summary_large_image");
     assert!(page.link("preload").is_none());
 
     // Without a main preview the gallery starts at the first of the others
@@ -246,9 +250,11 @@ async fn a_template_page_carries_its_title_card_and_product_data() {
     .unwrap();
     let page = fetch(&app, &format!("/template/{free}")).await;
     assert_eq!(page.link("preload").unwrap(), "/demo/planner.svg");
+    // Social sites do not show SVG: without a PNG beside it in the app,
+    // the card shows the default image.
     assert_eq!(
         page.property("og:image").unwrap(),
-        format!("{TEST_SITE_URL}/demo/planner.svg")
+        format!("{TEST_SITE_URL}/share-image.png")
     );
 }
 
@@ -354,9 +360,10 @@ async fn nothing_a_creator_writes_escapes_its_tag() {
     assert_eq!(page.status, StatusCode::OK);
     assert!(!page.html.contains("<img src=x"), "{}", page.html);
     assert!(!page.html.contains("<script>alert"), "{}", page.html);
-    assert!(
-        page.property("og:image").is_none(),
-        "a path out of the bucket is no image"
+    assert_eq!(
+        page.property("og:image").unwrap(),
+        format!("{TEST_SITE_URL}/share-image.png"),
+        "a path out of the bucket is no image: the default"
     );
 }
 
