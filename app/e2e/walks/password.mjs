@@ -301,6 +301,9 @@ export const walks = [
         const second = `e2e-code-${viewport}-${Date.now()}@example.com`
         await signUp(second)
         const code = mailCode(await mailTo(url, second, 'Confirm your signup'))
+        // Asked for again at once: the server's rate-limit message.
+        await page.getByRole('button', { name: 'Send the e-mail again' }).click()
+        await page.getByText(/For security purposes, you can only request this after \d+ seconds?\./).first().waitFor()
         await page.getByLabel('Code from the e-mail').fill(code)
         await page.getByRole('button', { name: 'Verify code' }).click()
         await page.waitForURL((u) => u.pathname === '/auth/confirmed')

@@ -96,6 +96,15 @@ export class FakePasswordAuth {
       this.host.emit('SIGNED_IN')
       return { data: { user: this.host.session?.user, session: this.host.session }, error: null }
     }),
+    resend: vi.fn(async (params: { type: string; email: string; options?: { emailRedirectTo?: string } }) => {
+      if (this.rateLimited) {
+        this.rateLimited = false
+        return { data: {}, error: fail('For security purposes, you can only request this after 60 seconds.', 'over_email_send_rate_limit', 429) }
+      }
+      if (params.type === 'signup' && this.unconfirmed.some((u) => u.email === params.email))
+        this.mails.push({ email: params.email, type: 'signup', code: this.code, redirectTo: params.options?.emailRedirectTo })
+      return { data: {}, error: null }
+    }),
     reauthenticate: vi.fn(async () => {
       const session = this.host.session
       if (!session) return { data: { user: null, session: null }, error: fail('Auth session missing!', 'session_not_found', 401) }

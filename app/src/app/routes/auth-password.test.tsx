@@ -153,6 +153,19 @@ describe('confirming the e-mail', () => {
     expect(f.auth.signUp).toHaveBeenCalledWith(
       expect.objectContaining({ options: expect.objectContaining({ emailRedirectTo: `${window.location.origin}/auth/confirmed` }) }),
     )
+    // The mail again; asked too soon, the server's words.
+    await user.click(screen.getByRole('button', { name: 'Send the e-mail again' }))
+    expect(await screen.findByText('E-mail sent')).toBeInTheDocument()
+    expect(f.auth.resend).toHaveBeenCalledWith({
+      type: 'signup',
+      email: 'new@example.com',
+      options: { emailRedirectTo: `${window.location.origin}/auth/confirmed` },
+    })
+    expect(f.passwords.mails.filter((m) => m.type === 'signup')).toHaveLength(2)
+    f.passwords.rateLimited = true
+    await user.click(screen.getByRole('button', { name: 'Send the e-mail again' }))
+    expect(await screen.findByText('For security purposes, you can only request this after 60 seconds.')).toBeInTheDocument()
+
     await user.type(screen.getByLabelText('Code from the e-mail'), '12')
     await user.click(screen.getByRole('button', { name: 'Verify code' }))
     expect(screen.getByText('Enter the 6-digit code from the e-mail')).toBeInTheDocument()

@@ -11,6 +11,7 @@ import { BRAND } from '@/config/constants'
 import { useSignIn } from '../api/sign-in'
 import { CONFIRMED_PATH, useSignUp } from '../api/sign-up'
 import { RESET_PASSWORD_PATH } from '../api/request-password-reset'
+import { useResendConfirmation } from '../api/resend-confirmation'
 import { SOCIAL_PROVIDERS, useSignInWithProvider, type SocialProvider } from '../api/sign-in-with-provider'
 import { useEnabledProviders } from '../api/get-enabled-providers'
 import { validateAuth, type AuthErrors, type AuthValues } from '../validation'
@@ -37,6 +38,7 @@ export function AuthPage() {
   const signIn = useSignIn()
   const signUp = useSignUp()
   const social = useSignInWithProvider()
+  const resend = useResendConfirmation()
   // Only the providers the server has enabled; none while loading or when
   // its settings cannot be read.
   const enabled = useEnabledProviders().data ?? []
@@ -56,6 +58,16 @@ export function AuthPage() {
     setParams(copy, { replace: true })
     setErrors({})
     setConfirming(null)
+  }
+
+  const resendMail = async (email: string) => {
+    try {
+      await resend.mutateAsync(email)
+      toastSuccess('E-mail sent', `We sent the confirmation link to ${email} again.`)
+    } catch (error) {
+      // Asked again too soon: the server's words.
+      toastError(errorText(error, 'An unexpected error occurred'))
+    }
   }
 
   const verifying = (on: boolean) => {
@@ -161,9 +173,14 @@ export function AuthPage() {
         </p>
       </div>
       <EmailCodeForm email={confirming} type="signup" onVerifying={verifying} onVerified={confirmed} />
-      <Button variant="ghost" className="w-full" onClick={() => setMode('sign-in')}>
-        Back to sign in
-      </Button>
+      <div className="flex flex-wrap justify-between gap-2">
+        <Button variant="ghost" onClick={() => void resendMail(confirming)} disabled={resend.isPending}>
+          {resend.isPending ? 'Sending...' : 'Send the e-mail again'}
+        </Button>
+        <Button variant="ghost" onClick={() => setMode('sign-in')}>
+          Back to sign in
+        </Button>
+      </div>
     </div>
   )
 
