@@ -51,6 +51,8 @@ describe('profile page', () => {
     expect(await screen.findByTestId('weekly-growth')).toHaveTextContent('+25% this week')
     expect(screen.getByRole('region', { name: 'Creator statistics' })).toBeInTheDocument()
     expect(await screen.findByRole('tab', { name: 'Templates (2)' })).toBeInTheDocument()
+    // Templates and Downloads once, in the creator statistics (issue 44: the header repeated them).
+    for (const label of ['Templates', 'Downloads']) expect(screen.getAllByText(label, { selector: 'dt' })).toHaveLength(1)
     expect(screen.getByRole('button', { name: 'Follow' })).toBeInTheDocument()
     expect(screen.queryByRole('button', { name: 'Change avatar' })).not.toBeInTheDocument()
   })
