@@ -93,7 +93,7 @@ describe('AdminPanel when a rejection fails', () => {
 describe('approval of a submission without a file or link', () => {
   const NO_DOWNLOAD = 'This template has no file or link to download; ask the creator to add one'
 
-  function backend(rpc: ConstructorParameters<typeof FakeSupabase>[0]['rpc'] = {}) {
+  function backend(rpc: NonNullable<ConstructorParameters<typeof FakeSupabase>[0]>['rpc'] = {}) {
     const bare = { ...submission('p-bare', 'Bare Template'), template_url: null }
     return new FakeSupabase({
       tables: marketplace({
