@@ -169,22 +169,24 @@ export function PriceCard({ template, user }: { template: Template; user: User |
           </p>
         )}
         {/* What buying gives, said only to someone who has not: an owner is told where their copy is (issue 44). */}
-        <ul className="mt-5 space-y-1.5 border-t border-slate-100 pt-4 text-sm text-slate-600" data-testid="price-card-notes">
-          {order.data ? (
-            <li>
-              Download it again any time from{' '}
-              <Link to="/dashboard/library" className="font-medium text-brand-700 underline">
-                your library
-              </Link>
-              .
-            </li>
-          ) : checkingOwnership ? null : (
-            <>
-              <li>Instant access after {free ? 'download' : 'purchase'}</li>
-              {!free && <li>Secure checkout</li>}
-            </>
-          )}
-        </ul>
+        {(order.data || !checkingOwnership) && (
+          <ul className="mt-5 space-y-1.5 border-t border-slate-100 pt-4 text-sm text-slate-600" data-testid="price-card-notes">
+            {order.data ? (
+              <li>
+                Download it again any time from{' '}
+                <Link to="/dashboard/library" className="font-medium text-brand-700 underline">
+                  your library
+                </Link>
+                .
+              </li>
+            ) : (
+              <>
+                <li>Instant access after {free ? 'download' : 'purchase'}</li>
+                {!free && <li>Secure checkout</li>}
+              </>
+            )}
+          </ul>
+        )}
         <FreeDownloadDialog open={modalOpen} onOpenChange={setModalOpen} sending={sending} onSend={(e) => void sendLink(e)} />
       </div>
       {phone && (
