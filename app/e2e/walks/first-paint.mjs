@@ -1,7 +1,8 @@
 // The first paint on a slow phone connection (issue 44 item 5): at 400 ms
 // latency and 50 KB/s, Home used to stay blank for about 5 s, until some
 // 240 KB of gzipped scripts had arrived. The HTML now carries a loading shell
-// (the header, "Loading templates...", skeleton cards; app/index.html) that
+// (the header, Home's hero, "Loading templates...", skeleton cards;
+// app/index.html, the hero shown by the server on `/`) that
 // paints before any script: this walk sees it painted before the start-up's
 // main chunk has even arrived, then the real Home in its place, with one
 // header and no shell left behind.
@@ -33,6 +34,8 @@ export const walks = [
       const shell = page.locator('[data-loading-shell]')
       await shell.getByText('Loading templates...').waitFor({ state: 'visible', timeout: 20_000 })
       await shell.getByRole('link', { name: 'Plinth Templates' }).waitFor({ state: 'visible' })
+      // On `/` the server shows Home's hero in the shell: its headline too.
+      await shell.getByRole('heading', { level: 1, name: 'Find the perfect template for your workspace' }).waitFor({ state: 'visible' })
       expect(!mainFinished, `the main chunk had arrived before the shell showed (${Date.now() - started} ms)`)
       if (viewport === 'desktop') {
         for (const name of ['Home', 'Discover', 'Categories', 'Creators']) {
@@ -44,8 +47,10 @@ export const walks = [
       await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, null, { timeout: 20_000 })
       const shellAt = Date.now() - started
 
-      // Then the real Home, and the shell gone.
-      await page.getByRole('heading', { level: 1, name: /find the perfect template/i }).waitFor({ timeout: 60_000 })
+      // Then the real Home (its trending cards), and the shell gone.
+      await shell.waitFor({ state: 'detached', timeout: 60_000 })
+      await page.getByRole('heading', { level: 1, name: /find the perfect template/i }).waitFor()
+      await page.locator('main a[href^="/template/"]').first().waitFor({ timeout: 30_000 })
       const homeAt = Date.now() - started
       const timing = await page.evaluate((path) => {
         const fcp = performance.getEntriesByName('first-contentful-paint')[0].startTime
@@ -57,6 +62,7 @@ export const walks = [
       expect((await shell.count()) === 0, 'the loading shell is gone once Home shows')
       expect((await page.getByRole('banner').count()) === 1, 'one header')
       expect((await page.locator('main').count()) === 1, 'one main')
+      expect((await page.getByRole('heading', { level: 1 }).count()) === 1, 'one headline')
       await page.getByRole('link', { name: 'Plinth Templates' }).first().waitFor()
       console.log(`      [${viewport}] shell painted at ${Math.round(timing.fcp)} ms (seen ${shellAt} ms), main chunk in at ${Math.round(timing.mainEnd)} ms, Home at ${homeAt} ms`)
       await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 })

@@ -28,6 +28,8 @@ pub(super) struct Head {
     pub(super) preload: Option<String>,
     /// `noindex` (not-found pages).
     pub(super) hidden: bool,
+    /// Home's hero shown in the app's loading shell (`shell.rs`).
+    pub(super) shell_hero: bool,
 }
 
 impl Head {

@@ -221,7 +221,7 @@ impl Pages {
                 ),
                 (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
             ],
-            shell.render(&head.render(site)),
+            shell.render(&head.render(site), head.shell_hero),
         )
             .into_response();
         retry_later(&mut response);
@@ -326,6 +326,7 @@ fn home_head(site: &str) -> Head {
             "name": SITE_NAME,
             "url": format!("{site}/"),
         })),
+        shell_hero: true,
         ..Head::default()
     }
 }
@@ -439,6 +440,7 @@ fn template_head(pages: &Pages, t: &Value) -> Head {
         json_ld: Some(product),
         preload,
         hidden: false,
+        shell_hero: false,
     }
 }
 
@@ -531,6 +533,7 @@ fn profile_head(pages: &Pages, p: &Value) -> Head {
         json_ld: Some(person),
         preload: None,
         hidden: false,
+        shell_hero: false,
     }
 }
 
