@@ -12,6 +12,7 @@ mod marketplace_functions;
 mod marketplace_policies;
 mod marketplace_queries;
 mod marketplace_support;
+mod marketplace_versions;
 mod metrics;
 // The storage suite's S3 server (moto on loopback), shared as it is.
 #[allow(dead_code)]
