@@ -6,7 +6,7 @@
 // paints before any script: this walk sees it painted before the start-up's
 // main chunk has even arrived, then the real Home in its place, with one
 // header and no shell left behind.
-import { expect } from '../lib.mjs'
+import { checkA11y, expect } from '../lib.mjs'
 
 const SLOW = { offline: false, latency: 400, downloadThroughput: 50 * 1024, uploadThroughput: 50 * 1024 }
 
@@ -46,6 +46,10 @@ export const walks = [
       // the main chunk's last byte.
       await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, null, { timeout: 20_000 })
       const shellAt = Date.now() - started
+      // The shell is a page of its own for a while: as accessible as the app.
+      const violations = await checkA11y(page, { viewport, state: 'loading shell' })
+      expect(violations.length === 0, `the loading shell: ${violations.map((v) => `${v.impact} ${v.id} ${v.targets.join(', ')}`).join('; ')}`)
+      expect(!mainFinished, 'still before the main chunk arrived')
 
       // Then the real Home (its trending cards), and the shell gone.
       await shell.waitFor({ state: 'detached', timeout: 60_000 })
