@@ -12,6 +12,10 @@ import type { SupabaseClient } from '@supabase/supabase-js'
 import type {
   CardError,
   CardErrorResponse,
+  CreatorOrdersRequest,
+  CreatorOrdersResponse,
+  CreatorSalesRequest,
+  CreatorSalesResponse,
   CreateFreeOrderRequest,
   CreateFreeOrderResponse,
   CreatePaymentIntentRequest,
@@ -19,6 +23,8 @@ import type {
   ErrorResponse,
   PaidDownloadConfirmationRequest,
   PaidDownloadConfirmationResponse,
+  PayoutStatusRequest,
+  PayoutStatusResponse,
   SimulatedConfirmRequest,
   SimulatedConfirmResponse,
   StripeConnectRequest,
@@ -246,6 +252,24 @@ export function confirmSimulatedPayment(
   )
 }
 
+/**
+ * The signed-in creator's revenue per day, week or month of a range (`30d`,
+ * `90d`, `12m`), totals and per-template figures: their own templates only.
+ */
+export function creatorSales(client: ClientLike, request: CreatorSalesRequest, options?: ApiOptions) {
+  return post<CreatorSalesRequest, CreatorSalesResponse>(client, '/creator/sales', request, options)
+}
+
+/** One page of the orders of the signed-in creator's templates (buyers masked). */
+export function creatorOrders(client: ClientLike, request: CreatorOrdersRequest, options?: ApiOptions) {
+  return post<CreatorOrdersRequest, CreatorOrdersResponse>(client, '/creator/orders', request, options)
+}
+
+/** The signed-in creator's payout status at the payment provider (`userId`: their own). */
+export function payoutStatus(client: ClientLike, request: PayoutStatusRequest, options?: ApiOptions) {
+  return post<PayoutStatusRequest, PayoutStatusResponse>(client, '/stripe/payout-status', request, options)
+}
+
 /** The functions at `/functions/v1`, typed. */
 export const functions = {
   trackTemplateView,
@@ -261,4 +285,7 @@ export const api = {
   stripeConnect,
   updateStripeAccount,
   confirmSimulatedPayment,
+  creatorSales,
+  creatorOrders,
+  payoutStatus,
 } as const

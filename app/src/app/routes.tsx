@@ -26,6 +26,7 @@ const DashboardTemplates = lazy(() => import('./routes/dashboard/templates'))
 const DashboardEditTemplate = lazy(() => import('./routes/dashboard/edit-template'))
 const DashboardSettings = lazy(() => import('./routes/dashboard/settings'))
 const DashboardAudience = lazy(() => import('./routes/dashboard/audience'))
+const DashboardSales = lazy(() => import('./routes/dashboard/sales'))
 const DashboardWishlist = lazy(() => import('./routes/dashboard/wishlist'))
 const DashboardLibrary = lazy(() => import('./routes/dashboard/library'))
 const DashboardAdmin = lazy(() => import('./routes/dashboard/admin'))
@@ -78,6 +79,7 @@ export const routes: RouteObject[] = [
           { path: 'templates/edit/:templateId', element: <DashboardEditTemplate /> },
           { path: 'settings', element: <DashboardSettings /> },
           { path: 'audience', element: <DashboardAudience /> },
+          { path: 'sales', element: <DashboardSales /> },
           { path: 'wishlist', element: <DashboardWishlist /> },
           { path: 'library', element: <DashboardLibrary /> },
           {

@@ -55,7 +55,9 @@ mod marketplace;
 mod orders;
 mod pages;
 mod params;
+mod payouts;
 mod provider;
+mod sales;
 mod secrets;
 pub mod wire;
 
@@ -74,6 +76,7 @@ pub use config::{FunctionsConfig, RateLimits};
 pub use error::FunctionError;
 pub use files::{FileLocation, PAID_FILES_BUCKET, locate};
 pub use pages::{SITE_NAME, pages_router};
+pub use payouts::{Money, PayoutStatus, PayoutSummary};
 pub use provider::{
     AccountState, CardDecline, Confirmation, CreatedPayment, PaymentProvider, PaymentRequest,
     PaymentState, ProviderError, SimulatedProvider, StripeProvider, test_card,
@@ -317,6 +320,9 @@ pub fn api_router(state: FunctionsState) -> Router {
             post(api::update_stripe_account),
         )
         .route("/stripe/webhook", post(api::webhook))
+        .route("/stripe/payout-status", post(payouts::payout_status))
+        .route("/creator/sales", post(sales::creator_sales))
+        .route("/creator/orders", post(sales::creator_orders))
         .route("/simulated-payments/{id}", get(api::simulated_page))
         .route(
             "/simulated-payments/{id}/confirm",

@@ -8,6 +8,7 @@ use std::pin::Pin;
 
 use sqlx::PgPool;
 
+use crate::payouts::{self, PayoutStatus};
 use crate::secrets;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -90,6 +91,12 @@ pub trait PaymentProvider: Send + Sync + 'static {
         &'a self,
         account: &'a str,
     ) -> BoxFuture<'a, Result<Option<AccountState>, ProviderError>>;
+    /// Whether `account` can take charges and receive payouts, its balance
+    /// and recent payouts ([`crate::payouts`]); `None` when unknown.
+    fn payout_status<'a>(
+        &'a self,
+        account: &'a str,
+    ) -> BoxFuture<'a, Result<Option<PayoutStatus>, ProviderError>>;
 }
 
 // ------------------------------------------------------------------ Stripe
@@ -239,6 +246,13 @@ impl PaymentProvider for StripeProvider {
                 Err(e) => Err(stripe_error(e)),
             }
         })
+    }
+
+    fn payout_status<'a>(
+        &'a self,
+        account: &'a str,
+    ) -> BoxFuture<'a, Result<Option<PayoutStatus>, ProviderError>> {
+        Box::pin(payouts::stripe_status(&self.client, account))
     }
 }
 
@@ -489,6 +503,13 @@ impl PaymentProvider for SimulatedProvider {
                 ready: true,
             }))
         })
+    }
+
+    fn payout_status<'a>(
+        &'a self,
+        account: &'a str,
+    ) -> BoxFuture<'a, Result<Option<PayoutStatus>, ProviderError>> {
+        Box::pin(payouts::simulated_status(&self.pool, account))
     }
 }
 

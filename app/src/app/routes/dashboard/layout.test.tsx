@@ -25,6 +25,7 @@ describe('dashboard sidebar', () => {
       ['Profile', '/dashboard/profile'],
       ['Templates', '/dashboard/templates'],
       ['Audience', '/dashboard/audience'],
+      ['Sales', '/dashboard/sales'],
       ['Wishlist', '/dashboard/wishlist'],
       ['Library', '/dashboard/library'],
       ['Discover', '/discover'],

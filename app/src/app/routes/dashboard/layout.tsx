@@ -6,6 +6,7 @@ import { Suspense, useCallback, useEffect, useState, type ComponentType } from '
 import { NavLink, Outlet } from 'react-router'
 import * as Sheet from '@radix-ui/react-dialog'
 import {
+  BarChart3,
   Compass,
   Heart,
   LayoutDashboard,
@@ -38,6 +39,7 @@ const MAIN: Entry[] = [
   { label: 'Profile', to: '/dashboard/profile', icon: User },
   { label: 'Templates', to: '/dashboard/templates', icon: LayoutGrid },
   { label: 'Audience', to: '/dashboard/audience', icon: Users },
+  { label: 'Sales', to: '/dashboard/sales', icon: BarChart3 },
 ]
 const LISTS: Entry[] = [
   { label: 'Wishlist', to: '/dashboard/wishlist', icon: Heart },
