@@ -10,29 +10,12 @@
 import './index.css'
 import { preloadFirstScreen } from './app/first-screen'
 import { showStartUpFailure } from './start-up-failure'
+import { stylesheetsLoaded } from './stylesheets-loaded'
 
 function start() {
   // The start-up itself may not load (the connection dropped): the same
   // message main.tsx shows when the server is out of reach.
   import('./main').catch(showStartUpFailure)
-}
-
-/**
- * The app's stylesheet, which the build puts after the loading shell in
- * index.html (vite.config.ts) so that it no longer holds the first paint
- * back: the app renders only once it is in (or failed), never unstyled.
- */
-export function stylesheetsLoaded(doc: Document = document): Promise<void> {
-  const pending = [...doc.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].filter((link) => !link.sheet)
-  return Promise.all(
-    pending.map(
-      (link) =>
-        new Promise<void>((done) => {
-          link.addEventListener('load', () => done(), { once: true })
-          link.addEventListener('error', () => done(), { once: true })
-        }),
-    ),
-  ).then(() => undefined)
 }
 
 // An async script (index.html): it may run before the parser has reached
