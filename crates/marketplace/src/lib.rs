@@ -320,7 +320,7 @@ pub fn api_router(state: FunctionsState) -> Router {
             post(api::update_stripe_account),
         )
         .route("/stripe/webhook", post(api::webhook))
-        .route("/stripe/payout-status", post(payouts::payout_status))
+        .route("/stripe/payout-status", post(sales::payout_status))
         .route("/creator/sales", post(sales::creator_sales))
         .route("/creator/orders", post(sales::creator_orders))
         .route("/simulated-payments/{id}", get(api::simulated_page))

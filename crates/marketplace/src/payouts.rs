@@ -1,47 +1,23 @@
-//! A creator's payout status at the payment provider
-//! (`POST /api/stripe/payout-status`): whether their connected account can
-//! take charges and receive payouts, what the provider still needs from
-//! them, their balance and their recent payouts.
+//! A connected account's payout status at the payment provider: whether it
+//! can take charges and receive payouts, what the provider still needs, the
+//! balance and the recent payouts (`PaymentProvider::payout_status`; the
+//! route is `POST /api/stripe/payout-status` in `sales.rs`).
 //!
 //! Stripe answers from its Accounts, Balance and Payouts APIs (the last two
 //! for the connected account, with the `Stripe-Account` header); the
 //! simulated provider answers from its own tables: its accounts are
 //! onboarded at once, a sale's share (amount less the platform fee) stays
 //! pending for [`SIMULATED_PENDING_DAYS`] days and is available after, and
-//! it makes no payouts.
+//! it makes no payouts. Errors are plain text: the provider wraps them.
 
-use axum::Json;
-use axum::body::Bytes;
-use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 use typeshare::typeshare;
-use uuid::Uuid;
 
-use crate::FunctionsState;
-use crate::caller::Caller;
-use crate::error::{FunctionError, Result};
-use crate::params::{Params, lenient_text, present};
-use crate::provider::ProviderError;
-
-const MUST_SIGN_IN: &str = "You must be logged in to see your payouts.";
-const STATUS_FAILED: &str = "Could not load your payout status. Please try again.";
 /// How many recent payouts are listed.
 pub(crate) const RECENT_PAYOUTS: i64 = 5;
 /// How long a simulated sale's share stays pending.
 pub const SIMULATED_PENDING_DAYS: i32 = 7;
-
-// --------------------------------------------------------------------- wire
-
-/// `POST /api/stripe/payout-status`: the signed-in creator's own account.
-#[typeshare]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct PayoutStatusRequest {
-    /// Must be the signed-in user.
-    #[serde(deserialize_with = "lenient_text")]
-    pub user_id: String,
-}
 
 /// An amount in a currency's smallest unit.
 #[typeshare]
@@ -87,110 +63,8 @@ pub struct PayoutStatus {
     pub payouts: Vec<PayoutSummary>,
 }
 
-#[typeshare]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PayoutStatusResponse {
-    /// `stripe` or `simulated`.
-    pub provider: String,
-    /// Whether the creator has a connected account the provider knows.
-    pub connected: bool,
-    /// The connected account's id, when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub account_id: Option<String>,
-    pub charges_enabled: bool,
-    pub payouts_enabled: bool,
-    pub details_submitted: bool,
-    pub requirements_due: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub disabled_reason: Option<String>,
-    pub available: Vec<Money>,
-    pub pending: Vec<Money>,
-    pub payouts: Vec<PayoutSummary>,
-    /// The platform's fee on a sale, in basis points (1000 = 10%).
-    pub platform_fee_bps: u32,
-}
-
-// ------------------------------------------------------------------ handler
-
-/// `{userId}`: the payout status of the caller's own connected account.
-/// Anonymous callers are refused (401), another user's id is a 403; a
-/// creator without an account is `connected: false`.
-pub async fn payout_status(
-    State(state): State<FunctionsState>,
-    caller: Caller,
-    body: Bytes,
-) -> Result<Json<PayoutStatusResponse>> {
-    let request: PayoutStatusRequest = Params::json(&body)?.into_request()?;
-    let user = caller
-        .user_id()
-        .ok_or_else(|| FunctionError::Unauthorized(MUST_SIGN_IN.into()))?;
-    let Some(claimed) = present(&request.user_id) else {
-        return Err(FunctionError::BadRequest("Missing userId.".into()));
-    };
-    if claimed != user.to_string() {
-        return Err(FunctionError::Forbidden(
-            "You can only see your own payouts.".into(),
-        ));
-    }
-    let account = stored_account(&state, user).await?;
-    let mut response = PayoutStatusResponse {
-        provider: state.provider_name().to_owned(),
-        connected: false,
-        account_id: None,
-        charges_enabled: false,
-        payouts_enabled: false,
-        details_submitted: false,
-        requirements_due: Vec::new(),
-        disabled_reason: None,
-        available: Vec::new(),
-        pending: Vec::new(),
-        payouts: Vec::new(),
-        platform_fee_bps: state.config().platform_fee_bps,
-    };
-    let Some(account) = account else {
-        return Ok(Json(response));
-    };
-    let status = state
-        .provider()
-        .payout_status(&account)
-        .await
-        .map_err(|e| FunctionError::Provider {
-            message: STATUS_FAILED.into(),
-            cause: e.0,
-        })?;
-    response.account_id = Some(account);
-    if let Some(status) = status {
-        response.connected = true;
-        response.charges_enabled = status.charges_enabled;
-        response.payouts_enabled = status.payouts_enabled;
-        response.details_submitted = status.details_submitted;
-        response.requirements_due = status.requirements_due;
-        response.disabled_reason = status.disabled_reason;
-        response.available = status.available;
-        response.pending = status.pending;
-        response.payouts = status.payouts;
-    }
-    Ok(Json(response))
-}
-
-/// The user's stored connected account (`payment_accounts`), if any.
-async fn stored_account(state: &FunctionsState, user: Uuid) -> Result<Option<String>> {
-    let mut tx = state.service_tx().await?;
-    let account: Option<String> = sqlx::query_scalar(
-        "select stripe_account_id from public.payment_accounts where user_id = $1",
-    )
-    .bind(user)
-    .fetch_optional(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(account.filter(|a| !a.trim().is_empty()))
-}
-
-// ---------------------------------------------------------------- providers
-
-fn stripe_error(e: stripe::StripeError) -> ProviderError {
-    ProviderError(format!("Stripe: {e}"))
+fn stripe_error(e: stripe::StripeError) -> String {
+    format!("Stripe: {e}")
 }
 
 /// Stripe: the account (`GET /v1/accounts/{id}`), then its balance and its
@@ -199,7 +73,7 @@ fn stripe_error(e: stripe::StripeError) -> ProviderError {
 pub(crate) async fn stripe_status(
     client: &stripe::Client,
     account: &str,
-) -> Result<Option<PayoutStatus>, ProviderError> {
+) -> Result<Option<PayoutStatus>, String> {
     use stripe::StripeRequest;
     use stripe_connect::account::RetrieveAccount;
     use stripe_core::balance::RetrieveForMyAccountBalance;
@@ -278,8 +152,8 @@ pub(crate) async fn stripe_status(
 pub(crate) async fn simulated_status(
     pool: &PgPool,
     account: &str,
-) -> Result<Option<PayoutStatus>, ProviderError> {
-    let db = |e: sqlx::Error| ProviderError(format!("simulated provider: {e}"));
+) -> Result<Option<PayoutStatus>, String> {
+    let db = |e: sqlx::Error| format!("simulated provider: {e}");
     let known: Option<String> =
         sqlx::query_scalar("select id from functions.simulated_accounts where id = $1")
             .bind(account)

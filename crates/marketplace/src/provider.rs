@@ -252,7 +252,11 @@ impl PaymentProvider for StripeProvider {
         &'a self,
         account: &'a str,
     ) -> BoxFuture<'a, Result<Option<PayoutStatus>, ProviderError>> {
-        Box::pin(payouts::stripe_status(&self.client, account))
+        Box::pin(async move {
+            payouts::stripe_status(&self.client, account)
+                .await
+                .map_err(ProviderError)
+        })
     }
 }
 
@@ -509,7 +513,11 @@ impl PaymentProvider for SimulatedProvider {
         &'a self,
         account: &'a str,
     ) -> BoxFuture<'a, Result<Option<PayoutStatus>, ProviderError>> {
-        Box::pin(payouts::simulated_status(&self.pool, account))
+        Box::pin(async move {
+            payouts::simulated_status(&self.pool, account)
+                .await
+                .map_err(ProviderError)
+        })
     }
 }
 

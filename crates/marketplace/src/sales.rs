@@ -1,6 +1,7 @@
-//! A creator's sales (`POST /api/creator/sales`) and orders
-//! (`POST /api/creator/orders`): only the orders of the caller's own
-//! templates, read as the service role with the owner fixed to the signed-in
+//! A creator's sales (`POST /api/creator/sales`), orders
+//! (`POST /api/creator/orders`) and payout status
+//! (`POST /api/stripe/payout-status`, from the provider: `payouts.rs`).
+//! Sales and orders are only the orders of the caller's own templates, read as the service role with the owner fixed to the signed-in
 //! user (row-level security lets a buyer read their own orders, never a
 //! creator the orders of their templates).
 //!
@@ -24,9 +25,12 @@ use uuid::Uuid;
 use crate::FunctionsState;
 use crate::caller::Caller;
 use crate::error::{FunctionError, Result};
-use crate::params::{Params, lenient_optional_text, lenient_text};
+use crate::params::{Params, lenient_optional_text, lenient_text, present};
+use crate::payouts::{Money, PayoutSummary};
 
 const MUST_SIGN_IN: &str = "You must be logged in to see your sales.";
+const MUST_SIGN_IN_PAYOUTS: &str = "You must be logged in to see your payouts.";
+const STATUS_FAILED: &str = "Could not load your payout status. Please try again.";
 /// The largest page of orders.
 pub const MAX_PAGE_SIZE: u32 = 50;
 const DEFAULT_PAGE_SIZE: u32 = 20;
@@ -155,6 +159,40 @@ pub struct CreatorOrdersResponse {
     pub page_size: u32,
     /// Orders of that status in all.
     pub total: u32,
+}
+
+/// `POST /api/stripe/payout-status`: the signed-in creator's own account.
+#[typeshare]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PayoutStatusRequest {
+    /// Must be the signed-in user.
+    #[serde(deserialize_with = "lenient_text")]
+    pub user_id: String,
+}
+
+#[typeshare]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PayoutStatusResponse {
+    /// `stripe` or `simulated`.
+    pub provider: String,
+    /// Whether the creator has a connected account the provider knows.
+    pub connected: bool,
+    /// The connected account's id, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub account_id: Option<String>,
+    pub charges_enabled: bool,
+    pub payouts_enabled: bool,
+    pub details_submitted: bool,
+    pub requirements_due: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disabled_reason: Option<String>,
+    pub available: Vec<Money>,
+    pub pending: Vec<Money>,
+    pub payouts: Vec<PayoutSummary>,
+    /// The platform's fee on a sale, in basis points (1000 = 10%).
+    pub platform_fee_bps: u32,
 }
 
 // ---------------------------------------------------------------- the range
@@ -437,6 +475,82 @@ pub async fn creator_orders(
         page_size,
         total: u32::try_from(total).unwrap_or(u32::MAX),
     }))
+}
+
+// ----------------------------------------------------------- payout status
+
+/// `{userId}`: the payout status of the caller's own connected account.
+/// Anonymous callers are refused (401), another user's id is a 403; a
+/// creator without an account is `connected: false`.
+pub async fn payout_status(
+    State(state): State<FunctionsState>,
+    caller: Caller,
+    body: Bytes,
+) -> Result<Json<PayoutStatusResponse>> {
+    let request: PayoutStatusRequest = Params::json(&body)?.into_request()?;
+    let user = caller
+        .user_id()
+        .ok_or_else(|| FunctionError::Unauthorized(MUST_SIGN_IN_PAYOUTS.into()))?;
+    let Some(claimed) = present(&request.user_id) else {
+        return Err(FunctionError::BadRequest("Missing userId.".into()));
+    };
+    if claimed != user.to_string() {
+        return Err(FunctionError::Forbidden(
+            "You can only see your own payouts.".into(),
+        ));
+    }
+    let account = stored_account(&state, user).await?;
+    let mut response = PayoutStatusResponse {
+        provider: state.provider_name().to_owned(),
+        connected: false,
+        account_id: None,
+        charges_enabled: false,
+        payouts_enabled: false,
+        details_submitted: false,
+        requirements_due: Vec::new(),
+        disabled_reason: None,
+        available: Vec::new(),
+        pending: Vec::new(),
+        payouts: Vec::new(),
+        platform_fee_bps: state.config().platform_fee_bps,
+    };
+    let Some(account) = account else {
+        return Ok(Json(response));
+    };
+    let status = state
+        .provider()
+        .payout_status(&account)
+        .await
+        .map_err(|e| FunctionError::Provider {
+            message: STATUS_FAILED.into(),
+            cause: e.0,
+        })?;
+    response.account_id = Some(account);
+    if let Some(status) = status {
+        response.connected = true;
+        response.charges_enabled = status.charges_enabled;
+        response.payouts_enabled = status.payouts_enabled;
+        response.details_submitted = status.details_submitted;
+        response.requirements_due = status.requirements_due;
+        response.disabled_reason = status.disabled_reason;
+        response.available = status.available;
+        response.pending = status.pending;
+        response.payouts = status.payouts;
+    }
+    Ok(Json(response))
+}
+
+/// The user's stored connected account (`payment_accounts`), if any.
+async fn stored_account(state: &FunctionsState, user: Uuid) -> Result<Option<String>> {
+    let mut tx = state.service_tx().await?;
+    let account: Option<String> = sqlx::query_scalar(
+        "select stripe_account_id from public.payment_accounts where user_id = $1",
+    )
+    .bind(user)
+    .fetch_optional(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(account.filter(|a| !a.trim().is_empty()))
 }
 
 #[cfg(test)]
