@@ -84,16 +84,22 @@ values
   ('f0000000-0000-4000-8000-000000000002', 'd0000000-0000-4000-8000-000000000002', 'Investor Updates', null, 15, 1500, null, '{}', now() - interval '3 days')
 on conflict (id) do nothing;
 
-insert into public.templates_pending_approval (id, creator_id, title, description, about_template, price, price_in_cents, category_id, tags, preview_image_url, status, created_at)
+insert into public.templates_pending_approval (id, creator_id, title, description, about_template, price, price_in_cents, category_id, tags, preview_image_url, template_url, status, created_at)
 values
-  ('f1000000-0000-4000-8000-000000000001', 'd0000000-0000-4000-8000-000000000003', 'Exam Countdown', 'Countdowns, revision slots and practice tests before exams.', 'A focused revision planner.', 0, 0, (select id from public.categories where slug = 'education'), array['exams','revision'], '/demo/exams.svg', 'Pending Approval', now() - interval '2 days'),
-  ('f1000000-0000-4000-8000-000000000002', 'd0000000-0000-4000-8000-000000000004', 'Meal Prep Planner', 'Weekly menus, shopping lists and macros.', 'Plan meals for the week in one place.', 6, 600, (select id from public.categories where slug = 'health-fitness'), array['meals','nutrition'], '/demo/meal-prep.svg', 'Pending Approval', now() - interval '9 days')
+  ('f1000000-0000-4000-8000-000000000001', 'd0000000-0000-4000-8000-000000000003', 'Exam Countdown', 'Countdowns, revision slots and practice tests before exams.', 'A focused revision planner.', 0, 0, (select id from public.categories where slug = 'education'), array['exams','revision'], '/demo/exams.svg', '/demo/files/exams.md', 'Pending Approval', now() - interval '2 days'),
+  ('f1000000-0000-4000-8000-000000000002', 'd0000000-0000-4000-8000-000000000004', 'Meal Prep Planner', 'Weekly menus, shopping lists and macros.', 'Plan meals for the week in one place.', 6, 600, (select id from public.categories where slug = 'health-fitness'), array['meals','nutrition'], '/demo/meal-prep.svg', '/demo/files/meal-prep.md', 'Pending Approval', now() - interval '9 days')
 on conflict (id) do nothing;
 -- Each has its own preview (they once showed Semester Study Hub's and Habit Tracker's).
 update public.templates_pending_approval set preview_image_url = '/demo/exams.svg'
  where id = 'f1000000-0000-4000-8000-000000000001' and preview_image_url = '/demo/study.svg';
 update public.templates_pending_approval set preview_image_url = '/demo/meal-prep.svg'
  where id = 'f1000000-0000-4000-8000-000000000002' and preview_image_url = '/demo/habits.svg';
+-- Approval needs something to deliver (migrations/20261128000100): each
+-- submission links its demo file, also on a database seeded before.
+update public.templates_pending_approval set template_url = '/demo/files/exams.md'
+ where id = 'f1000000-0000-4000-8000-000000000001' and template_url is null and template_file_url is null;
+update public.templates_pending_approval set template_url = '/demo/files/meal-prep.md'
+ where id = 'f1000000-0000-4000-8000-000000000002' and template_url is null and template_file_url is null;
 
 insert into public.templates_rejected (id, creator_id, title, description, price, price_in_cents, category_id, tags, rejection_comment, rejection_date)
 values

@@ -162,6 +162,8 @@ export const walks = [
           { path: '/dashboard/audience' },
           { path: '/dashboard/wishlist' },
           { path: '/dashboard/library' },
+          { path: '/dashboard/sales' },
+          { path: '/dashboard/sales?range=12m' },
           { path: '/dashboard/no-such-page', ready: 'Oops! Page not found', status: 404 },
           { path: '/upload' },
           { path: `/upload?draft=${LEO_DRAFT}`, ready: 'Draft loaded' },
