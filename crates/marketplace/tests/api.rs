@@ -5,15 +5,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::collections::HashMap;
-use std::path::Path;
+mod support;
 
-use plinth_db::testing::TestDb;
-use plinth_db::{JwtSecret, MigrationSet};
-use plinth_marketplace::{FunctionsConfig, FunctionsState, sign_webhook};
-use plinth_storage::{Backend, StorageConfig, StorageState};
+use std::collections::HashMap;
+
+use plinth_marketplace::{FunctionsConfig, sign_webhook};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use support::{Services, TestApp, now};
 use uuid::Uuid;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Match, Mock, MockServer, Request, ResponseTemplate};
@@ -22,97 +21,18 @@ const SECRET: &str = "functions-tests-secret-of-at-least-32-chars";
 const WEBHOOK_SECRET: &str = "whsec_test_functions_webhook_secret";
 const STRIPE_KEY: &str = "sk_test_plinth_functions";
 
-struct TestApp {
-    base: String,
-    jwt: JwtSecret,
-    http: reqwest::Client,
-    test_db: TestDb,
-    anon: String,
-}
-
-fn sets() -> Vec<MigrationSet> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    vec![
-        plinth_db::platform_migrations(),
-        plinth_auth::migrations(),
-        plinth_rest::migrations(),
-        plinth_storage::migrations(),
-        plinth_realtime::migrations(),
-        plinth_marketplace::migrations(),
-        MigrationSet::from_dir("project", &root.join("migrations")).unwrap(),
-        MigrationSet::from_dir("policies", &root.join("policies")).unwrap(),
-    ]
-}
-
 fn config() -> FunctionsConfig {
     FunctionsConfig {
-        site_url: "http://app.test".into(),
         stripe_webhook_secret: Some(WEBHOOK_SECRET.into()),
-        ..FunctionsConfig::default()
+        ..support::config()
     }
 }
 
-async fn spawn_app(mut config: FunctionsConfig) -> TestApp {
-    let test_db = TestDb::new(&sets()).await;
-    let db = test_db.db.clone();
-    let jwt = JwtSecret::new(SECRET).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    config.api_external_url = base.clone();
-    let mailer = plinth_auth::Mailer::DevMailbox(db.owner.clone());
-    let functions = FunctionsState::new(db.clone(), jwt.clone(), config, mailer).unwrap();
-    let storage = StorageState::new(
-        db.clone(),
-        jwt.clone(),
-        StorageConfig {
-            backend: Backend::Memory,
-            ..StorageConfig::default()
-        },
-    )
-    .await
-    .unwrap();
-    let router = axum::Router::new()
-        .nest(
-            "/functions/v1",
-            plinth_marketplace::router(functions.clone()),
-        )
-        .nest("/api", plinth_marketplace::api_router(functions))
-        .nest("/storage/v1", plinth_storage::router(storage));
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    let anon = jwt.api_key("anon", now(), now() + 3600);
-    TestApp {
-        base,
-        jwt,
-        http: reqwest::Client::new(),
-        test_db,
-        anon,
-    }
-}
-
-fn now() -> i64 {
-    chrono::Utc::now().timestamp()
+async fn spawn_app(config: FunctionsConfig) -> TestApp {
+    support::spawn_app(SECRET, Services::ApiFunctionsAndStorage, config).await
 }
 
 impl TestApp {
-    fn pool(&self) -> &sqlx::PgPool {
-        &self.test_db.db.owner
-    }
-
-    async fn user(&self, email: &str) -> (Uuid, String) {
-        let id = Uuid::new_v4();
-        sqlx::query("insert into auth.users (id, email, aud, role) values ($1, $2, 'authenticated', 'authenticated')")
-            .bind(id)
-            .bind(email)
-            .execute(self.pool())
-            .await
-            .unwrap();
-        let token = self.jwt.sign(&json!({
-            "sub": id.to_string(), "role": "authenticated", "email": email,
-            "aud": "authenticated", "exp": now() + 3600,
-        }));
-        (id, token)
-    }
-
     async fn template(&self, owner: Uuid, cents: i32, file: Option<&str>) -> Uuid {
         sqlx::query_scalar(
             "insert into public.templates (user_id, title, price, price_in_cents, template_file_url) \
@@ -139,24 +59,6 @@ impl TestApp {
         .fetch_one(self.pool())
         .await
         .unwrap()
-    }
-
-    async fn post(&self, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
-        let mut request = self
-            .http
-            .post(format!("{}{path}", self.base))
-            .header("apikey", &self.anon)
-            .json(&body);
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status();
-        let text = response.text().await.unwrap();
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
     }
 
     async fn invoke(&self, function: &str, body: Value) -> (StatusCode, Value) {
@@ -1279,10 +1181,8 @@ fn payment_intent(id: &str, amount: i64, status: &str) -> Value {
 
 fn stripe_config(server: &MockServer) -> FunctionsConfig {
     FunctionsConfig {
-        stripe_secret_key: Some(STRIPE_KEY.into()),
-        stripe_api_base: Some(server.uri()),
         platform_fee_bps: 1000,
-        ..config()
+        ..support::with_stripe(config(), STRIPE_KEY, server)
     }
 }
 

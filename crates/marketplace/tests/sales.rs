@@ -6,13 +6,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
+mod support;
 
-use plinth_db::testing::TestDb;
-use plinth_db::{JwtSecret, MigrationSet};
-use plinth_marketplace::{FunctionsConfig, FunctionsState};
-use reqwest::StatusCode;
+use plinth_marketplace::FunctionsConfig;
 use serde_json::{Value, json};
+use support::{Services, TestApp};
 use uuid::Uuid;
 use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -20,89 +18,22 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const SECRET: &str = "sales-tests-secret-of-at-least-32-characters";
 const STRIPE_KEY: &str = "sk_test_plinth_sales";
 
-struct TestApp {
-    base: String,
-    jwt: JwtSecret,
-    http: reqwest::Client,
-    test_db: TestDb,
-    anon: String,
-}
-
-fn sets() -> Vec<MigrationSet> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    vec![
-        plinth_db::platform_migrations(),
-        plinth_auth::migrations(),
-        plinth_rest::migrations(),
-        plinth_storage::migrations(),
-        plinth_realtime::migrations(),
-        plinth_marketplace::migrations(),
-        MigrationSet::from_dir("project", &root.join("migrations")).unwrap(),
-        MigrationSet::from_dir("policies", &root.join("policies")).unwrap(),
-    ]
-}
-
 fn config() -> FunctionsConfig {
     FunctionsConfig {
-        site_url: "http://app.test".into(),
         platform_fee_bps: 1000,
-        ..FunctionsConfig::default()
+        ..support::config()
     }
 }
 
 fn stripe_config(server: &MockServer) -> FunctionsConfig {
-    FunctionsConfig {
-        stripe_secret_key: Some(STRIPE_KEY.into()),
-        stripe_api_base: Some(server.uri()),
-        ..config()
-    }
+    support::with_stripe(config(), STRIPE_KEY, server)
 }
 
-fn now() -> i64 {
-    chrono::Utc::now().timestamp()
-}
-
-async fn spawn_app(mut config: FunctionsConfig) -> TestApp {
-    let test_db = TestDb::new(&sets()).await;
-    let db = test_db.db.clone();
-    let jwt = JwtSecret::new(SECRET).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    config.api_external_url = base.clone();
-    let mailer = plinth_auth::Mailer::DevMailbox(db.owner.clone());
-    let functions = FunctionsState::new(db, jwt.clone(), config, mailer).unwrap();
-    let router = axum::Router::new().nest("/api", plinth_marketplace::api_router(functions));
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    let anon = jwt.api_key("anon", now(), now() + 3600);
-    TestApp {
-        base,
-        jwt,
-        http: reqwest::Client::new(),
-        test_db,
-        anon,
-    }
+async fn spawn_app(config: FunctionsConfig) -> TestApp {
+    support::spawn_app(SECRET, Services::Api, config).await
 }
 
 impl TestApp {
-    fn pool(&self) -> &sqlx::PgPool {
-        &self.test_db.db.owner
-    }
-
-    async fn user(&self, email: &str) -> (Uuid, String) {
-        let id = Uuid::new_v4();
-        sqlx::query("insert into auth.users (id, email, aud, role) values ($1, $2, 'authenticated', 'authenticated')")
-            .bind(id)
-            .bind(email)
-            .execute(self.pool())
-            .await
-            .unwrap();
-        let token = self.jwt.sign(&json!({
-            "sub": id.to_string(), "role": "authenticated", "email": email,
-            "aud": "authenticated", "exp": now() + 3600,
-        }));
-        (id, token)
-    }
-
     /// A published template with its counters.
     async fn template(
         &self,
@@ -153,24 +84,6 @@ impl TestApp {
         .await
         .unwrap()
     }
-
-    async fn post(&self, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
-        let mut request = self
-            .http
-            .post(format!("{}/api{path}", self.base))
-            .header("apikey", &self.anon)
-            .json(&body);
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status();
-        let text = response.text().await.unwrap();
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
-    }
 }
 
 fn ids(orders: &Value) -> Vec<String> {
@@ -208,7 +121,11 @@ async fn a_creator_sees_the_sums_of_their_own_sales_only() {
     app.order(leos, "zed@example.com", 1999, "paid", 0).await;
 
     let (status, body) = app
-        .post("/creator/sales", Some(&maya_token), json!({"range": "30d"}))
+        .post(
+            "/api/creator/sales",
+            Some(&maya_token),
+            json!({"range": "30d"}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["bucket"], "day");
@@ -243,14 +160,22 @@ async fn a_creator_sees_the_sums_of_their_own_sales_only() {
     assert_eq!(templates[1]["sales"], 0);
 
     let (_, body) = app
-        .post("/creator/sales", Some(&maya_token), json!({"range": "90d"}))
+        .post(
+            "/api/creator/sales",
+            Some(&maya_token),
+            json!({"range": "90d"}),
+        )
         .await;
     assert_eq!(body["bucket"], "week");
     assert_eq!(body["series"].as_array().unwrap().len(), 13);
     assert_eq!(body["gross"], 7499);
     assert_eq!(body["sales"], 3);
     let (_, body) = app
-        .post("/creator/sales", Some(&maya_token), json!({"range": "12m"}))
+        .post(
+            "/api/creator/sales",
+            Some(&maya_token),
+            json!({"range": "12m"}),
+        )
         .await;
     assert_eq!(body["bucket"], "month");
     assert_eq!(body["series"].as_array().unwrap().len(), 12);
@@ -258,7 +183,7 @@ async fn a_creator_sees_the_sums_of_their_own_sales_only() {
 
     // Leo sees his sale, none of Maya's.
     let (_, body) = app
-        .post("/creator/sales", Some(&leo_token), json!({}))
+        .post("/api/creator/sales", Some(&leo_token), json!({}))
         .await;
     assert_eq!(body["gross"], 1999);
     assert_eq!(body["sales"], 1);
@@ -268,7 +193,7 @@ async fn a_creator_sees_the_sums_of_their_own_sales_only() {
     // A time zone far ahead still counts the same sales within 30 days.
     let (status, body) = app
         .post(
-            "/creator/sales",
+            "/api/creator/sales",
             Some(&maya_token),
             json!({"range": "30d", "timeZone": "Pacific/Kiritimati"}),
         )
@@ -282,17 +207,19 @@ async fn a_creator_sees_the_sums_of_their_own_sales_only() {
 async fn sales_refuse_strangers_and_bad_input() {
     let app = spawn_app(config()).await;
     let (_, token) = app.user("maya@example.com").await;
-    let (status, body) = app.post("/creator/sales", None, json!({})).await;
+    let (status, body) = app.post("/api/creator/sales", None, json!({})).await;
     assert_eq!(status, 401);
     assert_eq!(body["error"], "You must be logged in to see your sales.");
-    let (status, _) = app.post("/creator/orders", None, json!({})).await;
+    let (status, _) = app.post("/api/creator/orders", None, json!({})).await;
     assert_eq!(status, 401);
     for bad in [
         json!({"range": "1y"}),
         json!({"range": "30d", "timeZone": "Mars/Olympus"}),
         json!({"range": "30d", "timeZone": "UTC'; select 1; --"}),
     ] {
-        let (status, body) = app.post("/creator/sales", Some(&token), bad.clone()).await;
+        let (status, body) = app
+            .post("/api/creator/sales", Some(&token), bad.clone())
+            .await;
         assert_eq!(status, 400, "{bad}: {body}");
     }
     for bad in [
@@ -303,15 +230,21 @@ async fn sales_refuse_strangers_and_bad_input() {
         json!({"page": "two"}),
         json!({"status": "refunded"}),
     ] {
-        let (status, body) = app.post("/creator/orders", Some(&token), bad.clone()).await;
+        let (status, body) = app
+            .post("/api/creator/orders", Some(&token), bad.clone())
+            .await;
         assert_eq!(status, 400, "{bad}: {body}");
     }
     // A creator without templates has nothing, but a full chart.
-    let (status, body) = app.post("/creator/sales", Some(&token), json!({})).await;
+    let (status, body) = app
+        .post("/api/creator/sales", Some(&token), json!({}))
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["gross"], 0);
     assert_eq!(body["series"].as_array().unwrap().len(), 30);
-    let (status, body) = app.post("/creator/orders", Some(&token), json!({})).await;
+    let (status, body) = app
+        .post("/api/creator/orders", Some(&token), json!({}))
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["total"], 0);
 }
@@ -345,7 +278,11 @@ async fn a_creator_pages_the_orders_of_their_templates_with_buyers_masked() {
     let leo_order = app.order(leos, "john@example.com", 1999, "paid", 0).await;
 
     let (status, body) = app
-        .post("/creator/orders", Some(&maya_token), json!({"pageSize": 2}))
+        .post(
+            "/api/creator/orders",
+            Some(&maya_token),
+            json!({"pageSize": 2}),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["total"], 5);
@@ -366,7 +303,7 @@ async fn a_creator_pages_the_orders_of_their_templates_with_buyers_masked() {
 
     let (_, body) = app
         .post(
-            "/creator/orders",
+            "/api/creator/orders",
             Some(&maya_token),
             json!({"page": 3, "pageSize": 2}),
         )
@@ -374,7 +311,7 @@ async fn a_creator_pages_the_orders_of_their_templates_with_buyers_masked() {
     assert_eq!(ids(&body), vec![mine[4].to_string()]);
     let (_, body) = app
         .post(
-            "/creator/orders",
+            "/api/creator/orders",
             Some(&maya_token),
             json!({"page": 9, "pageSize": 2}),
         )
@@ -384,7 +321,7 @@ async fn a_creator_pages_the_orders_of_their_templates_with_buyers_masked() {
 
     let (_, body) = app
         .post(
-            "/creator/orders",
+            "/api/creator/orders",
             Some(&maya_token),
             json!({"status": "paid"}),
         )
@@ -393,7 +330,7 @@ async fn a_creator_pages_the_orders_of_their_templates_with_buyers_masked() {
     assert_eq!(ids(&body), vec![mine[0].to_string(), mine[4].to_string()]);
     let (_, body) = app
         .post(
-            "/creator/orders",
+            "/api/creator/orders",
             Some(&maya_token),
             json!({"status": "free"}),
         )
@@ -402,13 +339,13 @@ async fn a_creator_pages_the_orders_of_their_templates_with_buyers_masked() {
 
     // Leo reads his order and none of Maya's; Maya none of his.
     let (_, body) = app
-        .post("/creator/orders", Some(&leo_token), json!({}))
+        .post("/api/creator/orders", Some(&leo_token), json!({}))
         .await;
     assert_eq!(ids(&body), vec![leo_order.to_string()]);
     assert_eq!(body["orders"][0]["buyer"], "j***@example.com");
     let (_, body) = app
         .post(
-            "/creator/orders",
+            "/api/creator/orders",
             Some(&maya_token),
             json!({"pageSize": 50}),
         )
@@ -427,22 +364,26 @@ async fn simulated_payout_status_answers_from_the_stored_account() {
     let request = json!({"userId": maya});
 
     let (status, body) = app
-        .post("/stripe/payout-status", None, request.clone())
+        .post("/api/stripe/payout-status", None, request.clone())
         .await;
     assert_eq!(status, 401);
     assert_eq!(body["error"], "You must be logged in to see your payouts.");
     let (status, _) = app
-        .post("/stripe/payout-status", Some(&other_token), request.clone())
+        .post(
+            "/api/stripe/payout-status",
+            Some(&other_token),
+            request.clone(),
+        )
         .await;
     assert_eq!(status, 403, "another user's status is refused");
     let (status, _) = app
-        .post("/stripe/payout-status", Some(&token), json!({}))
+        .post("/api/stripe/payout-status", Some(&token), json!({}))
         .await;
     assert_eq!(status, 400);
 
     // Not connected yet.
     let (status, body) = app
-        .post("/stripe/payout-status", Some(&token), request.clone())
+        .post("/api/stripe/payout-status", Some(&token), request.clone())
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["provider"], "simulated");
@@ -452,7 +393,7 @@ async fn simulated_payout_status_answers_from_the_stored_account() {
 
     // Connected through the simulated onboarding.
     let (status, body) = app
-        .post("/stripe/connect", Some(&token), json!({"userId": maya}))
+        .post("/api/stripe/connect", Some(&token), json!({"userId": maya}))
         .await;
     assert_eq!(status, 200, "{body}");
     let account: String = sqlx::query_scalar(
@@ -501,7 +442,7 @@ async fn simulated_payout_status_answers_from_the_stored_account() {
         .unwrap();
     }
     let (status, body) = app
-        .post("/stripe/payout-status", Some(&token), request.clone())
+        .post("/api/stripe/payout-status", Some(&token), request.clone())
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["connected"], true);
@@ -528,7 +469,7 @@ async fn simulated_payout_status_answers_from_the_stored_account() {
     .await
     .unwrap();
     let (status, body) = app
-        .post("/stripe/payout-status", Some(&token), request)
+        .post("/api/stripe/payout-status", Some(&token), request)
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["connected"], false);
@@ -609,12 +550,12 @@ async fn stripe_payout_status_asks_for_the_connected_account() {
 
     // Refused before Stripe is asked.
     let (status, _) = app
-        .post("/stripe/payout-status", None, json!({"userId": maya}))
+        .post("/api/stripe/payout-status", None, json!({"userId": maya}))
         .await;
     assert_eq!(status, 401);
     let (status, _) = app
         .post(
-            "/stripe/payout-status",
+            "/api/stripe/payout-status",
             Some(&leo_token),
             json!({"userId": maya}),
         )
@@ -623,7 +564,7 @@ async fn stripe_payout_status_asks_for_the_connected_account() {
 
     let (status, body) = app
         .post(
-            "/stripe/payout-status",
+            "/api/stripe/payout-status",
             Some(&token),
             json!({"userId": maya}),
         )
@@ -660,7 +601,7 @@ async fn stripe_payout_status_asks_for_the_connected_account() {
     // Stripe does not know Leo's account: not connected, no balance asked.
     let (status, body) = app
         .post(
-            "/stripe/payout-status",
+            "/api/stripe/payout-status",
             Some(&leo_token),
             json!({"userId": leo}),
         )
@@ -698,7 +639,7 @@ async fn a_stripe_failure_is_a_clear_error() {
         .await;
     let (status, body) = app
         .post(
-            "/stripe/payout-status",
+            "/api/stripe/payout-status",
             Some(&token),
             json!({"userId": maya}),
         )

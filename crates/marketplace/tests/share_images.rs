@@ -6,34 +6,21 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+mod support;
 
+use std::path::PathBuf;
+
+use plinth_db::JwtSecret;
 use plinth_db::testing::TestDb;
-use plinth_db::{JwtSecret, MigrationSet};
-use plinth_marketplace::{FunctionsConfig, FunctionsState, pages_router};
+use plinth_marketplace::{FunctionsConfig, pages_router};
 use reqwest::StatusCode;
 use uuid::Uuid;
 
 const SECRET: &str = "share-images-tests-secret-of-at-least-32-chars";
-const SITE: &str = "http://app.test";
 const API: &str = "http://api.test";
 const DEFAULT: &str = "http://app.test/share-image.png";
 const INDEX_HTML: &str = "<!doctype html><html><head><meta charset=\"UTF-8\" />\
 <title>The app</title></head><body><div id=\"root\"></div></body></html>";
-
-fn sets() -> Vec<MigrationSet> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    vec![
-        plinth_db::platform_migrations(),
-        plinth_auth::migrations(),
-        plinth_rest::migrations(),
-        plinth_storage::migrations(),
-        plinth_realtime::migrations(),
-        plinth_marketplace::migrations(),
-        MigrationSet::from_dir("project", &root.join("migrations")).unwrap(),
-        MigrationSet::from_dir("policies", &root.join("policies")).unwrap(),
-    ]
-}
 
 struct Site {
     url: String,
@@ -50,7 +37,7 @@ impl Drop for Site {
 /// The pages of an app whose files are `demo/planner.png` (standing for
 /// `demo/planner.svg`) and no PNG for `demo/wiki.svg`.
 async fn spawn_site() -> Site {
-    let test_db = TestDb::new(&sets()).await;
+    let test_db = TestDb::new(&support::sets()).await;
     let dir = std::env::temp_dir().join(format!("plinth-share-images-{}", Uuid::new_v4()));
     std::fs::create_dir_all(dir.join("demo")).unwrap();
     std::fs::write(dir.join("index.html"), INDEX_HTML).unwrap();
@@ -58,18 +45,14 @@ async fn spawn_site() -> Site {
     std::fs::write(dir.join("demo/planner.png"), b"\x89PNG").unwrap();
     std::fs::write(dir.join("demo/wiki.svg"), "<svg/>").unwrap();
     let config = FunctionsConfig {
-        site_url: SITE.into(),
         api_external_url: API.into(),
-        ..FunctionsConfig::default()
+        ..support::config()
     };
-    let db = test_db.db.clone();
-    let mailer = plinth_auth::Mailer::DevMailbox(db.owner.clone());
     let jwt = JwtSecret::new(SECRET).unwrap();
-    let functions = FunctionsState::new(db, jwt, config, mailer).unwrap();
+    let functions = support::functions(&test_db.db, jwt, config);
     let router = pages_router(functions, &dir.join("index.html")).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let (listener, url) = support::listen().await;
+    support::serve(listener, router);
     Site { url, dir, test_db }
 }
 
