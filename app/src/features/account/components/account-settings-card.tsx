@@ -1,10 +1,10 @@
 import { Trash2 } from 'lucide-react'
 import { Button } from '@/components/ui/button'
-import { Section } from './section'
+import { Card } from '@/components/ui/card'
 
 export function AccountSettingsCard() {
   return (
-    <Section title="Account Settings" description="Manage your account.">
+    <Card title="Account Settings" description="Manage your account.">
       <div className="flex flex-col gap-3 rounded-xl border border-red-200 bg-red-50/50 p-4 sm:flex-row sm:items-center sm:justify-between">
         <div>
           <p className="font-medium text-slate-900">Delete account</p>
@@ -15,6 +15,6 @@ export function AccountSettingsCard() {
           <Trash2 className="h-4 w-4" aria-hidden /> Delete account
         </Button>
       </div>
-    </Section>
+    </Card>
   )
 }

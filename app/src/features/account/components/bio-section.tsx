@@ -3,14 +3,14 @@ import { Button } from '@/components/ui/button'
 import { Label, Textarea } from '@/components/ui/field'
 import { useUpdateBio } from '../api/update-bio'
 import { BIO_MAX_LENGTH } from '../constants'
-import { Section } from './section'
+import { Card } from '@/components/ui/card'
 
 export function BioSection({ userId, bio }: { userId: string; bio: string | null }) {
   const [value, setValue] = useState(bio ?? '')
   const update = useUpdateBio(userId)
   const unchanged = value.trim() === (bio ?? '').trim()
   return (
-    <Section title="Bio" description="A few words about you and what you make.">
+    <Card title="Bio" description="A few words about you and what you make.">
       <form
         className="space-y-3"
         onSubmit={(e) => {
@@ -34,6 +34,6 @@ export function BioSection({ userId, bio }: { userId: string; bio: string | null
           </Button>
         </div>
       </form>
-    </Section>
+    </Card>
   )
 }

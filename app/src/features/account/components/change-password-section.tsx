@@ -12,7 +12,7 @@ import { NewPasswordFields } from '@/components/new-password-fields'
 import { authErrorCode, needsSecondFactor, validateNewPassword, type NewPasswordErrors, type NewPasswordValues } from '@/lib/password-rules'
 import { errorText, toastError, toastSuccess } from '@/lib/toast'
 import { sendReauthenticationCode, useChangePassword } from '../api/change-password'
-import { Section } from './section'
+import { Card } from '@/components/ui/card'
 
 export interface SecondFactorStep {
   /** The code was verified: the session is at aal2. */
@@ -95,7 +95,7 @@ export function ChangePasswordSection({ secondFactor }: { secondFactor: (step: S
   }
 
   return (
-    <Section
+    <Card
       title={
         <>
           <KeyRound className="h-5 w-5 text-brand-600" aria-hidden /> Change password
@@ -160,6 +160,6 @@ export function ChangePasswordSection({ secondFactor }: { secondFactor: (step: S
           </Button>
         </form>
       )}
-    </Section>
+    </Card>
   )
 }

@@ -4,11 +4,11 @@ import { Lock } from 'lucide-react'
 import { Badge } from '@/components/ui/badge'
 import { Input, Label, Select } from '@/components/ui/field'
 import { CRYPTO_CURRENCIES, CRYPTO_SCHEDULES, CRYPTO_WALLETS } from '../constants'
-import { Section } from './section'
+import { Card } from '@/components/ui/card'
 
 export function CryptoPaymentsTeaser() {
   return (
-    <Section
+    <Card
       title={<><Lock className="h-5 w-5 text-slate-500" aria-hidden /> Crypto Payments</>}
       description="Receive your earnings in cryptocurrency, paid out on your schedule. Available with Premium."
       action={<Badge tone="dark">Premium</Badge>}
@@ -47,6 +47,6 @@ export function CryptoPaymentsTeaser() {
         </div>
       </fieldset>
       <p id="crypto-locked" className="mt-3 text-sm text-slate-600">Upgrade to Premium to unlock crypto payouts.</p>
-    </Section>
+    </Card>
   )
 }

@@ -3,7 +3,7 @@ import { Button } from '@/components/ui/button'
 import { FieldError, Input, Label } from '@/components/ui/field'
 import { useUpdateDisplayName } from '../api/update-display-name'
 import { displayNameError } from '../validation'
-import { Section } from './section'
+import { Card } from '@/components/ui/card'
 
 export function DisplayNameSection({ userId, displayName }: { userId: string; displayName: string | null }) {
   const [value, setValue] = useState(displayName ?? '')
@@ -11,7 +11,7 @@ export function DisplayNameSection({ userId, displayName }: { userId: string; di
   const update = useUpdateDisplayName(userId)
   const unchanged = value.trim() === (displayName ?? '').trim()
   return (
-    <Section title="Display Name" description="The name people see on your profile and templates.">
+    <Card title="Display Name" description="The name people see on your profile and templates.">
       <form
         noValidate
         className="flex flex-col gap-3 sm:flex-row sm:items-start"
@@ -42,6 +42,6 @@ export function DisplayNameSection({ userId, displayName }: { userId: string; di
           {update.isPending ? 'Saving...' : 'Save display name'}
         </Button>
       </form>
-    </Section>
+    </Card>
   )
 }

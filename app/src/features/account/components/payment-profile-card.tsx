@@ -13,7 +13,7 @@ import { safeLink } from '@/lib/safe-link'
 import { CONNECT_FAILED, MUST_SIGN_IN_TO_CONNECT, useConnectPaymentAccount } from '../api/connect-payment-account'
 import type { AccountProfile } from '../api/get-account-profile'
 import { UPDATE_FAILED } from '../api/update-payment-account'
-import { Section } from './section'
+import { Card } from '@/components/ui/card'
 
 export function PaymentProfileCard({
   userId,
@@ -63,7 +63,7 @@ export function PaymentProfileCard({
   }
 
   return (
-    <Section
+    <Card
       title={<><CreditCard className="h-5 w-5 text-brand-700" aria-hidden /> Payment Profile</>}
       description="Connect a Stripe account to receive the earnings of your paid templates. Creators of free templates and customers do not need one."
       action={connected ? <Badge tone="success"><CheckCircle2 className="h-3.5 w-3.5" aria-hidden /> Connected</Badge> : <Badge>Not connected</Badge>}
@@ -101,6 +101,6 @@ export function PaymentProfileCard({
           {connect.isPending ? 'Connecting...' : 'Connect with Stripe'}
         </Button>
       )}
-    </Section>
+    </Card>
   )
 }

@@ -6,13 +6,13 @@ import { Avatar } from '@/components/ui/avatar'
 import { Button } from '@/components/ui/button'
 import { useAvatarChooser } from '../hooks/use-avatar-chooser'
 import { DASHBOARD_AVATAR_RECOMMENDED } from '../constants'
-import { Section } from './section'
+import { Card } from '@/components/ui/card'
 import { IMAGE_ACCEPT } from '@/lib/file-types'
 
 export function ProfilePictureSection({ userId, url, name }: { userId: string; url: string | null; name: string }) {
   const { input, choose, busy } = useAvatarChooser(userId, url, DASHBOARD_AVATAR_RECOMMENDED)
   return (
-    <Section title="Profile Picture" description="Shown on your profile, your templates and in the header.">
+    <Card title="Profile Picture" description="Shown on your profile, your templates and in the header.">
       <div className="flex flex-col items-start gap-4 sm:flex-row sm:items-center">
         <Avatar url={url} name={name} size="xl" className="ring-4 ring-slate-100" />
         <div className="space-y-2">
@@ -35,6 +35,6 @@ export function ProfilePictureSection({ userId, url, name }: { userId: string; u
           />
         </div>
       </div>
-    </Section>
+    </Card>
   )
 }

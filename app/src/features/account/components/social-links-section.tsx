@@ -5,7 +5,7 @@ import type { Profile } from '@/lib/types'
 import { useUpdateSocialLinks, type SocialLinks } from '../api/update-social-links'
 import { SOCIAL_FIELDS, type SocialKey } from '../constants'
 import { socialLinkError } from '../validation'
-import { Section } from './section'
+import { Card } from '@/components/ui/card'
 
 export function SocialLinksSection({ userId, links }: { userId: string; links: Profile['social_links'] }) {
   const [values, setValues] = useState<SocialLinks>(() =>
@@ -14,7 +14,7 @@ export function SocialLinksSection({ userId, links }: { userId: string; links: P
   const [errors, setErrors] = useState<Partial<Record<SocialKey, string>>>({})
   const update = useUpdateSocialLinks(userId)
   return (
-    <Section title="Social Links" description="Where people can find you elsewhere. Leave a field empty to remove it.">
+    <Card title="Social Links" description="Where people can find you elsewhere. Leave a field empty to remove it.">
       <form
         noValidate
         className="space-y-4"
@@ -56,6 +56,6 @@ export function SocialLinksSection({ userId, links }: { userId: string; links: P
           </Button>
         </div>
       </form>
-    </Section>
+    </Card>
   )
 }

@@ -8,7 +8,7 @@ import { FieldError, Input, Label } from '@/components/ui/field'
 import { profilePath } from '@/lib/types'
 import { UsernameRejected, useUpdateUsername } from '../api/update-username'
 import { normalizeUsername, usernameError } from '../validation'
-import { Section } from './section'
+import { Card } from '@/components/ui/card'
 
 export function UsernameSection({ userId, username }: { userId: string; username: string | null }) {
   const [value, setValue] = useState('')
@@ -17,7 +17,7 @@ export function UsernameSection({ userId, username }: { userId: string; username
 
   if (username) {
     return (
-      <Section title="Username" description="Your public handle and the address of your profile.">
+      <Card title="Username" description="Your public handle and the address of your profile.">
         <Label htmlFor="username-locked" className="sr-only">Username</Label>
         <div className="relative">
           <span className="pointer-events-none absolute inset-y-0 left-3 flex items-center text-sm text-slate-500">@</span>
@@ -32,12 +32,12 @@ export function UsernameSection({ userId, username }: { userId: string; username
             View your public profile
           </Link>
         </p>
-      </Section>
+      </Card>
     )
   }
 
   return (
-    <Section title="Username" description="Choose carefully: a username can be set only once.">
+    <Card title="Username" description="Choose carefully: a username can be set only once.">
       <form
         noValidate
         className="flex flex-col gap-3 sm:flex-row sm:items-start"
@@ -85,6 +85,6 @@ export function UsernameSection({ userId, username }: { userId: string; username
           {update.isPending ? 'Saving...' : 'Save username'}
         </Button>
       </form>
-    </Section>
+    </Card>
   )
 }

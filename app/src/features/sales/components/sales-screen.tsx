@@ -6,6 +6,7 @@
 import { useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { ChevronLeft, ChevronRight, Receipt } from 'lucide-react'
+import { Card } from '@/components/ui/card'
 import { Select } from '@/components/ui/field'
 import { EmptyState, LoadError, Skeleton, Spinner } from '@/components/ui/feedback'
 import { cn, formatCount } from '@/lib/format'
@@ -13,7 +14,6 @@ import { ORDERS_PAGE_SIZE, useOrders } from '../api/get-orders'
 import { usePayoutStatus } from '../api/get-payout-status'
 import { useSales } from '../api/get-sales'
 import { RANGES, STATUSES, browserTimeZone, formatMoney, parsePage, parseRange, parseStatus, type SalesRange } from '../model'
-import { Card } from './card'
 import { OrdersList } from './orders-list'
 import { PayoutStatusDetails } from './payout-status'
 import { RevenueChart } from './revenue-chart'
@@ -50,6 +50,7 @@ export function SalesScreen({ userId }: { userId: string }) {
       </div>
 
       <Card
+        compact
         title="Revenue"
         description={`Paid sales per ${sales.data?.bucket ?? 'day'}, in your time zone.`}
         action={<RangePicker value={range} onChange={(r) => update({ range: r === '30d' ? null : r })} />}
@@ -77,6 +78,7 @@ export function SalesScreen({ userId }: { userId: string }) {
       </Card>
 
       <Card
+        compact
         title="Orders"
         description="Buyers' addresses are partly hidden to protect their privacy."
         action={
@@ -115,7 +117,7 @@ export function SalesScreen({ userId }: { userId: string }) {
       </Card>
 
       <div className="space-y-6">
-        <Card title="Templates" description="All time: how many views turned into downloads, and what each template earned.">
+        <Card compact title="Templates" description="All time: how many views turned into downloads, and what each template earned.">
           {sales.isPending ? (
             <Spinner label="Loading templates..." />
           ) : sales.isError && !sales.data ? (
@@ -128,7 +130,7 @@ export function SalesScreen({ userId }: { userId: string }) {
             <TemplateSalesTable templates={sales.data.templates} currency={currency} />
           )}
         </Card>
-        <Card title="Payouts" description="From your payment provider.">
+        <Card compact title="Payouts" description="From your payment provider.">
           {payout.isPending ? (
             <Spinner label="Asking your payment provider..." />
           ) : payout.isError ? (
