@@ -1,15 +1,13 @@
 // A code from the authenticator app, asked for in place (e.g. before a
 // password change): verifies it for the user's first verified factor, which
 // raises the session to aal2, then hands back to the screen that asked.
-import { useState, type FormEvent } from 'react'
+import type { FormEvent } from 'react'
 import { Button } from '@/components/ui/button'
 import { LoadError, Spinner } from '@/components/ui/feedback'
-import { isUnreached } from '@/lib/errors'
-import { errorText, toastError } from '@/lib/toast'
 import { useFactors } from '../api/get-factors'
-import { useVerifyCode } from '../api/verify-code'
-import { codeError, factorLabel } from '../validation'
+import { factorLabel } from '../validation'
 import { CodeField } from './code-field'
+import { useCodeEntry } from './use-code-entry'
 
 export function CodePrompt({
   userId,
@@ -23,27 +21,12 @@ export function CodePrompt({
   onCancel?: () => void
 }) {
   const factors = useFactors(userId)
-  const verify = useVerifyCode()
-  const [code, setCode] = useState('')
-  const [error, setError] = useState<string | null>(null)
+  const entry = useCodeEntry({ fallback: 'An unexpected error occurred', clearRefused: true })
   const factor = factors.data?.verified[0] ?? null
 
   const submit = async (e: FormEvent) => {
     e.preventDefault()
-    if (!factor) return
-    const invalid = codeError(code)
-    setError(invalid)
-    if (invalid) return
-    try {
-      await verify.mutateAsync({ factorId: factor.id, code })
-    } catch (failure) {
-      const message = errorText(failure, 'An unexpected error occurred')
-      setError(message)
-      if (!isUnreached(failure)) setCode('')
-      toastError(message)
-      return
-    }
-    onVerified()
+    if (factor && (await entry.verify(factor.id))) onVerified()
   }
 
   if (factors.isLoading) return <Spinner label="Loading..." className="py-4" />
@@ -58,22 +41,17 @@ export function CodePrompt({
     <form onSubmit={submit} noValidate className="space-y-3" aria-label="Two-factor code">
       <CodeField
         id="mfa-prompt-code"
-        value={code}
-        error={error}
-        disabled={verify.isPending}
+        {...entry.field}
+        disabled={entry.pending}
         autoFocus
-        onChange={(value) => {
-          setCode(value)
-          if (error) setError(null)
-        }}
       />
       <p className="text-xs text-slate-600">{factorLabel(factor.friendly_name)}</p>
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={verify.isPending}>
-          {verify.isPending ? 'Verifying...' : submitLabel}
+        <Button type="submit" disabled={entry.pending}>
+          {entry.pending ? 'Verifying...' : submitLabel}
         </Button>
         {onCancel && (
-          <Button variant="outline" onClick={onCancel} disabled={verify.isPending}>
+          <Button variant="outline" onClick={onCancel} disabled={entry.pending}>
             Cancel
           </Button>
         )}

@@ -10,42 +10,25 @@ import { Button } from '@/components/ui/button'
 import { LoadError, Spinner } from '@/components/ui/feedback'
 import { takeReturnPath } from '@/lib/nav-memory'
 import { refreshAssurance, signOut, useSession } from '@/lib/session'
-import { isUnreached } from '@/lib/errors'
 import { errorText, toastError, toastSuccess } from '@/lib/toast'
 import { useFactors } from '../api/get-factors'
-import { useVerifyCode } from '../api/verify-code'
-import { codeError, factorLabel } from '../validation'
+import { factorLabel } from '../validation'
 import { CodeField } from './code-field'
+import { useCodeEntry } from './use-code-entry'
 
 export function SecondFactorScreen() {
   const [params] = useSearchParams()
   const navigate = useNavigate()
   const { session } = useSession()
   const factors = useFactors(session?.user.id)
-  const verify = useVerifyCode()
-  const [code, setCode] = useState('')
-  const [error, setError] = useState<string | null>(null)
+  const entry = useCodeEntry({ fallback: 'An unexpected error occurred', clearRefused: true })
   const [leaving, setLeaving] = useState(false)
   const factor = factors.data?.verified[0] ?? null
-  const busy = verify.isPending || leaving
+  const busy = entry.pending || leaving
 
   const submit = async (e: FormEvent) => {
     e.preventDefault()
-    if (!factor) return
-    const invalid = codeError(code)
-    setError(invalid)
-    if (invalid) return
-    try {
-      await verify.mutateAsync({ factorId: factor.id, code })
-    } catch (failure) {
-      const message = errorText(failure, 'An unexpected error occurred')
-      setError(message)
-      // A refused code is cleared for the next one; a code the server never
-      // saw (no answer) is kept, to be sent again (issue 24).
-      if (!isUnreached(failure)) setCode('')
-      toastError(message)
-      return
-    }
+    if (!factor || !(await entry.verify(factor.id))) return
     try {
       if (await refreshAssurance()) return
     } catch (failure) {
@@ -91,20 +74,15 @@ export function SecondFactorScreen() {
           <form onSubmit={submit} noValidate className="space-y-4">
             <CodeField
               id="mfa-sign-in-code"
-              value={code}
-              error={error}
+              {...entry.field}
               disabled={busy}
               autoFocus
-              onChange={(value) => {
-                setCode(value)
-                if (error) setError(null)
-              }}
             />
             <p className="flex items-center gap-1.5 text-xs text-slate-600" data-testid="mfa-factor-name">
               <Smartphone className="h-3.5 w-3.5" aria-hidden /> {factorLabel(factor.friendly_name)}
             </p>
             <Button type="submit" className="w-full" size="lg" disabled={busy}>
-              {verify.isPending ? 'Verifying...' : 'Verify'}
+              {entry.pending ? 'Verifying...' : 'Verify'}
             </Button>
           </form>
         )}

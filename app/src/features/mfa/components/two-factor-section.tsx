@@ -17,9 +17,8 @@ import { factorsQueryKey, useFactors } from '../api/get-factors'
 import { useEnrollTotp, type TotpEnrolment } from '../api/enroll-totp'
 import { sessionIsAal2 } from '../api/get-assurance-level'
 import { unenrollFactor, useUnenrollFactor } from '../api/unenroll-factor'
-import { useVerifyCode } from '../api/verify-code'
-import { codeError } from '../validation'
 import { CodeField } from './code-field'
+import { useCodeEntry } from './use-code-entry'
 
 const DEFAULT_NAME = 'Authenticator app'
 
@@ -145,25 +144,14 @@ export function TwoFactorSection({ userId }: { userId: string }) {
 
 /** The QR code and secret of a started enrolment, and the code that confirms it. */
 function EnrolmentPanel({ enrolment, onDone }: { enrolment: TotpEnrolment; onDone: () => void }) {
-  const verify = useVerifyCode()
-  const [code, setCode] = useState('')
-  const [error, setError] = useState<string | null>(null)
+  const entry = useCodeEntry({ fallback: 'An unexpected error occurred. Please try again.' })
   const [cancelling, setCancelling] = useState(false)
 
   const confirm = async (e: FormEvent) => {
     e.preventDefault()
-    const invalid = codeError(code)
-    setError(invalid)
-    if (invalid) return
-    try {
-      await verify.mutateAsync({ factorId: enrolment.factorId, code })
-      toastSuccess('Two-factor authentication enabled', 'You will be asked for a code from your authenticator app when you sign in.')
-      onDone()
-    } catch (failure) {
-      const message = errorText(failure, 'An unexpected error occurred. Please try again.')
-      setError(message)
-      toastError(message)
-    }
+    if (!(await entry.verify(enrolment.factorId))) return
+    toastSuccess('Two-factor authentication enabled', 'You will be asked for a code from your authenticator app when you sign in.')
+    onDone()
   }
 
   const cancel = async () => {
@@ -207,19 +195,14 @@ function EnrolmentPanel({ enrolment, onDone }: { enrolment: TotpEnrolment; onDon
       <form onSubmit={confirm} noValidate className="mt-4 space-y-3">
         <CodeField
           id="mfa-enroll-code"
-          value={code}
-          error={error}
-          disabled={verify.isPending || cancelling}
-          onChange={(value) => {
-            setCode(value)
-            if (error) setError(null)
-          }}
+          {...entry.field}
+          disabled={entry.pending || cancelling}
         />
         <div className="flex flex-wrap gap-2">
-          <Button type="submit" disabled={verify.isPending || cancelling}>
-            {verify.isPending ? 'Verifying...' : 'Verify and enable'}
+          <Button type="submit" disabled={entry.pending || cancelling}>
+            {entry.pending ? 'Verifying...' : 'Verify and enable'}
           </Button>
-          <Button variant="outline" onClick={() => void cancel()} disabled={verify.isPending || cancelling}>
+          <Button variant="outline" onClick={() => void cancel()} disabled={entry.pending || cancelling}>
             Cancel
           </Button>
         </div>
@@ -243,28 +226,14 @@ function RemoveDialog({
   onClose: () => void
   onRemoved: () => void
 }) {
-  const verify = useVerifyCode()
+  const entry = useCodeEntry({ fallback: 'An unexpected error occurred. Please try again.' })
   const unenroll = useUnenrollFactor()
-  const [code, setCode] = useState('')
-  const [error, setError] = useState<string | null>(null)
-  const busy = verify.isPending || unenroll.isPending
+  const busy = entry.pending || unenroll.isPending
   const label = factor.friendly_name || DEFAULT_NAME
 
   const remove = async (e: FormEvent) => {
     e.preventDefault()
-    if (needsCode) {
-      const invalid = codeError(code)
-      setError(invalid)
-      if (invalid) return
-      try {
-        await verify.mutateAsync({ factorId: factor.id, code })
-      } catch (failure) {
-        const message = errorText(failure, 'An unexpected error occurred. Please try again.')
-        setError(message)
-        toastError(message)
-        return
-      }
-    }
+    if (needsCode && !(await entry.verify(factor.id))) return
     try {
       await unenroll.mutateAsync(factor.id)
       toastSuccess('Authenticator app removed', 'Two-factor authentication no longer uses it.')
@@ -289,14 +258,9 @@ function RemoveDialog({
         {needsCode && (
           <CodeField
             id="mfa-remove-code"
-            value={code}
-            error={error}
+            {...entry.field}
             disabled={busy}
             autoFocus
-            onChange={(value) => {
-              setCode(value)
-              if (error) setError(null)
-            }}
           />
         )}
         <div className="flex justify-end gap-2">
