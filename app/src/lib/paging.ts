@@ -37,6 +37,57 @@ export function isRangePastEnd(error: unknown): boolean {
   return !!error && typeof error === 'object' && (error as { code?: unknown }).code === 'PGRST103'
 }
 
+/** What awaiting a counted PostgREST select answers (only what paging reads of it). */
+interface CountedAnswer {
+  data?: unknown
+  error: unknown
+  count: number | null
+}
+
+/** A list's query once in its order: what `fetchPage` reads a range of. */
+interface RangeQuery {
+  range(from: number, to: number): PromiseLike<CountedAnswer>
+}
+
+/** A query that can be put in order, by one column then another. */
+interface Orderable<Q> {
+  order(column: string, options: { ascending: boolean }): Q
+}
+
+/**
+ * The tie-break of a list shown newest first: by `created_at` descending,
+ * then by `id`, so items with equal keys keep one order and every item is on
+ * exactly one page.
+ */
+export function newestFirst<Q extends Orderable<Q>>(query: Q): Q {
+  return query.order('created_at', { ascending: false }).order('id', { ascending: true })
+}
+
+/**
+ * One page of a list, read with `.range()` and an exact count, as its rows
+ * (still to be turned into items) and the number of items of the whole list.
+ * `select(columns, head)` makes the list's filtered query, selected with
+ * `{ count: 'exact', head }`; `order` puts it in the list's order, which ends
+ * on a unique key (`newestFirst` does). A page past the end (an old link,
+ * fewer items now) has no rows, with the true count read again.
+ */
+export async function fetchPage<Q extends PromiseLike<CountedAnswer>>(
+  select: (columns: string, head: boolean) => Q,
+  columns: string,
+  order: (query: Q) => RangeQuery,
+  page: number,
+): Promise<Paged<unknown>> {
+  const [from, to] = pageRange(page)
+  const { data, error, count } = await order(select(columns, false)).range(from, to)
+  if (isRangePastEnd(error)) {
+    const total = await select('id', true)
+    if (total.error) throw total.error
+    return { items: [], total: total.count ?? 0 }
+  }
+  if (error) throw error
+  return { items: (data ?? []) as unknown[], total: count ?? 0 }
+}
+
 /** The search string of `params` showing `page` (page 1 has no `page`). */
 export function searchWithPage(params: URLSearchParams, page: number): string {
   const next = new URLSearchParams(params)

@@ -4,7 +4,7 @@
 // downloads; searched, sorted and paged on the server (issue 44, item 4).
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { getSupabase } from '@/lib/supabase'
-import { isRangePastEnd, pageRange, type Paged } from '@/lib/paging'
+import { fetchPage, newestFirst, type Paged } from '@/lib/paging'
 import type { ProfileSummary } from '@/lib/types'
 
 export interface Creator extends ProfileSummary {
@@ -32,29 +32,21 @@ function searchPattern(search: string): string | null {
  * profile first, then the id, so every creator is on exactly one page.
  */
 export async function getCreators(search: string, sort: CreatorSort, page = 1): Promise<Paged<Creator>> {
-  const build = (columns: string, head = false) => {
+  const build = (columns: string, head: boolean) => {
     let query = getSupabase().from('creator_listing').select(columns, { count: 'exact', head })
     const pattern = searchPattern(search)
     if (pattern) query = query.or(`display_name.ilike.${pattern},username.ilike.${pattern},bio.ilike.${pattern}`)
     return query
   }
-  let query = build(COLUMNS)
-  if (sort === 'downloads') query = query.order('total_downloads', { ascending: false })
-  else if (sort === 'templates') query = query.order('template_count', { ascending: false })
-  else if (sort === 'name') query = query.order('sort_name', { ascending: true })
-  else query = query.order('is_certified', { ascending: false }).order('total_downloads', { ascending: false })
-  const [from, to] = pageRange(page)
-  const { data, error, count } = await query
-    .order('created_at', { ascending: false })
-    .order('id', { ascending: true })
-    .range(from, to)
-  if (isRangePastEnd(error)) {
-    const total = await build('id', true)
-    if (total.error) throw total.error
-    return { items: [], total: total.count ?? 0 }
+  const order = (query: ReturnType<typeof build>) => {
+    if (sort === 'downloads') query = query.order('total_downloads', { ascending: false })
+    else if (sort === 'templates') query = query.order('template_count', { ascending: false })
+    else if (sort === 'name') query = query.order('sort_name', { ascending: true })
+    else query = query.order('is_certified', { ascending: false }).order('total_downloads', { ascending: false })
+    return newestFirst(query)
   }
-  if (error) throw error
-  return { items: (data ?? []) as unknown as Creator[], total: count ?? 0 }
+  const { items, total } = await fetchPage(build, COLUMNS, order, page)
+  return { items: items as Creator[], total }
 }
 
 export const creatorsQueryOptions = (search: string, sort: CreatorSort, page = 1) =>

@@ -7,7 +7,7 @@ import { MOST_POPULAR_MIN_UPVOTES } from '@/config/constants'
 import type { Template, TemplateRow } from '@/lib/types'
 import { TEMPLATE_LIST_COLUMNS } from '@/lib/templates/list-columns'
 import { enrichTemplates } from '@/lib/templates/enrich'
-import { isRangePastEnd, pageRange, type Paged } from '@/lib/paging'
+import { fetchPage, type Paged } from '@/lib/paging'
 
 export const SORTS = ['newest', 'oldest', 'most-popular', 'price-low', 'price-high'] as const
 export type Sort = (typeof SORTS)[number]
@@ -50,7 +50,7 @@ export async function getTemplates(filters: TemplateFilters, page = 1): Promise<
     popular = await getPopularTemplateIds()
     if (popular.length === 0) return { items: [], total: 0 }
   }
-  const build = (columns: string, head = false) => {
+  const build = (columns: string, head: boolean) => {
     let query = getSupabase().from('templates').select(columns, { count: 'exact', head }).eq('is_published', true)
     if (filters.categoryId && filters.categoryId !== 'all') query = query.eq('category_id', filters.categoryId)
     if (filters.price === 'free') query = query.eq('price', 0)
@@ -60,34 +60,28 @@ export async function getTemplates(filters: TemplateFilters, page = 1): Promise<
     if (popular) query = query.in('id', popular)
     return query
   }
-  let query = build(TEMPLATE_LIST_COLUMNS)
-  switch (filters.sort) {
-    case 'oldest':
-      query = query.order('created_at', { ascending: true })
-      break
-    case 'price-low':
-      query = query.order('price', { ascending: true })
-      break
-    case 'price-high':
-      query = query.order('price', { ascending: false })
-      break
-    case 'most-popular':
-      // Not re-ordered by count (spec): the most downloaded first.
-      query = query.order('downloads_count', { ascending: false })
-      break
-    default:
-      query = query.order('created_at', { ascending: false })
+  const order = (query: ReturnType<typeof build>) => {
+    switch (filters.sort) {
+      case 'oldest':
+        query = query.order('created_at', { ascending: true })
+        break
+      case 'price-low':
+        query = query.order('price', { ascending: true })
+        break
+      case 'price-high':
+        query = query.order('price', { ascending: false })
+        break
+      case 'most-popular':
+        // Not re-ordered by count (spec): the most downloaded first.
+        query = query.order('downloads_count', { ascending: false })
+        break
+      default:
+        query = query.order('created_at', { ascending: false })
+    }
+    return query.order('id', { ascending: true })
   }
-  const [from, to] = pageRange(page)
-  const { data, error, count } = await query.order('id', { ascending: true }).range(from, to)
-  if (isRangePastEnd(error)) {
-    // A page past the end (an old link, fewer templates now): none, with the true count.
-    const total = await build('id', true)
-    if (total.error) throw total.error
-    return { items: [], total: total.count ?? 0 }
-  }
-  if (error) throw error
-  return { items: await enrichTemplates((data ?? []) as unknown as TemplateRow[]), total: count ?? 0 }
+  const { items, total } = await fetchPage(build, TEMPLATE_LIST_COLUMNS, order, page)
+  return { items: await enrichTemplates(items as TemplateRow[]), total }
 }
 
 export const templatesQueryOptions = (filters: TemplateFilters, page = 1) =>
