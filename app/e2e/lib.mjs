@@ -55,10 +55,11 @@ export async function waitForText(locator, text, what) {
   throw new Error(`expected ${what} to read ${text}, saw ${seen}`)
 }
 
-export async function waitUntil(test, what) {
-  const until = Date.now() + TIMEOUT
+/** Waits for `test` (which may be async, e.g. reading through the API) to hold, asking every 100 ms for up to `ms`. */
+export async function waitUntil(test, what, ms = TIMEOUT) {
+  const until = Date.now() + ms
   while (Date.now() < until) {
-    if (test()) return
+    if (await test()) return
     await new Promise((ok) => setTimeout(ok, 100))
   }
   throw new Error(`timed out waiting for ${what}`)
@@ -143,6 +144,29 @@ export async function apiAccount(url, email, password = 'demo-password') {
   return { id: body.user.id, token: body.access_token, ...restAs(url, anonKey, body.access_token) }
 }
 
+/**
+ * A free template in Productivity submitted for review by `creator` (from
+ * apiVisitor or apiAccount); `extra` adds columns, such as `template_url` or
+ * `template_file_url` (approval refuses a template with nothing to download,
+ * issue 44 item 3). Answers the pending template's id.
+ */
+export async function submitForReview(creator, title, extra = {}) {
+  const [category] = await creator.get('categories?slug=eq.productivity&select=id')
+  await creator.rest('POST', 'templates_pending_approval', {
+    creator_id: creator.id,
+    title,
+    description: 'Waiting for a review.',
+    about_template: 'A template to review.',
+    category_id: category.id,
+    price: 0,
+    price_in_cents: 0,
+    tags: ['walk'],
+    status: 'Pending Approval',
+    ...extra,
+  })
+  const [row] = await creator.get(`templates_pending_approval?creator_id=eq.${creator.id}&title=eq.${encodeURIComponent(title)}&select=id`)
+  return row.id
+}
 
 /** Signs in through the auth page and waits to leave it. */
 export async function signIn(page, url, email, password = 'demo-password', redirect = '/') {

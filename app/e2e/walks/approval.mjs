@@ -6,19 +6,10 @@
 // page. Last, the server's own refusal reaches the screen: the admin opens a
 // submission that has a link, the link is taken away behind the page's back,
 // and Approve shows the server's message.
-import { apiAccount, apiVisitor, checkA11y, expect, expectNoSidewaysPan, signIn } from '../lib.mjs'
+import { apiAccount, apiVisitor, checkA11y, expect, expectNoSidewaysPan, signIn, submitForReview, waitUntil } from '../lib.mjs'
 
 const ADMIN = 'admin@demo.plinth.dev'
 const NO_DOWNLOAD = 'This template has no file or link to download; ask the creator to add one'
-
-async function poll(test, what, ms = 15_000) {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    if (await test()) return
-    await new Promise((ok) => setTimeout(ok, 150))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 export const walks = [
   {
@@ -28,23 +19,6 @@ export const walks = [
       const short = `${viewport.slice(0, 1)}${(stamp % 1_000_000).toString(36)}`
       const creator = await apiVisitor(url, `e2e-approval-${viewport}-${stamp}@example.com`)
       const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
-      const [category] = await creator.get('categories?slug=eq.productivity&select=id')
-      const submit = async (title, extra) => {
-        await creator.rest('POST', 'templates_pending_approval', {
-          creator_id: creator.id,
-          title,
-          description: 'Waiting for a review.',
-          about_template: 'A template to review.',
-          category_id: category.id,
-          price: 0,
-          price_in_cents: 0,
-          tags: ['walk'],
-          status: 'Pending Approval',
-          ...extra,
-        })
-        const [row] = await creator.get(`templates_pending_approval?title=eq.${encodeURIComponent(title)}&select=id`)
-        return row.id
-      }
       const object = `${creator.id}/files/${stamp}-e2e/kit.md`
       const stored = await fetch(`${url}/storage/v1/object/templates/${object.split('/').map(encodeURIComponent).join('/')}`, {
         method: 'POST',
@@ -55,9 +29,9 @@ export const walks = [
       const bareTitle = `No file ${short}`
       const fileTitle = `With file ${short}`
       const linkTitle = `With link ${short}`
-      const bare = await submit(bareTitle, {})
-      const withFile = await submit(fileTitle, { template_file_url: `templates/${object}` })
-      const withLink = await submit(linkTitle, { template_url: 'https://example.com/templates/linked' })
+      const bare = await submitForReview(creator, bareTitle)
+      const withFile = await submitForReview(creator, fileTitle, { template_file_url: `templates/${object}` })
+      const withLink = await submitForReview(creator, linkTitle, { template_url: 'https://example.com/templates/linked' })
 
       // The RPC itself refuses the bare one: a 400 with the message, and nothing is published.
       const admin = await apiAccount(url, ADMIN)
@@ -122,7 +96,7 @@ export const walks = [
       await approve.click()
       await page.getByText('Template approved and published successfully').first().waitFor()
       await page.waitForURL(/\/dashboard\/admin$/)
-      await poll(async () => (await creator.get(`templates?id=eq.${withFile}&select=is_published`))[0]?.is_published === true, 'the template with a file to be published')
+      await waitUntil(async () => (await creator.get(`templates?id=eq.${withFile}&select=is_published`))[0]?.is_published === true, 'the template with a file to be published')
 
       // Tidy: the refused ones leave the queue for other walks.
       for (const id of [bare, withLink]) await admin.rest('DELETE', `templates_pending_approval?id=eq.${id}`)

@@ -12,7 +12,7 @@
 //   the tab's live review notifications work at once (no refused join of
 //   the creator's channel); a second sign-up confirms with the mail's code.
 import { createHmac } from 'node:crypto'
-import { apiAccount, apiVisitor, checkA11y, expect, expectNoSidewaysPan, logout, mailboxMessages } from '../lib.mjs'
+import { apiAccount, apiVisitor, checkA11y, expect, expectNoSidewaysPan, logout, mailboxMessages, submitForReview } from '../lib.mjs'
 import { startPlinth } from '../plinth.mjs'
 
 const OLD = 'a-long-password-1'
@@ -271,23 +271,10 @@ export const walks = [
 
         // The tab follows the creator's channel at once: an approval arrives as a toast.
         const creator = await apiAccount(url, email, OLD)
-        const [category] = await creator.get('categories?slug=eq.productivity&select=id')
         const title = `Confirmed ${viewport} ${Date.now().toString(36)}`
-        await creator.rest('POST', 'templates_pending_approval', {
-          creator_id: creator.id,
-          title,
-          description: 'Waiting for a review.',
-          about_template: 'A template to review.',
-          category_id: category.id,
-          price: 0,
-          price_in_cents: 0,
-          tags: ['walk'],
-          template_url: 'https://example.com/confirmed-walk-template',
-          status: 'Pending Approval',
-        })
-        const [pending] = await creator.get(`templates_pending_approval?creator_id=eq.${creator.id}&select=id`)
+        const pending = await submitForReview(creator, title, { template_url: 'https://example.com/confirmed-walk-template' })
         const admin = await apiAccount(url, 'admin@demo.plinth.dev')
-        await admin.rest('POST', 'rpc/admin_approve_template', { pending_template_id: pending.id })
+        await admin.rest('POST', 'rpc/admin_approve_template', { pending_template_id: pending })
         await page
           .locator('[data-sonner-toast]')
           .filter({ hasText: 'Template approved' })

@@ -5,7 +5,7 @@
 // The notifications come over the creator's private channel
 // `creator:{user id}` (migrations/20261125000100_template_review_notifications.sql,
 // policies/0401_realtime_messages.sql), which nobody else may join.
-import { apiAccount, apiVisitor, expect, signIn, waitUntil } from '../lib.mjs'
+import { apiAccount, apiVisitor, expect, signIn, submitForReview, waitUntil } from '../lib.mjs'
 
 const ADMIN = 'admin@demo.plinth.dev'
 const PASSWORD = 'a-long-password-1'
@@ -64,25 +64,11 @@ export const walks = [
       // The creator and two submissions, made through the API.
       const email = `e2e-notify-${viewport}-${Date.now()}@example.com`
       const creator = await apiVisitor(url, email)
-      const [category] = await creator.get('categories?slug=eq.productivity&select=id')
       const stamp = Date.now().toString(36)
       const approved = `Notify A ${viewport.slice(0, 1)} ${stamp}`
       const rejected = `Notify R ${viewport.slice(0, 1)} ${stamp}`
-      for (const title of [approved, rejected]) {
-        await creator.rest('POST', 'templates_pending_approval', {
-          creator_id: creator.id,
-          title,
-          description: 'Waiting for a review.',
-          about_template: 'A template to review.',
-          category_id: category.id,
-          price: 0,
-          price_in_cents: 0,
-          tags: ['walk'],
-          // Something to download: approval refuses a template without (issue 44, item 3).
-          template_url: 'https://example.com/templates/walk',
-          status: 'Pending Approval',
-        })
-      }
+      // Something to download: approval refuses a template without (issue 44, item 3).
+      for (const title of [approved, rejected]) await submitForReview(creator, title, { template_url: 'https://example.com/templates/walk' })
       const topic = `creator:${creator.id}`
 
       // Nobody but the creator may join the creator's channel.

@@ -3,18 +3,9 @@
 // Status and Review in plain view on a phone (no inner sideways scroll); the
 // wishlist's Remove button; a profile's Templates and Downloads shown once;
 // Home's Active Creators counting only creators with a published template.
-import { apiAccount, apiVisitor, checkA11y, expect, expectNoSidewaysPan, signIn } from '../lib.mjs'
+import { apiAccount, apiVisitor, checkA11y, expect, expectNoSidewaysPan, signIn, waitUntil } from '../lib.mjs'
 
 const PASSWORD = 'a-long-password-1'
-
-async function poll(test, what, ms = 15_000) {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    if (await test()) return
-    await new Promise((ok) => setTimeout(ok, 150))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 export const walks = [
   {
@@ -37,7 +28,7 @@ export const walks = [
       await page.getByText('Removed from Wishlist').first().waitFor()
       await card('Habit Tracker').waitFor({ state: 'detached' })
       await card('Team Wiki').waitFor()
-      await poll(async () => (await buyer.get(`wishlist?user_id=eq.${buyer.id}&select=template_id`)).length === 1, 'one wishlist row left')
+      await waitUntil(async () => (await buyer.get(`wishlist?user_id=eq.${buyer.id}&select=template_id`)).length === 1, 'one wishlist row left')
       await expectNoSidewaysPan(page, 'the wishlist')
 
       // The drawer (phone): Logout in view at once, without scrolling the drawer.
@@ -84,7 +75,7 @@ export const walks = [
       expect(accounts > creators, `more accounts (${accounts}) than creators (${creators}) for the count to tell`)
       await page.goto(`${url}/`)
       const stat = page.getByTestId('home-stat-active-creators')
-      await poll(async () => (await stat.textContent()).trim() === creators.toLocaleString('en-US'), `Active Creators to read ${creators} (not ${accounts} accounts)`)
+      await waitUntil(async () => (await stat.textContent()).trim() === creators.toLocaleString('en-US'), `Active Creators to read ${creators} (not ${accounts} accounts)`)
 
       // The queue, with a submission of its own to look at.
       const creator = await apiVisitor(url, `e2e-queue-${viewport}-${Date.now()}@example.com`)
