@@ -1,6 +1,7 @@
 // What the browser walks share: waits that poll (with the walks' timeout),
 // sign-in and sign-out through the real UI, and another visitor that acts
 // through the HTTP API, outside the browser.
+import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 
@@ -90,6 +91,61 @@ function restAs(url, anonKey, token) {
 
 async function anonKeyOf(url) {
   return (await (await fetch(`${url}/_/app-config.json`)).json()).anonKey
+}
+
+// --- TOTP as an authenticator app computes it (RFC 6238: HMAC-SHA1, 30-second steps, 6 digits).
+function base32Decode(text) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
+  let bits = 0
+  let value = 0
+  const out = []
+  for (const c of text.replace(/[\s=]/g, '').toUpperCase()) {
+    const index = alphabet.indexOf(c)
+    expect(index >= 0, `the secret ${text} is not base32`)
+    value = ((value << 5) | index) & 0xffff
+    bits += 5
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff)
+      bits -= 8
+    }
+  }
+  return Buffer.from(out)
+}
+
+/** The RFC 6238 code (HMAC-SHA1, 6 digits) of `secret` for time step `step`. */
+export function totp(secret, step) {
+  const counter = Buffer.alloc(8)
+  counter.writeBigUInt64BE(BigInt(step))
+  const mac = createHmac('sha1', base32Decode(secret)).update(counter).digest()
+  const offset = mac[mac.length - 1] & 0x0f
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0')
+}
+
+/** The current TOTP time step (30 seconds). */
+export const stepNow = () => Math.floor(Date.now() / 30_000)
+
+/**
+ * Enrolls and verifies a TOTP factor named `name` through the HTTP API, as
+ * the holder of `token` (another session than the browser's): its secret,
+ * the step its code was from, and the anon key.
+ */
+export async function enrollTotpThroughApi(url, token, name) {
+  const anonKey = await anonKeyOf(url)
+  const call = async (path, body) => {
+    const response = await fetch(`${url}/auth/v1${path}`, {
+      method: 'POST',
+      headers: { apikey: anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    const json = await response.json()
+    expect(response.ok, `POST ${path}: ${response.status} ${JSON.stringify(json)}`)
+    return json
+  }
+  const factor = await call('/factors', { factor_type: 'totp', friendly_name: name })
+  const challenge = await call(`/factors/${factor.id}/challenge`, {})
+  const step = stepNow()
+  await call(`/factors/${factor.id}/verify`, { challenge_id: challenge.id, code: totp(factor.totp.secret, step) })
+  return { secret: factor.totp.secret, step, anonKey }
 }
 
 /** A guest's paid order, started through create-payment-intent outside the browser: the intent's answer. */

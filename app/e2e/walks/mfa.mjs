@@ -6,41 +6,10 @@
 // right code lands on the page it was going to. It then removes the factor
 // again and the next sign-in asks for no code. Each viewport has its own
 // demo user, one no other walk signs in as.
-import { createHmac } from 'node:crypto'
-import { apiVisitor, expect, logout, mailboxMessages } from '../lib.mjs'
+import { apiVisitor, enrollTotpThroughApi, expect, logout, mailboxMessages, stepNow, totp } from '../lib.mjs'
 
 const USERS = { phone: 'sam@demo.plinth.dev', desktop: 'jo@demo.plinth.dev' }
 const SETTINGS = '/dashboard/settings'
-const STEP_SECONDS = 30
-
-function base32Decode(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
-  let bits = 0
-  let value = 0
-  const out = []
-  for (const c of text.replace(/[\s=]/g, '').toUpperCase()) {
-    const index = alphabet.indexOf(c)
-    expect(index >= 0, `the secret ${text} is not base32`)
-    value = ((value << 5) | index) & 0xffff
-    bits += 5
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff)
-      bits -= 8
-    }
-  }
-  return Buffer.from(out)
-}
-
-/** The RFC 6238 code (HMAC-SHA1, 6 digits) of `secret` for time step `step`. */
-function totp(secret, step) {
-  const counter = Buffer.alloc(8)
-  counter.writeBigUInt64BE(BigInt(step))
-  const mac = createHmac('sha1', base32Decode(secret)).update(counter).digest()
-  const offset = mac[mac.length - 1] & 0x0f
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0')
-}
-
-const stepNow = () => Math.floor(Date.now() / 1000 / STEP_SECONDS)
 
 async function toast(page, text) {
   await page.getByText(text, { exact: true }).first().waitFor()
@@ -60,26 +29,6 @@ async function onCodeScreen(page, redirect, what) {
   const here = new URL(page.url())
   expect(here.pathname === '/auth' && here.searchParams.get('redirect') === redirect, `${what}: at ${here.pathname}${here.search}`)
   expect((await page.getByRole('heading', { level: 1, name: 'Settings', exact: true }).count()) === 0, `${what}: the settings are not shown`)
-}
-
-/** Enrolls and verifies a TOTP factor through the HTTP API, as the holder of `token`: its secret and the step used. */
-async function enrollThroughApi(url, token) {
-  const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
-  const call = async (path, body) => {
-    const response = await fetch(`${url}/auth/v1${path}`, {
-      method: 'POST',
-      headers: { apikey: anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    const json = await response.json()
-    expect(response.ok, `POST ${path}: ${response.status} ${JSON.stringify(json)}`)
-    return json
-  }
-  const factor = await call('/factors', { factor_type: 'totp', friendly_name: 'API app' })
-  const challenge = await call(`/factors/${factor.id}/challenge`, {})
-  const step = stepNow()
-  await call(`/factors/${factor.id}/verify`, { challenge_id: challenge.id, code: totp(factor.totp.secret, step) })
-  return { secret: factor.totp.secret, step, anonKey }
 }
 
 export const walks = [
@@ -153,7 +102,7 @@ export const walks = [
     async run(page, { url, viewport }) {
       const email = `e2e-mfa-link-${viewport}-${Date.now()}@example.com`
       const visitor = await apiVisitor(url, email)
-      const { secret, step: enrolledStep, anonKey } = await enrollThroughApi(url, visitor.token)
+      const { secret, step: enrolledStep, anonKey } = await enrollTotpThroughApi(url, visitor.token, 'API app')
 
       const sent = await fetch(`${url}/auth/v1/otp`, {
         method: 'POST',

@@ -11,8 +11,7 @@
 //   autoconfirm off): the confirmation link lands on "Email confirmed", and
 //   the tab's live review notifications work at once (no refused join of
 //   the creator's channel); a second sign-up confirms with the mail's code.
-import { createHmac } from 'node:crypto'
-import { apiAccount, apiVisitor, checkA11y, expect, expectNoSidewaysPan, logout, mailboxMessages, submitForReview } from '../lib.mjs'
+import { apiAccount, apiVisitor, checkA11y, enrollTotpThroughApi, expect, expectNoSidewaysPan, logout, mailboxMessages, stepNow, submitForReview, totp } from '../lib.mjs'
 import { startPlinth } from '../plinth.mjs'
 
 const OLD = 'a-long-password-1'
@@ -68,56 +67,20 @@ async function setNewPassword(page, password) {
   await page.getByLabel('Confirm new password').fill(password)
 }
 
-// --- TOTP, as e2e/walks/mfa.mjs computes it (RFC 6238, HMAC-SHA1, 6 digits).
-function base32Decode(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
-  let bits = 0
-  let value = 0
-  const out = []
-  for (const c of text.replace(/[\s=]/g, '').toUpperCase()) {
-    value = ((value << 5) | alphabet.indexOf(c)) & 0xffff
-    bits += 5
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff)
-      bits -= 8
-    }
-  }
-  return Buffer.from(out)
-}
-function totp(secret, step) {
-  const counter = Buffer.alloc(8)
-  counter.writeBigUInt64BE(BigInt(step))
-  const mac = createHmac('sha1', base32Decode(secret)).update(counter).digest()
-  const offset = mac[mac.length - 1] & 0x0f
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0')
-}
-const stepNow = () => Math.floor(Date.now() / 30_000)
-
-/** Enrolls and verifies a TOTP factor as the holder of `token` (another session than the browser's). */
+/**
+ * Enrolls and verifies a TOTP factor as the holder of `token` (another
+ * session than the browser's): a function answering its next code. Each code
+ * counts once: the next one is from a later step, which the server takes
+ * from one step before its time on (as mfa.mjs uses it).
+ */
 async function enrollThroughApi(url, token) {
-  const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
-  const call = async (path, body) => {
-    const response = await fetch(`${url}/auth/v1${path}`, {
-      method: 'POST',
-      headers: { apikey: anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    const json = await response.json()
-    expect(response.ok, `POST ${path}: ${response.status} ${JSON.stringify(json)}`)
-    return json
-  }
-  const factor = await call('/factors', { factor_type: 'totp', friendly_name: 'Walk phone' })
-  const challenge = await call(`/factors/${factor.id}/challenge`, {})
-  const step = stepNow()
-  await call(`/factors/${factor.id}/verify`, { challenge_id: challenge.id, code: totp(factor.totp.secret, step) })
-  // Each code counts once: the next one is from a later step, which the
-  // server takes from one step before its time on (as mfa.mjs uses it).
+  const { secret, step } = await enrollTotpThroughApi(url, token, 'Walk phone')
   let last = step
   return async () => {
     const next = Math.max(stepNow(), last + 1)
     while (next > stepNow() + 1) await new Promise((ok) => setTimeout(ok, 500))
     last = next
-    return totp(factor.totp.secret, next)
+    return totp(secret, next)
   }
 }
 
