@@ -120,6 +120,12 @@ export const walks = [
       await open(page, url, `/template/${LEO_PAID}`)
       await page.getByTestId('price-card').getByRole('button', { name: 'Purchase & Download' }).click()
       await page.locator('[data-sonner-toast]').filter({ hasText: 'Please enter your email.' }).waitFor()
+      // axe reads the colours as painted: wait until the toast has finished
+      // fading in (mid-transition its text is blended with the page).
+      await page.waitForFunction(() => {
+        const toast = document.querySelector('[data-sonner-toast][data-mounted="true"]')
+        return toast && getComputedStyle(toast).opacity === '1' && toast.getAnimations({ subtree: true }).length === 0
+      })
       await checkA11y(page, { viewport, who, state: 'error toast shown' })
 
       // The checkout's card form after a declined card: its alert shown.
