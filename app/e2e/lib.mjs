@@ -302,6 +302,14 @@ const axeTime = { ms: 0 }
 /** Runs axe on the page as it is now; records and answers the violations ({ id, impact, help, targets }). */
 export async function checkA11y(page, { viewport, who = 'visitor', state } = {}) {
   const started = Date.now()
+  // axe reads colours as painted: a toast fading in or out is blended with
+  // the page behind it, so wait (a few seconds at most) until none moves.
+  await page
+    .waitForFunction(() => [...document.querySelectorAll('[data-sonner-toast]')].every((t) => t.getAnimations({ subtree: true }).length === 0), null, {
+      timeout: 5_000,
+      polling: 50,
+    })
+    .catch(() => {})
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE_SOURCE)
   const violations = await page.evaluate(async (tags) => {
     const results = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
