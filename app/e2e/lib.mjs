@@ -224,6 +224,15 @@ export async function submitForReview(creator, title, extra = {}) {
   return row.id
 }
 
+/**
+ * Waits until the app has replaced the HTML's loading shell (app/index.html):
+ * the shell has a header and, on `/`, Home's headline of its own, so a walk
+ * that moves focus must not start on it.
+ */
+export async function appStarted(page) {
+  await page.locator('[data-loading-shell]').waitFor({ state: 'detached' })
+}
+
 /** Signs in through the auth page and waits to leave it. */
 export async function signIn(page, url, email, password = 'demo-password', redirect = '/') {
   await page.goto(`${url}/auth?mode=sign-in&redirect=${encodeURIComponent(redirect)}`)

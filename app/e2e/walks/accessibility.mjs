@@ -13,7 +13,7 @@
 //   transitions are (near) zero, smooth scrolling is off, and the gallery's
 //   magnifier lens does not follow the pointer.
 // run.mjs fails a walk whose axe checks found a serious or critical violation.
-import { checkA11y, expect, expectFocusVisible, signIn } from '../lib.mjs'
+import { appStarted, checkA11y, expect, expectFocusVisible, signIn } from '../lib.mjs'
 
 const FREE = 'e0000000-0000-4000-8000-000000000001' // Calm Weekly Planner, Maya's
 const LEO_PAID = 'e0000000-0000-4000-8000-000000000003' // Startup CRM, $19.00, Leo's
@@ -24,6 +24,7 @@ const PENDING = 'f1000000-0000-4000-8000-000000000001'
 /** Opens `path` and waits for its level-1 heading (or `ready`) and a quiet network. */
 async function open(page, url, path, ready) {
   await page.goto(url + path)
+  await appStarted(page)
   const shown = (ready ? page.getByText(ready) : page.getByRole('heading', { level: 1 })).locator('visible=true').first()
   await shown.waitFor()
   await page.waitForLoadState('networkidle').catch(() => {})

@@ -13,7 +13,7 @@
 // File inputs: a file chooser is the operating system's dialog, which the
 // browser cannot drive with keys; the walk reaches each file input by Tab and
 // then sets its file with setInputFiles on the focused input (`:focus`).
-import { apiVisitor, expect, expectFocusVisible } from '../lib.mjs'
+import { apiVisitor, appStarted, expect, expectFocusVisible } from '../lib.mjs'
 
 const LEO_PAID = 'e0000000-0000-4000-8000-000000000003' // Startup CRM, $19.00, Leo's
 const PASSWORD = 'a-long-password-1'
@@ -92,6 +92,7 @@ export const walks = [
 
       // --- Sign in: from the header to the auth form.
       await page.goto(url + '/')
+      await appStarted(page)
       await shown(page, page.getByRole('heading', { level: 1 }), 'the home page')
       const first = await tabTo(page, {}, 'the first Tab')
       expect(first.name === 'Skip to content', `the first Tab reaches the skip link, saw ${first.name}`)

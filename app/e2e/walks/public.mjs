@@ -14,7 +14,15 @@ export const walks = [
       const latest = page.getByRole('region', { name: 'Latest Templates' })
       await latest.getByRole('article').first().waitFor()
       expect((await latest.getByRole('article').count()) >= 4, 'a latest grid')
-      await latest.getByText('Travel Planner').waitFor() // the newest demo template
+      // The newest published template, whichever walk published it.
+      const { anonKey } = await (await fetch(`${url}/_/app-config.json`)).json()
+      const [newest] = await (
+        await fetch(`${url}/rest/v1/templates?is_published=eq.true&select=title&order=created_at.desc&limit=1`, {
+          headers: { apikey: anonKey, authorization: `Bearer ${anonKey}` },
+        })
+      ).json()
+      expect(newest?.title, 'a published template')
+      await latest.getByRole('heading', { name: newest.title, exact: true }).first().waitFor()
       await page.getByText('Total Templates').waitFor()
       await page.getByRole('region', { name: 'Top Creators' }).getByRole('article').first().waitFor()
     },
