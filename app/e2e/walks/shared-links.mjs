@@ -68,6 +68,10 @@ export const walks = [
       await page.getByRole('link', { name: /back to templates/i }).first().click()
       await page.waitForURL((u) => u.pathname === '/discover')
       await titled(page, 'Plinth Templates — templates for your workspace')
+      // (Discover shows 24 a page, newest first: other walks' templates may
+      // push the demo's oldest off the first page, so search for it.)
+      await page.getByRole('searchbox', { name: 'Search templates' }).fill('Calm Weekly')
+      await page.waitForURL((u) => u.searchParams.get('search') === 'Calm Weekly')
       await page.getByRole('link', { name: /calm weekly planner/i }).first().click()
       await page.waitForURL((u) => u.pathname === `/template/${FREE}`)
       await titled(page, 'Calm Weekly Planner — Plinth Templates')
